@@ -11,9 +11,11 @@ import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 FootnoteChunks = Literal["page", "footnote"]
+Pipeline = Literal["lclf", "longrag", "rag"]
+Reader = Literal["domain", "basic"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,41 @@ class Settings:
         default=None, metadata={"help": "OpenAI-compatible endpoint (vLLM, Ollama, Azure)"}
     )
     embed_batch_size: int = field(default=64, metadata={"help": "texts per embedding batch"})
+    llm_timeout: float = field(default=300.0, metadata={"help": "seconds one LLM call may take"})
+    llm_max_retries: int = field(default=3, metadata={"help": "retries (with backoff) on rate limits and timeouts"})
+    llm_cache: str | None = field(
+        default=None, metadata={"help": "SQLite file caching LLM responses (eval reruns cost nothing)"}
+    )
+    n_ctx: int = field(default=8192, metadata={"help": "context window of the local model in tokens"})
+    n_threads: int | None = field(default=None, metadata={"help": "CPU threads for the local model (all cores)"})
+    # --- question answering (LCLF-QA §3.3-3.5)
+    pipeline: Pipeline = field(
+        default="lclf",
+        metadata={"help": "'lclf' (the paper), 'longrag' (no rewriter/footnotes, basic reader) or 'rag' (naive)"},
+    )
+    rewrites: int = field(default=3, metadata={"help": "query2doc rewrites: 0 (rewriter off), 1 or 3"})
+    reader: Reader = field(default="domain", metadata={"help": "'domain' (key legal phrases) or 'basic' reader"})
+    top_k: int = field(default=8, metadata={"help": "child chunks retrieved per question"})
+    retrieval_depth: int = field(default=50, metadata={"help": "candidates per BM25/dense list before fusion"})
+    rrf_k: int = field(default=60, metadata={"help": "Reciprocal Rank Fusion constant (lambda)"})
+    sparse_weight: float = field(default=1.0, metadata={"help": "RRF weight of every BM25 list"})
+    dense_weight: float = field(default=1.0, metadata={"help": "RRF weight of every dense list"})
+    context_chars: int = field(
+        default=8000, metadata={"help": "budget of parent text (characters) given to the extractor"}
+    )
+    max_answer_tokens: int = field(default=600, metadata={"help": "longest answer the reader may write"})
+
+    def __post_init__(self) -> None:
+        choices = {"footnote_chunks": FootnoteChunks, "pipeline": Pipeline, "reader": Reader}
+        for name, kind in choices.items():
+            allowed = get_args(kind)
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
+        if self.rewrites not in (0, 1, 3):
+            raise ValueError(f"rewrites must be 0, 1 or 3; got {self.rewrites!r}")
+        for name in ("parent_size", "child_size", "top_k", "retrieval_depth", "context_chars", "max_answer_tokens"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive; got {getattr(self, name)!r}")
 
     def with_overrides(self, **values: Any) -> Settings:
         """A copy with the given fields replaced; ``None`` values are ignored (unset CLI flags)."""

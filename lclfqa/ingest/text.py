@@ -79,8 +79,7 @@ def parse_file(path: str | Path) -> ParsedDocument:
         return parse_with_unstructured(p)
     raise UnreadableDocument(
         p,
-        f"unsupported file type {suffix!r}; supported: {_supported_list()}. "
-        "Convert it to PDF or plain text first.",
+        f"unsupported file type {suffix!r}; supported: {_supported_list()}. Convert it to PDF or plain text first.",
     )
 
 
@@ -124,8 +123,7 @@ def decode_text(data: bytes, path: str | Path = "<bytes>") -> str:
     elif b"\x00" in data[:65536]:
         raise UnreadableDocument(
             path,
-            "looks binary (NUL bytes), not plain text; if it is a PDF, Word or other document, "
-            "give it its real suffix",
+            "looks binary (NUL bytes), not plain text; if it is a PDF, Word or other document, give it its real suffix",
         )
     else:
         try:
@@ -134,9 +132,7 @@ def decode_text(data: bytes, path: str | Path = "<bytes>") -> str:
             try:
                 text = data.decode("cp1252")
             except UnicodeDecodeError:
-                raise UnreadableDocument(
-                    path, "neither UTF-8 nor Windows-1252 text; re-save it as UTF-8"
-                ) from exc
+                raise UnreadableDocument(path, "neither UTF-8 nor Windows-1252 text; re-save it as UTF-8") from exc
             if _bad_char_ratio(text) <= 0.01:
                 log.warning(
                     "%s: not valid UTF-8 (byte 0x%02x at offset %d); read it as Windows-1252 (cp1252). "
@@ -180,13 +176,27 @@ _PAREN_RE = re.compile(r"\((?P<num>[A-Za-z]{1,5}|\d{1,3})\)(?=" + _WS_CLASS + r"
 
 # Where a long line holds several paragraphs (EDGAR contracts): a run of spaces before an enumerator.
 _ENUM_AHEAD = (
-    r"(?:\(?(?:[a-zA-Z]{1,4}|\d{1,3})\)" + _WS_CLASS + r"|\d{1,3}(?:\.\d{1,3})+\.?" + _WS_CLASS
-    + r"|\d{1,3}\." + _WS_CLASS + r"+[A-Z]|[IVX]{1,5}\." + _WS_CLASS + r"+[A-Z])"
+    r"(?:\(?(?:[a-zA-Z]{1,4}|\d{1,3})\)"
+    + _WS_CLASS
+    + r"|\d{1,3}(?:\.\d{1,3})+\.?"
+    + _WS_CLASS
+    + r"|\d{1,3}\."
+    + _WS_CLASS
+    + r"+[A-Z]|[IVX]{1,5}\."
+    + _WS_CLASS
+    + r"+[A-Z])"
 )
 _STRONG_AHEAD = r"(?:ARTICLE|Article|SECTION|Section|§)" + _WS_CLASS
 _SOFT_SPLIT_RE = re.compile(  # only at the start of a run of spaces, so long runs cost no backtracking
-    r"(?<![ \t\u00a0\u2002\u2003\u2009\u3000])(?:" + _WS_CLASS + r"{3,}+(?=" + _ENUM_AHEAD + r")|"
-    + _WS_CLASS + r"{2,}+(?=" + _STRONG_AHEAD + r"))"
+    r"(?<![ \t\u00a0\u2002\u2003\u2009\u3000])(?:"
+    + _WS_CLASS
+    + r"{3,}+(?="
+    + _ENUM_AHEAD
+    + r")|"
+    + _WS_CLASS
+    + r"{2,}+(?="
+    + _STRONG_AHEAD
+    + r"))"
 )
 
 _LINE_END_RE = re.compile(r"[\n\f]")
@@ -230,8 +240,21 @@ def _roman_value(s: str) -> int | None:
 
 def _to_roman(n: int) -> str:
     out = []
-    for v, sym in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"),
-                   (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
+    for v, sym in (
+        (1000, "m"),
+        (900, "cm"),
+        (500, "d"),
+        (400, "cd"),
+        (100, "c"),
+        (90, "xc"),
+        (50, "l"),
+        (40, "xl"),
+        (10, "x"),
+        (9, "ix"),
+        (5, "v"),
+        (4, "iv"),
+        (1, "i"),
+    ):
         while n >= v:
             out.append(sym)
             n -= v
@@ -396,7 +419,7 @@ class _Outline:
             punct = m.group("punct") or ""
             if depth == 1 and not punct:
                 # "1 Eligibility": a bare number is a heading only as a short title line
-                rest = t[m.end():].strip(_WS)
+                rest = t[m.end() :].strip(_WS)
                 if len(num) > 2 or not rest[:1].isupper() or len(rest.split()) > 10 or not u.line_start:
                     return None
             style = f"dec{depth}" + (")" if punct == ")" else "")
@@ -429,7 +452,7 @@ class _Outline:
             caption = cap.group("cap").strip()
             cw = _WORD_RE.findall(caption)
             verb_free = not any(w.lower() in _VERBISH for w in cw)
-            rest = rem[cap.end():].strip(_WS)
+            rest = rem[cap.end() :].strip(_WS)
             if (
                 cw
                 and len(caption.split()) <= 10
@@ -670,9 +693,7 @@ def _is_toc_run(pending: list[tuple[_Unit, _Heading]]) -> bool:
 def _cap_sections(drafts: list[_Draft], text: str) -> list[_Draft]:
     """Merge scraps ("ii", a rule line) into the section before, then the deepest headings into their
     running section until the count is sensible."""
-    drafts = _merge_into_previous(
-        drafts, lambda d: d.end - d.start < 30 and len(text[d.start:d.end].split()) <= 2
-    )
+    drafts = _merge_into_previous(drafts, lambda d: d.end - d.start < 30 and len(text[d.start : d.end].split()) <= 2)
     cap = min(MAX_SECTIONS, max(24, len(text) // _MIN_CHARS_PER_SECTION))
     while len(drafts) > cap:
         deepest = max(d.depth_of_own_heading for d in drafts)
@@ -710,7 +731,7 @@ def sections_from_text(text: str) -> tuple[list[Section], int]:
         sections.append(
             Section(
                 path=d.path,
-                text=text[d.start:d.end],
+                text=text[d.start : d.end],
                 page_start=bisect.bisect_right(feeds, d.start) + 1,
                 page_end=bisect.bisect_right(feeds, d.end - 1) + 1,
                 start=d.start,
@@ -746,8 +767,34 @@ def parse_text_file(path: str | Path) -> ParsedDocument:
 _MODALS = ["shall", "will", "may", "must", "can", "should", "would", "could", "might", "cannot"]
 _AUX = ["is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "do", "does", "did"]
 _NOT_VERB_AFTER_TO = [
-    "the", "a", "an", "this", "that", "these", "those", "our", "your", "their", "its", "his", "her", "my",
-    "any", "all", "such", "each", "us", "you", "them", "him", "me", "it", "which", "whom", "what", "date",
+    "the",
+    "a",
+    "an",
+    "this",
+    "that",
+    "these",
+    "those",
+    "our",
+    "your",
+    "their",
+    "its",
+    "his",
+    "her",
+    "my",
+    "any",
+    "all",
+    "such",
+    "each",
+    "us",
+    "you",
+    "them",
+    "him",
+    "me",
+    "it",
+    "which",
+    "whom",
+    "what",
+    "date",
 ]
 _COMMON_VERBS = (
     "accept access acknowledge act add agree allow apply approve arise ask assign assist assume authorize "
@@ -797,8 +844,13 @@ def _offline_nlp():
     ruler.add([[{"LOWER": {"REGEX": r"^[a-z]{3,}ed$"}, "IS_LOWER": True}]], {"TAG": "VBD"})
     ruler.add([[{"LOWER": {"REGEX": r"^[a-z]{3,}ing$"}, "IS_LOWER": True}]], {"TAG": "VBG"})
     ruler.add(
-        [[{"LOWER": {"IN": _MODALS}}, {"LOWER": {"IN": ["not", "also", "only", "then"]}, "OP": "?"},
-          {"IS_ALPHA": True, "IS_LOWER": True}]],
+        [
+            [
+                {"LOWER": {"IN": _MODALS}},
+                {"LOWER": {"IN": ["not", "also", "only", "then"]}, "OP": "?"},
+                {"IS_ALPHA": True, "IS_LOWER": True},
+            ]
+        ],
         {"TAG": "VB"},
         index=-1,
     )
@@ -807,8 +859,9 @@ def _offline_nlp():
         {"TAG": "VB"},
         index=1,
     )
-    ruler.add([[{"LOWER": {"IN": ["i", "we", "you", "they"]}}, {"IS_ALPHA": True, "IS_LOWER": True}]],
-              {"TAG": "VBP"}, index=1)
+    ruler.add(
+        [[{"LOWER": {"IN": ["i", "we", "you", "they"]}}, {"IS_ALPHA": True, "IS_LOWER": True}]], {"TAG": "VBP"}, index=1
+    )
     return nlp
 
 
@@ -903,8 +956,15 @@ def _elements_to_sections(elements: Iterable) -> tuple[list[Section], int, int]:
     def emit() -> None:
         if body:
             path = tuple(t for _, t in stack)
-            sections.append(Section(path=path, text="\n\n".join(body), page_start=min(pages),
-                                    page_end=max(pages), footnote_refs=tuple(refs)))
+            sections.append(
+                Section(
+                    path=path,
+                    text="\n\n".join(body),
+                    page_start=min(pages),
+                    page_end=max(pages),
+                    footnote_refs=tuple(refs),
+                )
+            )
 
     for el in elements:
         category = getattr(el, "category", type(el).__name__)

@@ -1,0 +1,144 @@
+"""Prompts as data: templates, the acronym glossary, key legal phrases and few-shot examples.
+
+The TOML files next to this module hold the words; this module only loads and fills them:
+
+- ``templates.toml`` — one table per LLM call (``system`` / ``user``), after LCLF-QA Appendix B;
+- ``glossary.toml`` — acronyms the rewrite node expands before retrieval;
+- ``vocabulary.toml`` — the domain reader's key legal phrases (levels of comfort, characterization);
+- ``examples.toml`` — query2doc passages and answer-style examples.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}|\{\{|\}\}")
+
+
+@cache
+def _load(name: str) -> dict[str, Any]:
+    with resources.files(__name__).joinpath(f"{name}.toml").open("rb") as f:
+        return tomllib.load(f)
+
+
+def render(template: str, **values: Any) -> str:
+    """Fill ``{name}`` placeholders; ``{{``/``}}`` are literal braces; unknown names are left as they are."""
+
+    def fill(m: re.Match[str]) -> str:
+        token = m.group(0)
+        if token == "{{":
+            return "{"
+        if token == "}}":
+            return "}"
+        name = m.group(1)
+        return str(values[name]) if name in values else token
+
+    return _PLACEHOLDER.sub(fill, template)
+
+
+def template(name: str) -> dict[str, str]:
+    """The ``system``/``user`` strings of the template ``name`` (a table of ``templates.toml``)."""
+    try:
+        return _load("templates")[name]
+    except KeyError:
+        raise KeyError(f"no prompt template {name!r} in lclfqa/prompts/templates.toml") from None
+
+
+def messages(name: str, **values: Any) -> list[BaseMessage]:
+    """System (if the template has one) and user message of template ``name``, filled with ``values``."""
+    t = template(name)
+    out: list[BaseMessage] = []
+    if t.get("system"):
+        out.append(SystemMessage(render(t["system"], **values)))
+    out.append(HumanMessage(render(t["user"], **values)))
+    return out
+
+
+def format_history(history: list[dict[str, str]], turns: int = 3) -> str:
+    """The last ``turns`` question/answer pairs as ``User: …`` / ``Assistant: …`` lines."""
+    recent = history[-2 * turns :]
+    return "\n".join(f"{'User' if m.get('role') == 'user' else 'Assistant'}: {m.get('content', '')}" for m in recent)
+
+
+def refusal() -> str:
+    """The sentence the reader uses when the documents do not answer the question."""
+    return _load("templates")["refusal"]
+
+
+# --- glossary -------------------------------------------------------------------------------------
+
+
+@cache
+def glossary() -> dict[str, str]:
+    """Acronym → expansion."""
+    return dict(_load("glossary")["acronyms"])
+
+
+@cache
+def _acronym_pattern() -> re.Pattern[str]:
+    keys = sorted(glossary(), key=len, reverse=True)
+    return re.compile(r"(?<![\w&])(" + "|".join(re.escape(k) for k in keys) + r")(?![\w&])")
+
+
+def find_acronyms(text: str) -> dict[str, str]:
+    """The glossary acronyms used in ``text`` (whole words, case-sensitive), in order of first use."""
+    found: dict[str, str] = {}
+    for m in _acronym_pattern().finditer(text):
+        found.setdefault(m.group(1), glossary()[m.group(1)])
+    return found
+
+
+def expand_acronyms(text: str) -> str:
+    """``text`` with the first use of each glossary acronym followed by its expansion in parentheses.
+
+    An acronym already followed by its expansion (``"AOTC (American Opportunity Tax Credit)"``) is left alone.
+    """
+    seen: set[str] = set()
+
+    def fill(m: re.Match[str]) -> str:
+        acronym = m.group(1)
+        expansion = glossary()[acronym]
+        rest = text[m.end() : m.end() + len(expansion) + 3]
+        if acronym in seen or rest.lower().startswith(f" ({expansion.lower()}"):
+            return acronym
+        seen.add(acronym)
+        return f"{acronym} ({expansion})"
+
+    return _acronym_pattern().sub(fill, text)
+
+
+# --- reader material ------------------------------------------------------------------------------
+
+
+@cache
+def vocabulary() -> str:
+    """The key legal phrases as a bullet list for the domain reader."""
+    v = _load("vocabulary")
+    comfort = v["levels_of_comfort"]
+    lines = ["Levels of comfort (tax opinions): " + comfort["intro"]]
+    lines += [f"- {text}" for key, text in comfort.items() if key != "intro"]
+    lines.append("Tax characterization terms:")
+    lines += [f"- {t}" for t in v["characterization"]["terms"]]
+    lines.append("Citation style:")
+    lines += [f"- {t}" for t in v["citation_style"]["rules"]]
+    return "\n".join(lines)
+
+
+@cache
+def query2doc_examples() -> str:
+    """The query2doc few-shot block (LCLF-QA, Figure 17)."""
+    shots = _load("examples")["query2doc"]
+    return "\n\n".join(f"Example {i}:\nQuery: {s['query']}\nPassage: {s['passage']}" for i, s in enumerate(shots, 1))
+
+
+@cache
+def answer_examples() -> str:
+    """The answer-style examples for the reader (LCLF-QA, Figures 8-9)."""
+    shots = _load("examples")["answers"]
+    return "\n\n".join(f"Question: {s['question']}\nAnswer: {s['answer']}" for s in shots)

@@ -1,0 +1,99 @@
+"""What every node may use besides the state: the settings and the loaded index and models.
+
+LangGraph passes a :class:`QAContext` to each node as ``runtime.context`` (``context_schema``); nothing
+is global. Models and the index are loaded on first use and then shared by all questions of a graph.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+from lclfqa.config import Settings
+from lclfqa.ingest.index import Index
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Which steps a pipeline runs (the baselines and ablations of the eval issue)."""
+
+    rewrites: int
+    expand_footnotes: bool
+    parents: bool
+    filter: bool
+    extract: bool
+    reader: Literal["domain", "basic"]
+
+
+def plan_for(settings: Settings) -> Plan:
+    """``lclf``: the paper (settings choose rewrites and reader); ``longrag``: LongRAG — no rewriter, no
+    footnote expansion, CoT filter + extractor, basic reader; ``rag``: top-k children straight to a basic
+    reader."""
+    if settings.pipeline == "rag":
+        return Plan(0, False, False, False, False, "basic")
+    if settings.pipeline == "longrag":
+        return Plan(0, False, True, True, True, "basic")
+    return Plan(settings.rewrites, True, True, True, True, settings.reader)
+
+
+class Resources:
+    """Lazily loaded index, embedder (the one the index was built with) and chat model."""
+
+    def __init__(
+        self,
+        index_dir: str | Path,
+        settings: Settings,
+        *,
+        llm: BaseChatModel | None = None,
+        embeddings: Embeddings | None = None,
+        index: Index | None = None,
+    ) -> None:
+        self.index_dir = Path(index_dir)
+        self.settings = settings
+        self._llm = llm
+        self._embeddings = embeddings
+        self._index = index
+        self._lock = threading.Lock()
+
+    @property
+    def index(self) -> Index:
+        with self._lock:
+            if self._index is None:
+                self._index = Index.load(self.index_dir)
+            return self._index
+
+    @property
+    def embeddings(self) -> Embeddings:
+        index = self.index
+        with self._lock:
+            if self._embeddings is None:
+                from lclfqa.models import get_embeddings
+
+                self._embeddings = get_embeddings(index.embedding_model, self.settings.openai_base_url)
+            return self._embeddings
+
+    @property
+    def llm(self) -> BaseChatModel:
+        with self._lock:
+            if self._llm is None:
+                from lclfqa.models import get_chat_model
+
+                self._llm = get_chat_model(self.settings.chat_model, settings=self.settings)
+            return self._llm
+
+
+@dataclass
+class QAContext:
+    """The LangGraph runtime context of the question-answering graph."""
+
+    settings: Settings
+    resources: Resources
+    plan: Plan = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.plan = plan_for(self.settings)

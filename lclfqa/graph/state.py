@@ -1,0 +1,63 @@
+"""What flows through the graph: one ``QAState`` per question (per turn of a chat thread).
+
+Values are plain JSON types (str, list, dict) so a SQLite checkpointer can store a chat thread and a
+notebook can print any of them. Chunks travel as :class:`ChunkRef`-shaped dicts::
+
+    {"id", "kind", "document", "pages": [int], "section": [str], "text", "score"?, "source"?}
+
+``sources`` are what the reader may cite, numbered from 1: the parents after footnote expansion (and
+children whose parent did not fit the context budget); every child carries the number of its source.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, TypedDict
+
+
+def merge_steps(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any]:
+    """Reducer for ``steps``: node name → its record; parallel nodes (filter, extract) both write."""
+    return {**(old or {}), **(new or {})}
+
+
+class QAInput(TypedDict, total=False):
+    """What a caller passes: the question, optionally earlier turns (without a checkpointer)."""
+
+    question: str
+    history: list[dict[str, str]]
+
+
+class QAState(TypedDict, total=False):
+    # --- input
+    question: str
+    history: Annotated[list[dict[str, str]], operator.add]
+    """Earlier turns, ``{"role": "user" | "assistant", "content"}``; the reader appends this turn."""
+    # --- rewrite
+    standalone_question: str
+    """The question made stand-alone from the chat history, acronyms expanded."""
+    passage: str
+    """query2doc: the LLM's own passage answering the question (feeds retrieval only)."""
+    rewrites: list[str]
+    translation: str
+    """The question in layman terms (``translated_question`` in the prompts)."""
+    # --- retrieve / expand
+    retrieved: list[dict[str, Any]]
+    """Top-k children after RRF, best first, with ``score``."""
+    sources: list[dict[str, Any]]
+    """Numbered context units after expansion: parents (footnotes injected) and orphan children."""
+    # --- filter / extract (run in parallel)
+    thought: str
+    filtered: list[dict[str, Any]]
+    """The children the CoT filter kept, each with ``source`` (its number in ``sources``)."""
+    dropped: list[str]
+    """Ids of the children the filter dropped."""
+    information: str
+    """The extractor's ``<information>`` over the sources, with [n] source numbers."""
+    # --- read
+    answer: str
+    citations: list[dict[str, Any]]
+    """``{"n", "document", "pages", "section", "inferred"}`` for each source the answer cites."""
+    refused: bool
+    """True when the answer says the documents do not answer the question."""
+    steps: Annotated[dict[str, Any], merge_steps]
+    """Per node: ``{"seconds", "llm_calls", "prompt_tokens", "completion_tokens", ...notes}``."""

@@ -1,0 +1,136 @@
+"""A LangChain chat model over llama-cpp-python: the offline default, with token usage and timeouts.
+
+Why our own class rather than langchain-community's ``ChatLlamaCpp``: nodes need JSON-schema constrained
+decoding per call (``response_format``), token counts per call (``usage_metadata``), a wall-clock timeout,
+and one shared, locked ``Llama`` per model file (llama.cpp contexts are not thread-safe, and the parallel
+``filter``/``extract`` nodes share the model). Generation always streams internally, so the timeout is
+checked between tokens and LangGraph's ``stream_mode="messages"`` sees every token.
+
+llama.cpp keeps the previous prompt's KV cache and reuses the longest common prefix, which is why the
+prompts put shared material first.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from pydantic import Field
+
+
+class LLMTimeout(TimeoutError):
+    """A local generation ran past its time limit."""
+
+
+_models: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
+_models_lock = threading.Lock()
+
+
+def _load(path: str, n_ctx: int, n_threads: int) -> tuple[Any, threading.Lock]:
+    key = (path, n_ctx, n_threads)
+    with _models_lock:
+        if key not in _models:
+            from llama_cpp import Llama
+
+            llama = Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, n_batch=512, verbose=False, seed=0)
+            _models[key] = (llama, threading.Lock())
+        return _models[key]
+
+
+def _role(message: BaseMessage) -> str:
+    return {"human": "user", "ai": "assistant", "system": "system"}.get(message.type, "user")
+
+
+class ChatLlama(BaseChatModel):
+    """Chat model over a GGUF file with llama-cpp-python (greedy by default, so runs are repeatable)."""
+
+    model_path: str
+    model_name: str = "local"
+    n_ctx: int = 8192
+    n_threads: int | None = None
+    temperature: float = 0.0
+    max_tokens: int = 512
+    timeout: float | None = Field(default=300.0, description="seconds per call; None for no limit")
+    repeat_penalty: float = 1.05
+
+    supports_json_schema: bool = True
+    """Nodes pass ``response_format={"type": "json_object", "schema": ...}``; llama.cpp turns it into a grammar."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "lclfqa-llama-cpp"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": self.model_name, "model_file": Path(self.model_path).name, "n_ctx": self.n_ctx}
+
+    def _llama(self) -> tuple[Any, threading.Lock]:
+        threads = self.n_threads or max(1, os.cpu_count() or 1)
+        return _load(self.model_path, self.n_ctx, threads)
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        llama, lock = self._llama()
+        payload = [{"role": _role(m), "content": m.text if hasattr(m, "text") else str(m.content)} for m in messages]
+        limit = kwargs.pop("timeout", self.timeout)
+        params: dict[str, Any] = {
+            "temperature": kwargs.pop("temperature", self.temperature),
+            "max_tokens": kwargs.pop("max_tokens", None) or self.max_tokens,
+            "repeat_penalty": self.repeat_penalty,
+            "stop": stop,
+        }
+        if kwargs.get("response_format"):
+            params["response_format"] = kwargs.pop("response_format")
+        with lock:
+            started = time.perf_counter()
+            produced = 0
+            finish = None
+            for part in llama.create_chat_completion(messages=payload, stream=True, **params):
+                choice = part["choices"][0]
+                finish = choice.get("finish_reason") or finish
+                token = choice.get("delta", {}).get("content") or ""
+                if token:
+                    produced += 1
+                    chunk = ChatGenerationChunk(message=AIMessageChunk(content=token))
+                    if run_manager:
+                        run_manager.on_llm_new_token(token, chunk=chunk)
+                    yield chunk
+                if limit is not None and time.perf_counter() - started > limit:
+                    raise LLMTimeout(
+                        f"the local model {self.model_name!r} ran past its {limit:.0f} s limit "
+                        f"({produced} tokens); raise llm_timeout or shorten the context (top_k, context_chars)"
+                    )
+            prompt_tokens = max(0, int(llama.n_tokens) - produced)
+        usage = {"input_tokens": prompt_tokens, "output_tokens": produced, "total_tokens": prompt_tokens + produced}
+        yield ChatGenerationChunk(
+            message=AIMessageChunk(content="", usage_metadata=usage, response_metadata={"finish_reason": finish}),
+        )
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        text, usage, meta = [], None, {}
+        for chunk in self._stream(messages, stop, run_manager, **kwargs):
+            msg = chunk.message
+            text.append(msg.content if isinstance(msg.content, str) else "")
+            usage = msg.usage_metadata or usage
+            meta = msg.response_metadata or meta
+        message = AIMessage(content="".join(text), usage_metadata=usage, response_metadata=meta)
+        return ChatResult(generations=[ChatGeneration(message=message)])

@@ -1,0 +1,92 @@
+"""How nodes talk to the chat model: one metered call, plain or JSON-schema constrained.
+
+Constrained decoding is asked for in the way each backend understands (llama.cpp builds a grammar from the
+JSON schema; OpenAI-compatible servers take ``response_format`` ``json_schema``); any other model (a test's
+fake) gets the plain prompt. Callers parse the text defensively either way (:mod:`lclfqa.nodes.parsing`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+
+
+class Meter:
+    """Wall time, LLM calls and tokens of one node run; ``record()`` is the node's ``steps`` entry."""
+
+    def __init__(self, node: str) -> None:
+        self.node = node
+        self.started = time.perf_counter()
+        self.llm_calls = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.notes: dict[str, Any] = {}
+
+    def count(self, message: BaseMessage) -> None:
+        self.llm_calls += 1
+        usage = getattr(message, "usage_metadata", None) or {}
+        self.prompt_tokens += int(usage.get("input_tokens", 0) or 0)
+        self.completion_tokens += int(usage.get("output_tokens", 0) or 0)
+
+    def record(self, **notes: Any) -> dict[str, Any]:
+        """``{"steps": {node: {...}}}`` — merge it into the node's return value."""
+        entry = {
+            "seconds": round(time.perf_counter() - self.started, 3),
+            "llm_calls": self.llm_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            **self.notes,
+            **notes,
+        }
+        return {"steps": {self.node: entry}}
+
+
+def json_schema_kwargs(llm: BaseChatModel, schema: dict[str, Any]) -> dict[str, Any]:
+    """Invocation kwargs that constrain ``llm``'s output to ``schema``, where the backend can."""
+    if getattr(llm, "supports_json_schema", False):  # lclfqa.llama.ChatLlama: grammar from the schema
+        return {"response_format": {"type": "json_object", "schema": schema}}
+    try:
+        from langchain_openai import ChatOpenAI
+    except ImportError:  # pragma: no cover - a declared dependency
+        return {}
+    if isinstance(llm, ChatOpenAI):
+        return {"response_format": {"type": "json_schema", "json_schema": {"name": "output", "schema": schema}}}
+    return {}
+
+
+def chat(
+    llm: BaseChatModel,
+    messages: Sequence[BaseMessage],
+    meter: Meter,
+    *,
+    max_tokens: int | None = None,
+    schema: dict[str, Any] | None = None,
+) -> str:
+    """One LLM call; returns its text and counts it on ``meter``. ``schema`` asks for constrained JSON."""
+    kwargs: dict[str, Any] = {}
+    if max_tokens is not None:
+        kwargs["max_tokens"] = max_tokens
+    if schema is not None:
+        kwargs.update(json_schema_kwargs(llm, schema))
+    runnable = llm.bind(**kwargs) if kwargs else llm
+    message = runnable.invoke(list(messages))
+    meter.count(message)
+    return text_of(message)
+
+
+def text_of(message: BaseMessage) -> str:
+    """The text of a chat message (content blocks joined)."""
+    content = message.content if isinstance(message, AIMessage | BaseMessage) else message
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or []:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+    return "".join(parts)

@@ -1,0 +1,130 @@
+"""Defensive parsing of LLM output: small models drop closing tags, add chatter, break JSON.
+
+Every function here returns something usable for any input string; none raises.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
+
+
+def tagged(text: str, tag: str) -> str:
+    """The content of ``<tag>…</tag>``; with a missing closing tag, everything after the opening one;
+    with no tags at all, the whole text. Surrounding whitespace stripped."""
+    m = re.search(rf"<{tag}>(.*?)(?:</{tag}>|$)", text, re.S | re.I)
+    body = m.group(1) if m else text
+    return re.sub(rf"</?{tag}>", "", body, flags=re.I).strip()
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object in ``text`` (bare, fenced, or surrounded by prose), or ``None``."""
+    candidates = [text.strip()] + [m.group(1).strip() for m in _FENCE.finditer(text)]
+    for c in candidates:
+        try:
+            value = json.loads(c)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    decoder = json.JSONDecoder()
+    for m in re.finditer(r"\{", text):
+        try:
+            value, _ = decoder.raw_decode(text[m.start() :])
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+_BOOL = re.compile(r"\b(true|false|yes|no)\b", re.I)
+
+
+def booleans(text: str, n: int, key: str = "relevant") -> tuple[list[bool], bool]:
+    """``n`` verdicts from a validation answer, and whether the output was well formed.
+
+    Accepts ``{"relevant": [true, …]}``, a bare JSON list, or True/False words in order (the LongRAG
+    format). Missing or unreadable verdicts are ``True``: a malformed answer never drops evidence.
+    """
+    obj = json_object(text)
+    values: list[Any] | None = None
+    if obj is not None and isinstance(obj.get(key), list):
+        values = obj[key]
+    else:
+        try:
+            parsed = json.loads(text.strip())
+            values = parsed if isinstance(parsed, list) else None
+        except ValueError:
+            values = None
+    if values is None:
+        values = [w.lower() in ("true", "yes") for w in _BOOL.findall(text)]
+    verdicts = [_truthy(v) for v in values[:n]]
+    ok = len(values) == n and all(isinstance(v, bool) for v in verdicts)
+    verdicts += [True] * (n - len(verdicts))
+    return verdicts, ok
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return value.strip().lower() not in ("false", "no", "0", "")
+    return True
+
+
+def string_list(value: Any) -> list[str]:
+    """Non-empty strings from a JSON value (list of strings or of ``{"question": …}`` objects, or a string)."""
+    if isinstance(value, str):
+        value = [line for line in value.splitlines()]
+    if not isinstance(value, list):
+        return []
+    out = []
+    for item in value:
+        if isinstance(item, dict):
+            item = next((v for v in item.values() if isinstance(v, str)), "")
+        if isinstance(item, str):
+            item = re.sub(r"^\s*(?:\d+[.)]|[-*•])\s*", "", item).strip()
+            if item:
+                out.append(item)
+    return out
+
+
+def rewrites(text: str, n: int) -> tuple[list[str], str, bool]:
+    """``(rewrites, translation, well_formed)`` from the rewrite call: JSON, or numbered lines as fallback."""
+    obj = json_object(text)
+    if obj is not None:
+        found = string_list(obj.get("rewrites"))[:n]
+        translation = obj.get("translation")
+        translation = translation.strip() if isinstance(translation, str) else ""
+        return found, translation, bool(found) and bool(translation)
+    lines = [ln for ln in string_list(text) if ln.endswith("?")]
+    return lines[:n], "", False
+
+
+_CITE = re.compile(r"\[(\d+(?:\s*[,;–-]\s*\d+)*)\]")
+
+
+def cited_numbers(answer: str) -> list[int]:
+    """Source numbers cited inline as ``[1]``, ``[2, 3]``, ``[2][3]`` or ``[4-6]``, in order of first use."""
+    seen: list[int] = []
+    for m in _CITE.finditer(answer):
+        for part in re.split(r"\s*[,;]\s*", m.group(1)):
+            bounds = re.split(r"\s*[–-]\s*", part)
+            nums = [int(b) for b in bounds if b.isdigit()]
+            if len(nums) == 2 and 0 < nums[1] - nums[0] < 20:
+                nums = list(range(nums[0], nums[1] + 1))
+            for num in nums:
+                if num not in seen:
+                    seen.append(num)
+    return seen
+
+
+def clean_answer(text: str) -> str:
+    """The reader's answer without ``<answer>`` tags, a leading ``Answer:`` or trailing chatter markers."""
+    body = tagged(text, "answer")
+    body = re.sub(r"^\s*(?:\*\*)?answer(?:\*\*)?\s*:\s*", "", body, flags=re.I)
+    return body.strip()

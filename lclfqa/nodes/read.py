@@ -1,0 +1,96 @@
+"""``read`` — the domain reader (LCLF-QA §3.6): the answer, with inline [n] citations, or a plain refusal.
+
+Reads ``standalone_question``, ``translation``, ``history``, ``information``, ``filtered``, ``sources``;
+writes ``answer``, ``citations``, ``refused`` and appends this turn to ``history``. The context is the
+extractor's information followed by the filtered children, each under the number of its source. The
+domain reader also gets the key legal phrases (levels of comfort, characterization terms); the basic
+reader (baselines) does not. With nothing retrieved it refuses without calling the LLM.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from lclfqa import prompts
+from lclfqa.graph.context import QAContext
+from lclfqa.graph.state import QAState
+from lclfqa.nodes import parsing
+from lclfqa.nodes.calls import Meter, chat
+from lclfqa.nodes.refs import body, citation, label
+
+_REFUSAL = re.compile(
+    r"(do(?:es)?|did) not (?:answer|address|contain|discuss|cover|mention)|no information (?:about|on|regarding)"
+    r"|not (?:addressed|answered|covered|discussed) (?:in|by) the",
+    re.I,
+)
+
+
+def is_refusal(answer: str) -> bool:
+    """Whether ``answer`` says the documents do not answer the question (checked on its first sentences)."""
+    head = answer.strip()[:300]
+    return not head or head.startswith(prompts.refusal()[:30]) or bool(_REFUSAL.search(head))
+
+
+def build_context(information: str, children: list[dict[str, Any]]) -> str:
+    """Extracted information, then every kept child under ``[n]`` (its source's number)."""
+    parts = []
+    if information.strip():
+        parts.append(f"Extracted information (numbers refer to the sources below):\n{information.strip()}")
+    for c in children:
+        parts.append(f"[{c['source']}] ({label(c)})\n{body(c)}")
+    return "\n\n".join(parts)
+
+
+def cite(answer: str, sources: list[dict[str, Any]], children: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Citations for the [n] the answer uses; if it uses none, the sources of the children it was given
+    (marked ``inferred``)."""
+    by_number = {s["source"]: s for s in sources}
+    numbers = [n for n in parsing.cited_numbers(answer) if n in by_number]
+    if numbers:
+        return [citation(by_number[n]) for n in numbers]
+    seen: list[int] = []
+    for c in children:
+        if c["source"] not in seen and c["source"] in by_number:
+            seen.append(c["source"])
+    return [citation(by_number[n], inferred=True) for n in seen]
+
+
+def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    meter = Meter("read")
+    question = state.get("standalone_question") or state["question"]
+    children = state.get("filtered", [])
+    sources = state.get("sources", [])
+    information = state.get("information", "")
+    turn = [{"role": "user", "content": state["question"]}]
+    if not children and not information.strip():
+        answer = prompts.refusal()
+        return {
+            "answer": answer,
+            "citations": [],
+            "refused": True,
+            "history": [*turn, {"role": "assistant", "content": answer}],
+        } | meter.record(skipped=True)
+    reader = ctx.plan.reader
+    msgs = prompts.messages(
+        "read_domain" if reader == "domain" else "read_basic",
+        vocabulary=prompts.vocabulary(),
+        context=build_context(information, children),
+        history=prompts.format_history(state.get("history") or []) or "(none)",
+        examples=prompts.answer_examples(),
+        question=question,
+        translated_question=state.get("translation") or question,
+        refusal=prompts.refusal(),
+    )
+    answer = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=ctx.settings.max_answer_tokens))
+    refused = is_refusal(answer)
+    citations = [] if refused else cite(answer, sources, children)
+    return {
+        "answer": answer,
+        "citations": citations,
+        "refused": refused,
+        "history": [*turn, {"role": "assistant", "content": answer}],
+    } | meter.record(reader=reader, context_chars=sum(len(m.content) for m in msgs))

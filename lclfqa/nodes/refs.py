@@ -1,0 +1,60 @@
+"""Chunks as they travel in the state (plain dicts) and as prompts show them.
+
+A ref is ``{"id", "kind", "document", "pages": [first, last], "section": [...], "text", "parent_ids"}`` plus
+``score`` (retrieval), ``source`` (its number in ``sources``) and, for parents, ``footnotes``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lclfqa.ingest.document import Chunk
+
+
+def chunk_ref(chunk: Chunk, **extra: Any) -> dict[str, Any]:
+    """The state's view of ``chunk``."""
+    return {
+        "id": chunk.id,
+        "kind": chunk.kind,
+        "document": chunk.document,
+        "pages": [chunk.page_start, chunk.page_end],
+        "section": list(chunk.section_path),
+        "text": chunk.text,
+        "parent_ids": list(chunk.parent_ids),
+        **extra,
+    }
+
+
+def page_label(pages: list[int]) -> str:
+    """``"p. 3"`` or ``"pp. 3-4"``."""
+    first, last = pages[0], pages[-1]
+    return f"p. {first}" if first == last else f"pp. {first}-{last}"
+
+
+def label(ref: dict[str, Any], max_levels: int = 3) -> str:
+    """``"26 CFR 1.21-3.pdf, p. 1, § 1.21-3 … › (a)"``: where a chunk comes from, for prompts and citations."""
+    parts = [ref["document"], page_label(ref["pages"])]
+    section = ref.get("section") or []
+    if section:
+        parts.append(" › ".join(section[-max_levels:]))
+    if ref.get("kind") == "footnote":
+        parts.append("footnotes")
+    return ", ".join(parts)
+
+
+def body(ref: dict[str, Any]) -> str:
+    """The text a prompt shows: the chunk, then any injected footnotes inside ``<footnote>`` tags."""
+    notes = "".join(f"\n<footnote>{n}</footnote>" for n in ref.get("footnotes", []))
+    return ref["text"].strip() + notes
+
+
+def citation(source: dict[str, Any], *, inferred: bool = False) -> dict[str, Any]:
+    """The ``citations`` entry for a source: document, pages, section path."""
+    first, last = source["pages"][0], source["pages"][-1]
+    return {
+        "n": source["source"],
+        "document": source["document"],
+        "pages": list(range(first, last + 1)),
+        "section": " › ".join(source.get("section") or []),
+        "inferred": inferred,
+    }

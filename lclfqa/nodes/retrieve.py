@@ -1,0 +1,53 @@
+"""``retrieve`` — hybrid retrieval (LCLF-QA §3.4): BM25 + dense for the question and each rewrite, RRF.
+
+Reads ``standalone_question``, ``passage``, ``rewrites``; writes ``retrieved`` (top-k children, best first,
+with their fused ``score``). BM25 sees the question repeated five times before the query2doc passage
+(query2doc's recipe, so the passage's words do not swamp the question); the embedder sees the question,
+question + passage, and each rewrite.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from lclfqa.graph.context import QAContext
+from lclfqa.graph.state import QAState
+from lclfqa.nodes.calls import Meter
+from lclfqa.nodes.refs import chunk_ref
+from lclfqa.retrieval import fused_search
+
+QUERY_REPEATS = 5
+
+
+def queries(question: str, passage: str, rewrites: list[str]) -> tuple[list[str], list[str]]:
+    """``(sparse_queries, dense_queries)`` for one question."""
+    sparse, dense = [question], [question]
+    if passage:
+        sparse.append(" ".join([question] * QUERY_REPEATS) + " " + passage)
+        dense.append(f"{question}\n{passage}")
+    sparse += rewrites
+    dense += rewrites
+    return sparse, dense
+
+
+def retrieve(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    s = ctx.settings
+    meter = Meter("retrieve")
+    question = state.get("standalone_question") or state["question"]
+    sparse, dense = queries(question, state.get("passage", ""), state.get("rewrites", []))
+    hits = fused_search(
+        ctx.resources.index,
+        ctx.resources.embeddings,
+        sparse_queries=sparse,
+        dense_queries=dense,
+        k=s.top_k,
+        depth=s.retrieval_depth,
+        sparse_weight=s.sparse_weight,
+        dense_weight=s.dense_weight,
+        rrf_k=s.rrf_k,
+    )
+    retrieved = [chunk_ref(h.chunk, score=round(h.score, 6)) for h in hits]
+    return {"retrieved": retrieved} | meter.record(queries=len(sparse) + len(dense), children=len(retrieved))

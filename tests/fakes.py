@@ -1,0 +1,63 @@
+"""A fake chat model that answers by what a prompt asks for, so parallel nodes get the right reply."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field, PrivateAttr
+
+Reply = str | Callable[[list[BaseMessage]], str] | Exception
+
+# what each node's prompt (its last message) contains → the key of the scripted reply
+ROUTES = [
+    ("Follow-up question:", "condense"),
+    ("Passage:", "passage"),
+    ("rewrite the query", "rewrites"),
+    ("Give your thought process", "thought"),
+    ("booleans", "verdicts"),
+    ("<information></information>", "information"),
+    ("Answer:", "answer"),
+    ("Summarize", "summary"),
+]
+
+
+def route(messages: list[BaseMessage]) -> str:
+    last = messages[-1].content if isinstance(messages[-1].content, str) else str(messages[-1].content)
+    for needle, key in ROUTES:
+        if needle in last:
+            return key
+    return "other"
+
+
+class ScriptedChat(BaseChatModel):
+    """Replies from ``script[route]`` (a string, a function of the messages, or an exception to raise).
+
+    Records every call as ``(route, messages, kwargs)`` in ``calls`` (thread-safe).
+    """
+
+    script: dict[str, Reply] = Field(default_factory=dict)
+    calls: list[tuple[str, list[BaseMessage], dict[str, Any]]] = Field(default_factory=list)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted-fake"
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
+        key = route(messages)
+        with self._lock:
+            self.calls.append((key, list(messages), dict(kwargs)))
+        reply = self.script.get(key, "")
+        if isinstance(reply, Exception):
+            raise reply
+        text = reply(messages) if callable(reply) else reply
+        usage = {"input_tokens": 100, "output_tokens": 10, "total_tokens": 110}
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, usage_metadata=usage))])
+
+    def routes(self) -> list[str]:
+        return [c[0] for c in self.calls]

@@ -1,0 +1,274 @@
+"""The LCLF-QA graph with scripted fake chat models: node logic, malformed output, parallelism, memory."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from lclfqa import load_graph
+from lclfqa.config import Settings
+from lclfqa.graph.result import QAResult
+from lclfqa.ingest.document import FOOTNOTE
+from lclfqa.ingest.index import Index
+from lclfqa.ingest.pipeline import ingest
+from lclfqa.nodes.expand import build_sources
+from lclfqa.nodes.refs import chunk_ref
+from tests.fakes import ScriptedChat
+
+SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample"
+MEMO = "tax-memo-education-credits.pdf"
+QUESTION = "Can a married couple filing MFS claim the AOTC?"
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("docs")
+    for f in SAMPLE.iterdir():
+        if f.suffix in (".pdf", ".txt"):
+            shutil.copy(f, folder / f.name)
+    out = tmp_path_factory.mktemp("idx") / "index"
+    report = ingest([folder], out, Settings(), embeddings=DeterministicFakeEmbedding(size=32))
+    assert report.documents == 2
+    return out
+
+
+def good_script(**over) -> dict:
+    script = {
+        "condense": "Can spouses filing separately claim the American Opportunity Tax Credit?",
+        "passage": "Under section 25A(g)(6), no education credit is allowed to married individuals filing separately.",
+        "rewrites": json.dumps(
+            {
+                "rewrites": [
+                    "Does section 25A(g)(6) deny the American Opportunity Tax Credit to married filing separately?",
+                    "Must spouses file a joint return to claim the education credits?",
+                    "Is the AOTC available on a separate return?",
+                ],
+                "translation": "If a married couple files two separate tax returns, can they get the college credit?",
+            }
+        ),
+        "thought": "Reference 1 states the joint return requirement. The others are background.",
+        "verdicts": lambda msgs: json.dumps({"relevant": [True] + [False] * (_count_refs(msgs) - 1)}),
+        "information": "<information>A married taxpayer must file a joint return to claim the credit [1].</information>",
+        "answer": "No. Married taxpayers must file a joint return to claim the education credits [1].",
+    }
+    script.update(over)
+    return script
+
+
+def _count_refs(messages) -> int:
+    return sum(1 for m in messages for line in str(m.content).splitlines() if line.startswith("<reference "))
+
+
+def graph_with(index_dir: Path, script: dict, **settings):
+    llm = ScriptedChat(script=script)
+    graph = load_graph(index_dir, Settings(**settings), llm=llm, embeddings=DeterministicFakeEmbedding(size=32))
+    return graph, llm
+
+
+def test_lclf_pipeline_answers_with_citations_and_records_every_step(index_dir: Path):
+    graph, llm = graph_with(index_dir, good_script())
+    result = graph.invoke({"question": QUESTION})
+    assert isinstance(result, QAResult)
+    assert result.answer.startswith("No. Married taxpayers")
+    # acronyms expanded before retrieval; three rewrites and the translation parsed
+    assert "MFS (married filing separately)" in result["standalone_question"]
+    assert "AOTC (American Opportunity Tax Credit)" in result["standalone_question"]
+    assert len(result["rewrites"]) == 3 and "college credit" in result["translation"]
+    # the filter kept the first child only; citations name document, pages, section of source [1]
+    assert len(result["filtered"]) == 1 and len(result["dropped"]) == len(result["retrieved"]) - 1
+    assert [c["n"] for c in result.citations] == [1]
+    cite = result.citations[0]
+    assert cite["document"] == result["sources"][0]["document"] and cite["pages"] and not cite["inferred"]
+    assert set(result["steps"]) == {"rewrite", "retrieve", "expand", "filter", "extract", "read"}
+    assert result["steps"]["rewrite"]["llm_calls"] == 2 and result["steps"]["filter"]["llm_calls"] == 2
+    assert sorted(llm.routes()) == sorted(["passage", "rewrites", "thought", "verdicts", "information", "answer"])
+    # structured calls asked for JSON only where the backend supports it (the fake gets plain prompts)
+    assert all("response_format" not in kw for _, _, kw in llm.calls)
+    # the reader saw the extracted information, the key legal phrases and the translation
+    read_prompt = next(m for key, m, _ in llm.calls if key == "answer")
+    text = "\n".join(str(m.content) for m in read_prompt)
+    assert "Extracted information" in text and "more likely than not" in text and "college credit" in text
+    assert result["history"][-2:] == [
+        {"role": "user", "content": QUESTION},
+        {"role": "assistant", "content": result.answer},
+    ]
+
+
+def test_result_renders_for_notebooks_and_json(index_dir: Path):
+    graph, _ = graph_with(index_dir, good_script())
+    result = graph.invoke({"question": QUESTION})
+    md = result._repr_markdown_()
+    assert result.answer in md and "**Sources**" in md and result.citations[0]["document"] in md
+    assert "<li>" in result._repr_html_()
+    data = result.to_json()
+    assert set(data) >= {"answer", "citations", "rewrites", "retrieved", "timings"}
+    assert set(data["timings"]) == set(result["steps"]) and data["retrieved"][0]["kept"] is True
+    json.dumps(data)  # plain JSON all the way down
+
+
+@pytest.mark.parametrize(
+    "verdicts",
+    ["I think they are all relevant", '{"relevant": [true', "", "all false"],
+)
+def test_malformed_or_empty_verdicts_never_drop_evidence(index_dir: Path, verdicts: str):
+    if verdicts == "all false":  # LongRAG's rule: keeping nothing keeps everything (the reader decides)
+        verdicts = lambda msgs: json.dumps({"relevant": [False] * _count_refs(msgs)})  # noqa: E731
+    graph, _ = graph_with(index_dir, good_script(verdicts=verdicts))
+    result = graph.invoke({"question": QUESTION})
+    assert len(result["filtered"]) == len(result["retrieved"]) and result["dropped"] == []
+
+
+def test_longrag_true_false_words_are_read_in_order(index_dir: Path):
+    graph, _ = graph_with(index_dir, good_script(verdicts="True\nFalse\nTrue"), top_k=4)
+    result = graph.invoke({"question": QUESTION})
+    kept = [r["id"] for r in result["filtered"]]
+    # missing verdicts (only 3 for 4 children) keep the child
+    assert kept == [r["id"] for i, r in enumerate(result["retrieved"]) if i != 1]
+    assert result["steps"]["filter"]["well_formed"] is False
+
+
+def test_llm_failures_degrade_without_losing_the_question_or_evidence(index_dir: Path):
+    script = good_script(
+        passage=TimeoutError("rewrite timed out"),
+        thought=RuntimeError("filter down"),
+        information=RuntimeError("extract down"),
+    )
+    graph, _ = graph_with(index_dir, script)
+    result = graph.invoke({"question": QUESTION})
+    assert result["rewrites"] == [] and result["retrieved"]
+    assert result["filtered"] == result["retrieved"]
+    assert result["information"] == ""
+    assert "timed out" in result["steps"]["rewrite"]["error"] and "filter down" in result["steps"]["filter"]["error"]
+    assert result.answer.startswith("No.")
+
+
+def test_missing_tags_and_no_inline_citations(index_dir: Path):
+    script = good_script(
+        information="<information>The credit requires a joint return [2]",  # no closing tag
+        answer="<answer>A joint return is required.",  # no closing tag, no [n]
+    )
+    graph, _ = graph_with(index_dir, script)
+    result = graph.invoke({"question": QUESTION})
+    assert result["information"] == "The credit requires a joint return [2]"
+    assert result.answer == "A joint return is required."
+    assert result.citations and all(c["inferred"] for c in result.citations)
+    assert "cites no source by number" in result.sources_text()
+
+
+def test_refusal_has_no_citations(index_dir: Path):
+    graph, _ = graph_with(index_dir, good_script(answer="The documents provided do not answer this question."))
+    result = graph.invoke({"question": "What is the home office deduction under section 280A?"})
+    assert result["refused"] is True and result.citations == []
+
+
+def test_rag_baseline_reads_children_directly_with_one_llm_call(index_dir: Path):
+    graph, llm = graph_with(index_dir, good_script(), pipeline="rag", top_k=3)
+    result = graph.invoke({"question": QUESTION})
+    assert llm.routes() == ["answer"]
+    assert len(result["sources"]) == 3 and all(s["kind"] != "parent" for s in result["sources"])
+    prompt = "\n".join(str(m.content) for m in llm.calls[0][1])
+    assert "Key legal phrases" not in prompt  # the basic reader
+
+
+def test_longrag_baseline_skips_the_rewriter_and_uses_the_basic_reader(index_dir: Path):
+    graph, llm = graph_with(index_dir, good_script(), pipeline="longrag")
+    result = graph.invoke({"question": QUESTION})
+    assert sorted(llm.routes()) == sorted(["thought", "verdicts", "information", "answer"])
+    assert result["rewrites"] == [] and result["steps"]["rewrite"]["skipped"] is True
+
+
+def test_one_rewrite_setting(index_dir: Path):
+    script = good_script(rewrites=json.dumps({"rewrites": ["Is the AOTC allowed on a separate return?"], "translation": "x"}))
+    graph, llm = graph_with(index_dir, script, rewrites=1)
+    result = graph.invoke({"question": QUESTION})
+    assert len(result["rewrites"]) == 1
+    follow_up = next(m for key, m, _ in llm.calls if key == "rewrites")[-1].content
+    assert "in 1 different ways" in follow_up and '"rewrites": [1 strings]' in follow_up
+
+
+def test_filter_and_extract_run_in_parallel(index_dir: Path):
+    spans: dict[str, tuple[float, float]] = {}
+    lock = threading.Lock()
+
+    def slow(name: str, reply):
+        def respond(messages):
+            start = time.perf_counter()
+            time.sleep(0.4)
+            with lock:
+                spans[name] = (start, time.perf_counter())
+            return reply(messages) if callable(reply) else reply
+
+        return respond
+
+    base = good_script()
+    script = good_script(thought=slow("filter", base["thought"]), information=slow("extract", base["information"]))
+    graph, _ = graph_with(index_dir, script)
+    graph.invoke({"question": QUESTION})
+    (f0, f1), (e0, e1) = spans["filter"], spans["extract"]
+    assert f0 < e1 and e0 < f1, "filter and extract did not overlap in time"
+
+
+def test_chat_memory_across_two_turns(index_dir: Path, tmp_path: Path):
+    conn = sqlite3.connect(str(tmp_path / "chat.sqlite"), check_same_thread=False)
+    llm = ScriptedChat(script=good_script())
+    graph = load_graph(
+        index_dir, Settings(), llm=llm, embeddings=DeterministicFakeEmbedding(size=32), checkpointer=SqliteSaver(conn)
+    )
+    cfg = {"configurable": {"thread_id": "t1"}}
+    first = graph.invoke({"question": QUESTION}, cfg)
+    assert "condense" not in llm.routes()
+    second = graph.invoke({"question": "And what about the lifetime learning credit?"}, cfg)
+    condense = next(m for key, m, _ in llm.calls if key == "condense")[-1].content
+    assert QUESTION in condense and first.answer in condense
+    assert second["standalone_question"].startswith("Can spouses filing separately")
+    assert len(second["history"]) == 4
+    # another thread starts fresh; the first survives a reconnect
+    other = graph.invoke({"question": QUESTION}, {"configurable": {"thread_id": "t2"}})
+    assert len(other["history"]) == 2
+    conn.close()
+    conn = sqlite3.connect(str(tmp_path / "chat.sqlite"), check_same_thread=False)
+    again = load_graph(
+        index_dir, Settings(), llm=llm, embeddings=DeterministicFakeEmbedding(size=32), checkpointer=SqliteSaver(conn)
+    )
+    assert len(again.get_state(cfg).values["history"]) == 4
+    conn.close()
+
+
+def test_a_footnote_child_pulls_in_every_linked_parent_with_the_footnote_injected(index_dir: Path):
+    idx = Index.load(index_dir)
+    footnote = next(c for c in idx.chunks(FOOTNOTE) if len(c.parent_ids) >= 2)
+    sources, children = build_sources(
+        [chunk_ref(footnote, score=1.0)], idx, parents=True, expand_footnotes=True, budget=100_000
+    )
+    assert [s["id"] for s in sources] == list(footnote.parent_ids)
+    for s in sources:
+        assert s["footnotes"] == [footnote.text]
+        assert s["pages"][0] <= footnote.page_start <= s["pages"][1]
+    assert children[0]["source"] == 1
+    # without expansion (longrag) the footnote is a source of its own
+    sources, children = build_sources(
+        [chunk_ref(footnote, score=1.0)], idx, parents=True, expand_footnotes=False, budget=100_000
+    )
+    assert len(sources) == 1 and sources[0]["id"] == footnote.id and children[0]["source"] == 1
+
+
+def test_parents_are_deduplicated_and_capped_by_the_context_budget(index_dir: Path):
+    idx = Index.load(index_dir)
+    children = [chunk_ref(c, score=1.0) for c in idx.chunks("child", MEMO)]
+    sources, annotated = build_sources(children, idx, parents=True, expand_footnotes=True, budget=2500)
+    parents = [s for s in sources if s["kind"] == "parent"]
+    assert len({s["id"] for s in parents}) == len(parents)
+    assert sum(len(s["text"]) for s in parents) <= 2500 or len(parents) == 1
+    # every child points at a source; children whose parent did not fit are sources themselves
+    numbers = {s["source"] for s in sources}
+    assert all(c["source"] in numbers for c in annotated)
+    assert any(s["kind"] == "child" for s in sources)
+    assert [s["source"] for s in sources] == list(range(1, len(sources) + 1))
