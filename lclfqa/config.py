@@ -68,6 +68,9 @@ class Settings:
     context_chars: int = field(
         default=8000, metadata={"help": "budget of parent text (characters) given to the extractor"}
     )
+    parallel: bool = field(
+        default=True, metadata={"help": "run the CoT filter and the extractor in parallel (they are independent)"}
+    )
     max_answer_tokens: int = field(default=600, metadata={"help": "longest answer the reader may write"})
 
     def __post_init__(self) -> None:

@@ -56,7 +56,8 @@ def good_script(**over) -> dict:
         ),
         "thought": "Reference 1 states the joint return requirement. The others are background.",
         "verdicts": lambda msgs: json.dumps({"relevant": [True] + [False] * (_count_refs(msgs) - 1)}),
-        "information": "<information>A married taxpayer must file a joint return to claim the credit [1].</information>",
+        "information": "<information>A married taxpayer must file a joint return to claim the credit [1]."
+        "</information>",
         "answer": "No. Married taxpayers must file a joint return to claim the education credits [1].",
     }
     script.update(over)
@@ -186,7 +187,9 @@ def test_longrag_baseline_skips_the_rewriter_and_uses_the_basic_reader(index_dir
 
 
 def test_one_rewrite_setting(index_dir: Path):
-    script = good_script(rewrites=json.dumps({"rewrites": ["Is the AOTC allowed on a separate return?"], "translation": "x"}))
+    script = good_script(
+        rewrites=json.dumps({"rewrites": ["Is the AOTC allowed on a separate return?"], "translation": "x"})
+    )
     graph, llm = graph_with(index_dir, script, rewrites=1)
     result = graph.invoke({"question": QUESTION})
     assert len(result["rewrites"]) == 1
@@ -214,6 +217,13 @@ def test_filter_and_extract_run_in_parallel(index_dir: Path):
     graph.invoke({"question": QUESTION})
     (f0, f1), (e0, e1) = spans["filter"], spans["extract"]
     assert f0 < e1 and e0 < f1, "filter and extract did not overlap in time"
+
+
+def test_sequential_graph_gives_the_same_answer(index_dir: Path):
+    graph, llm = graph_with(index_dir, good_script(), parallel=False)
+    result = graph.invoke({"question": QUESTION})
+    assert result.answer.startswith("No.") and result["information"] and len(result["filtered"]) == 1
+    assert llm.routes()[2:] == ["thought", "verdicts", "information", "answer"]
 
 
 def test_chat_memory_across_two_turns(index_dir: Path, tmp_path: Path):

@@ -32,11 +32,11 @@ from lclfqa.nodes.rewrite import rewrite
 DEFAULT_INDEX = Path(".lclfqa/index")
 
 
-def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStateGraph:
+def build_graph(checkpointer: BaseCheckpointSaver | None = None, *, parallel: bool = True) -> CompiledStateGraph:
     """The compiled state graph; run it with ``context=QAContext(...)`` (or use :func:`load_graph`).
 
     ``filter`` and ``extract`` both follow ``expand``, so LangGraph runs them in the same step, in
-    parallel; ``read`` waits for both.
+    parallel; ``read`` waits for both. ``parallel=False`` chains them (for the latency benchmark).
     """
     builder = StateGraph(QAState, context_schema=QAContext, input_schema=QAInput)
     builder.add_node("rewrite", rewrite)
@@ -49,9 +49,14 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStat
     builder.add_edge(START, "rewrite")
     builder.add_edge("rewrite", "retrieve")
     builder.add_edge("retrieve", "expand")
-    builder.add_edge("expand", "filter")
-    builder.add_edge("expand", "extract")
-    builder.add_edge(["filter", "extract"], "read")
+    if parallel:
+        builder.add_edge("expand", "filter")
+        builder.add_edge("expand", "extract")
+        builder.add_edge(["filter", "extract"], "read")
+    else:
+        builder.add_edge("expand", "filter")
+        builder.add_edge("filter", "extract")
+        builder.add_edge("extract", "read")
     builder.add_edge("read", END)
     return builder.compile(checkpointer=checkpointer, name="lclf-qa")
 
@@ -115,4 +120,4 @@ def load_graph(
     """
     settings = (settings or Settings.load()).with_overrides(**overrides)
     resources = Resources(index_dir, settings, llm=llm, embeddings=embeddings, index=index)
-    return QAGraph(build_graph(checkpointer), QAContext(settings, resources))
+    return QAGraph(build_graph(checkpointer, parallel=settings.parallel), QAContext(settings, resources))

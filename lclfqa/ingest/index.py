@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -392,9 +393,16 @@ def _write_sqlite(path: Path, documents: list[DocumentRecord], chunks: list[Chun
         con.close()
 
 
-def _write_bm25(directory: Path, token_lists: list[list[str]]) -> None:
+def _bm25s():  # noqa: ANN202 - the module
+    """bm25s, with the DEBUG level it sets on its own logger at import turned down."""
     import bm25s
 
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    return bm25s
+
+
+def _write_bm25(directory: Path, token_lists: list[list[str]]) -> None:
+    bm25s = _bm25s()
     retriever = bm25s.BM25(**BM25_PARAMS)
     retriever.index(token_lists, show_progress=False)
     retriever.save(directory, corpus=None, allow_pickle=False, show_progress=False)
@@ -711,8 +719,7 @@ class Index:
 
         self._bm25_vocab: dict[str, int] = {}
         if manifest["bm25"] is not None:
-            import bm25s
-
+            bm25s = _bm25s()
             retriever = bm25s.BM25.load(gen_dir / _BM25, mmap=False, allow_pickle=False, show_progress=False)
             self._bm25_vocab = retriever.vocab_dict
             self._bm25_data = np.asarray(retriever.scores["data"])

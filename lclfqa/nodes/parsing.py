@@ -16,7 +16,7 @@ def tagged(text: str, tag: str) -> str:
     """The content of ``<tag>…</tag>``; with a missing closing tag, everything after the opening one;
     with no tags at all, the whole text. Surrounding whitespace stripped."""
     m = re.search(rf"<{tag}>(.*?)(?:</{tag}>|$)", text, re.S | re.I)
-    body = m.group(1) if m else text
+    body = m.group(1) if m and m.group(1).strip() else text
     return re.sub(rf"</?{tag}>", "", body, flags=re.I).strip()
 
 
@@ -62,8 +62,8 @@ def booleans(text: str, n: int, key: str = "relevant") -> tuple[list[bool], bool
             values = None
     if values is None:
         values = [w.lower() in ("true", "yes") for w in _BOOL.findall(text)]
+    ok = len(values) == n and all(isinstance(v, bool) for v in values)
     verdicts = [_truthy(v) for v in values[:n]]
-    ok = len(values) == n and all(isinstance(v, bool) for v in verdicts)
     verdicts += [True] * (n - len(verdicts))
     return verdicts, ok
 
@@ -126,5 +126,5 @@ def cited_numbers(answer: str) -> list[int]:
 def clean_answer(text: str) -> str:
     """The reader's answer without ``<answer>`` tags, a leading ``Answer:`` or trailing chatter markers."""
     body = tagged(text, "answer")
-    body = re.sub(r"^\s*(?:\*\*)?answer(?:\*\*)?\s*:\s*", "", body, flags=re.I)
+    body = re.sub(r"^\s*(?:\*\*)?answer\s*:\s*(?:\*\*)?\s*", "", body, flags=re.I)
     return body.strip()

@@ -1,0 +1,163 @@
+"""Defensive parsing of LLM output, prompt data, offline weights and QA settings."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from lclfqa import prompts
+from lclfqa.config import Settings
+from lclfqa.graph.context import plan_for
+from lclfqa.nodes import parsing
+from lclfqa.weights import SplitWeights, WeightsError, ensure_joined
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("<information>a [1]</information>", "a [1]"),
+        ("preamble <information>a\nb", "a\nb"),  # missing closing tag
+        ("no tags at all", "no tags at all"),
+        ("<INFORMATION> x </INFORMATION> trailing", "x"),
+    ],
+)
+def test_tagged(text: str, expected: str):
+    assert parsing.tagged(text, "information") == expected
+
+
+def test_json_object_bare_fenced_and_in_prose():
+    assert parsing.json_object('{"a": 1}') == {"a": 1}
+    assert parsing.json_object('Sure!\n```json\n{"a": [1, 2]}\n```') == {"a": [1, 2]}
+    assert parsing.json_object('Here: {"a": "}"} and more') == {"a": "}"}
+    assert parsing.json_object("[1, 2]") is None and parsing.json_object("{broken") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "n", "verdicts", "ok"),
+    [
+        ('{"relevant": [true, false, true]}', 3, [True, False, True], True),
+        ("[false, true]", 2, [False, True], True),
+        ("True\nFalse", 3, [True, False, True], False),  # a missing verdict keeps the chunk
+        ('{"relevant": ["yes", "no"]}', 2, [True, False], False),
+        ("garbage", 2, [True, True], False),
+        ('{"relevant": [true, false, false, false]}', 2, [True, False], False),  # too many: first n
+    ],
+)
+def test_booleans(text: str, n: int, verdicts: list[bool], ok: bool):
+    assert parsing.booleans(text, n) == (verdicts, ok)
+
+
+def test_rewrites_from_json_and_from_numbered_lines():
+    found, translation, ok = parsing.rewrites('{"rewrites": ["1. A?", "B?"], "translation": "plain"}', 3)
+    assert found == ["A?", "B?"] and translation == "plain" and ok
+    found, translation, ok = parsing.rewrites("Here you go:\n1. Is A allowed?\n2) Is B?\n- Is C?\nthanks", 3)
+    assert found == ["Is A allowed?", "Is B?", "Is C?"] and translation == "" and not ok
+
+
+def test_cited_numbers():
+    assert parsing.cited_numbers("Rule [2]. Exception [1][3], see [2, 4] and [5-7].") == [2, 1, 3, 4, 5, 6, 7]
+    assert parsing.cited_numbers("section 25A(b)(1) and [a] are not citations") == []
+
+
+def test_clean_answer():
+    assert parsing.clean_answer("<answer>Yes [1].</answer>") == "Yes [1]."
+    assert parsing.clean_answer("Answer: No [2]. <answer>") == "No [2]."
+    assert parsing.clean_answer("**Answer:** Yes") == "Yes"
+
+
+def test_render_fills_known_placeholders_and_keeps_literal_braces():
+    assert prompts.render("{a} {{json}} {unknown}", a=1) == "1 {json} {unknown}"
+
+
+def test_every_template_renders_with_the_values_nodes_pass():
+    values = dict(
+        question="q",
+        history="h",
+        examples="e",
+        n=3,
+        references="r",
+        translated_question="t",
+        sources="s",
+        vocabulary="v",
+        context="c",
+        refusal=prompts.refusal(),
+    )
+    for name in (
+        "condense",
+        "query2doc",
+        "rewrites",
+        "filter_cot",
+        "filter_validate",
+        "extract",
+        "read_domain",
+        "read_basic",
+    ):
+        t = prompts.template(name)
+        text = prompts.render(t.get("system", "") + t["user"], **values)
+        assert "{" not in text.replace('{"', "").replace("{}", ""), name
+
+
+def test_acronyms_are_expanded_once_as_whole_words():
+    text = prompts.expand_acronyms("Can MFS filers claim the AOTC? The AOTC and E&P, not AOTCs or mfs.")
+    assert text.startswith(
+        "Can MFS (married filing separately) filers claim the AOTC (American Opportunity Tax Credit)?"
+    )
+    assert text.count("American Opportunity") == 1 and "AOTCs" in text and "mfs." in text
+    assert "E&P (earnings and profits)" in text
+    assert (
+        prompts.expand_acronyms("the AOTC (American Opportunity Tax Credit)")
+        == "the AOTC (American Opportunity Tax Credit)"
+    )
+    assert list(prompts.find_acronyms("PFIC and REMIC")) == ["PFIC", "REMIC"]
+
+
+def test_reader_material_is_loaded():
+    assert "more likely than not" in prompts.vocabulary()
+    assert prompts.query2doc_examples().count("Query:") >= 2
+    assert prompts.answer_examples().count("Answer:") >= 2
+
+
+def _weights(tmp_path, parts: list[bytes], good: bytes | None = None) -> SplitWeights:
+    good = b"".join(parts) if good is None else good
+    return SplitWeights(
+        "m.gguf", tuple(f"p{i}" for i in range(len(parts))), len(good), hashlib.sha256(good).hexdigest()
+    )
+
+
+def test_weights_are_joined_atomically_and_verified(tmp_path, monkeypatch):
+    parts = [b"abc" * 1000, b"def" * 10, b"g"]
+    files = []
+    for i, data in enumerate(parts):
+        f = tmp_path / f"part{i}.bin"
+        f.write_bytes(data)
+        files.append(f)
+    monkeypatch.setattr("lclfqa.weights.part_paths", lambda w: files)
+    w = _weights(tmp_path, parts)
+    path = ensure_joined(w, tmp_path / "cache")
+    assert path.read_bytes() == b"".join(parts)
+    # a corrupted cached file is rebuilt from the parts
+    import lclfqa.weights as weights
+
+    weights._verified.clear()
+    path.write_bytes(b"tampered")
+    assert ensure_joined(w, tmp_path / "cache").read_bytes() == b"".join(parts)
+    # parts that are not the expected bytes are refused, and nothing is left behind
+    weights._verified.clear()
+    bad = _weights(tmp_path, parts, good=b"something else")
+    with pytest.raises(WeightsError, match="not the official m.gguf"):
+        ensure_joined(bad, tmp_path / "other")
+    assert list((tmp_path / "other").iterdir()) == []
+
+
+def test_qa_settings_validate_and_choose_the_plan():
+    with pytest.raises(ValueError, match="pipeline must be one of"):
+        Settings(pipeline="graph-rag")
+    with pytest.raises(ValueError, match="rewrites must be 0, 1 or 3"):
+        Settings(rewrites=2)
+    assert Settings.load(env={"LCLFQA_TOP_K": "4", "LCLFQA_PIPELINE": "rag"}).top_k == 4
+    assert plan_for(Settings(pipeline="rag")).parents is False
+    longrag = plan_for(Settings(pipeline="longrag", rewrites=3, reader="domain"))
+    assert (longrag.rewrites, longrag.reader, longrag.expand_footnotes) == (0, "basic", False)
+    lclf = plan_for(Settings(rewrites=1, reader="basic"))
+    assert (lclf.rewrites, lclf.reader, lclf.filter, lclf.extract) == (1, "basic", True, True)
