@@ -21,7 +21,7 @@ ROUTES = [
     ("Give your thought process", "thought"),
     ("booleans", "verdicts"),
     ("<information></information>", "information"),
-    ("Answer:", "answer"),
+    ("Answer the question from the sources", "answer"),
     ("Summarize", "summary"),
 ]
 

@@ -115,7 +115,7 @@ def test_acronyms_are_expanded_once_as_whole_words():
 def test_reader_material_is_loaded():
     assert "more likely than not" in prompts.vocabulary()
     assert prompts.query2doc_examples().count("Query:") >= 2
-    assert prompts.answer_examples().count("Answer:") >= 2
+    assert prompts.answer_examples().count("Example answer:") >= 2
 
 
 def _weights(tmp_path, parts: list[bytes], good: bytes | None = None) -> SplitWeights:

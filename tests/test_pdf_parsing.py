@@ -71,11 +71,7 @@ def _raw_page_text(path: Path, page: int) -> str:
 
 def _by_path_suffix(doc: ParsedDocument, *suffix: str, page: int | None = None) -> list[Section]:
     """Sections whose path ends with ``suffix`` (starting on ``page``: Dobbs' opinions reuse II.B.1)."""
-    return [
-        s
-        for s in doc.sections
-        if s.path[-len(suffix):] == suffix and (page is None or s.page_start == page)
-    ]
+    return [s for s in doc.sections if s.path[-len(suffix) :] == suffix and (page is None or s.page_start == page)]
 
 
 def _section_with(doc: ParsedDocument, pattern: str, page: int | None = None) -> tuple[Section, re.Match]:
@@ -188,9 +184,7 @@ def test_dobbs_page_at_across_a_page_break(dobbs):
 
 # --- eCFR regulations ---------------------------------------------------------------------------
 
-ECFR_RUNNING = re.compile(
-    r"up to date as of|\(enhanced display\)|page \d+ of \d+|This content is from the eCFR", re.I
-)
+ECFR_RUNNING = re.compile(r"up to date as of|\(enhanced display\)|page \d+ of \d+|This content is from the eCFR", re.I)
 
 
 @pytest.mark.parametrize("name", [p.name for p in ECFR_FILES])
@@ -208,9 +202,7 @@ def test_ecfr_running_header_and_footer_dropped(ecfr, name):
 def test_ecfr_paragraph_nesting(reg_25a1):
     b = "(b) Coordination of Hope Scholarship Credit and Lifetime Learning Credit"
     (sec,) = _by_path_suffix(reg_25a1, b, "(1) In general.")
-    assert sec.path[-3] == (
-        "§ 1.25A-1 Calculation of education tax credit and general eligibility requirements."
-    )
+    assert sec.path[-3] == ("§ 1.25A-1 Calculation of education tax credit and general eligibility requirements.")
     assert sec.path[0] == "Title 26 —Internal Revenue"
     assert sec.text.startswith("(1) In general. In the same taxable year, a taxpayer may claim")
     subparagraphs = [s.path[-1] for s in reg_25a1.sections if s.path[:-1] == sec.path[:-1]]
@@ -505,3 +497,177 @@ def test_synthetic_memo_heading_and_footnote_ref(memo):
     assert "course materials.1" in first.text
     assert first.footnote_refs == ("1",)
     assert second.footnote_refs == ()
+
+
+# --- heading rules (regressions) ----------------------------------------------------------------
+
+SAMPLE_MEMO = Path(__file__).resolve().parents[1] / "examples" / "sample" / "tax-memo-education-credits.pdf"
+SCOTUS = "SUPREME COURT OF THE UNITED STATES"
+
+
+def _draw(path: Path, rows: list[tuple[str, float, str] | float]) -> None:
+    """One letter page: ``(font, size, text)`` rows from the top at 1.3× leading; a number adds space."""
+    c = canvas.Canvas(str(path), pagesize=letter)
+    y = 700.0
+    for row in rows:
+        if isinstance(row, float | int):
+            y -= row
+            continue
+        font, size, text = row
+        c.setFont(font, size)
+        c.drawString(72, y, text)
+        y -= size * 1.3
+    c.save()
+
+
+def test_dobbs_appendix_statute_sections_are_not_headings(dobbs):
+    # Appendix A quotes state statutes, "Sec. 12. “That every person…”", and Roberts' opinion opens a
+    # page with "§41–41–191(2)(b)(i)(8). That procedure…": citations, not the opinion's structure.
+    assert "Sec. 12. “That every person who shall wilfully and" in _raw_page_text(DOBBS, 87)
+    titles = {t for s in dobbs.sections for t in s.path}
+    assert not [t for t in titles if re.match(r"(?:Sec\.|SEC\.|§)", t)]
+    (missouri,) = [s for s in dobbs.sections if s.path[-1:] == ("1. Missouri (1825):",)]
+    assert missouri.path[0] == SCOTUS and missouri.path[-2] == "A"
+    assert "Sec. 12. “That every person who shall wilfully and" in missouri.text
+    # Each later opinion (Thomas p. 117, Kavanaugh p. 124, Roberts p. 136, the dissent p. 148) starts afresh.
+    for page in (117, 124, 136, 148):
+        (start,) = [s for s in dobbs.sections if s.page_start == page and s.path[-1] == SCOTUS]
+        assert start.path == (SCOTUS,), (page, start.path)
+    for s in dobbs.sections:
+        if s.page_start >= 117:
+            assert s.path[0] == SCOTUS and s.path.count(SCOTUS) == 1, (s.page_start, s.path)
+    (ii,) = _by_path_suffix(dobbs, "II", page=140)  # Roberts II, right after the § line
+    assert ii.path == (SCOTUS, "II")
+
+
+def test_dobbs_page_printed_larger_is_body_text(dobbs):
+    # Page 136 (Roberts' first page) is set about 1.26× larger: its body is not a run of headings.
+    assert "We granted certiorari to decide one question" in _raw_page_text(DOBBS, 136)
+    on_136 = [s for s in dobbs.sections if s.page_start == 136]
+    assert [s.path for s in on_136] == [(SCOTUS,)]
+    assert "We granted certiorari to decide one question" in on_136[0].text
+    assert on_136[0].page_end == 137
+    (first,) = _by_path_suffix(dobbs, "I", page=137)
+    assert first.path == (SCOTUS, "I")
+
+
+def test_numbered_sentence_is_not_a_heading(dobbs, tmp_path):
+    # Dobbs: "…See ante, at 76–" / "77. There would be “turmoil”…" (p. 147) and "…at 23–" / "24. Indeed…" (p. 195).
+    for page, line in ((147, "77. There would be “turmoil” until we did so"), (195, "24. Indeed, all women now")):
+        sec, _ = _section_with(dobbs, re.escape(line), page=page)
+        assert not sec.path[-1].startswith(line[:3]), sec.path
+        assert not sec.text.startswith(line[:3])
+    # A line that opens with a number after a finished sentence: a run-on or a long sentence is body text.
+    path = tmp_path / "numbered.pdf"
+    body = "Times-Roman"
+    _draw(
+        path,
+        [
+            ("Helvetica-Bold", 14, "I. Background"),
+            (body, 11, "The court first described the earlier holding of the case, see the opinion at 76."),
+            (body, 11, "77. There would be turmoil until the question was decided, according to"),
+            (body, 11, "the court, because existing laws set shorter deadlines or no deadline at all."),
+            (body, 11, "3. The taxpayer paid the tuition for the spring and fall semesters of that year."),
+            (body, 11, "Nothing in the record suggests that the payments were made for any other year."),
+            8.0,
+            (body, 11, "2. Short title"),
+            8.0,
+            (body, 11, "The second part of the memorandum considers the limits on the credit in turn."),
+        ],
+    )
+    doc = parse_pdf(path)
+    assert [s.path for s in doc.sections] == [("I. Background",), ("I. Background", "2. Short title")]
+    assert "\n77. There would be turmoil" in doc.sections[0].text
+    assert "\n3. The taxpayer paid the tuition" in doc.sections[0].text
+
+
+def test_ecfr_subchapter_nests_under_chapter(reg_25a1, tmp_path):
+    b = "(b) Coordination of Hope Scholarship Credit and Lifetime Learning Credit"
+    (sec,) = _by_path_suffix(reg_25a1, b, "(1) In general.")
+    assert sec.path[:3] == (
+        "Title 26 —Internal Revenue",
+        "Chapter I —Internal Revenue Service, Department of the Treasury",
+        "Subchapter A —Income Tax",
+    )
+    assert sec.path[3].startswith("Part 1 —Income Taxes")
+    # The whole ladder: Title > Chapter > Subchapter > Part > Subpart > § > (a) > (1) > (i) > (A).
+    path = tmp_path / "ladder.pdf"
+    head, body = "Helvetica-Bold", "Times-Roman"
+    _draw(
+        path,
+        [
+            (head, 14, "Title 26 —Internal Revenue"),
+            (head, 14, "Chapter I —Internal Revenue Service"),
+            (head, 14, "Subchapter A —Income Tax"),
+            (head, 14, "Part 1 —Income Taxes"),
+            (head, 14, "Subpart A —Credits"),
+            (head, 12, "§ 1.25A-1 Calculation of education tax credit."),
+            (body, 11, "(a) In general. An individual is allowed a credit against the tax for the year."),
+            (body, 11, "(1) Rule. The credit is the total of the amounts described in this paragraph."),
+            (body, 11, "(i) First amount. The amount of qualified tuition paid during the year."),
+            (body, 11, "(A) Special case. A payment made by a third party is treated as made by the student."),
+            (body, 11, "(b) Items. The expenses that count toward the credit are:"),
+            (body, 11, "(1) tuition;"),
+            (body, 11, "(2) fees required for enrollment."),
+            (head, 14, "Subchapter B —Estate and Gift Taxes"),
+            (head, 14, "Part 20 —Estate Tax"),
+            (head, 12, "§ 20.2001-1 Valuation of adjusted taxable gifts."),
+            (body, 11, "(a) In general. The adjusted taxable gifts are valued as of the date of the gift."),
+        ],
+    )
+    paths = [s.path for s in parse_pdf(path).sections]
+    ladder = (
+        "Title 26 —Internal Revenue",
+        "Chapter I —Internal Revenue Service",
+        "Subchapter A —Income Tax",
+        "Part 1 —Income Taxes",
+        "Subpart A —Credits",
+        "§ 1.25A-1 Calculation of education tax credit.",
+    )
+    assert ladder + ("(a) In general.", "(1) Rule.", "(i) First amount.", "(A) Special case.") in paths
+    assert ladder + ("(b) Items.", "(1) tuition;") in paths  # one item per line: a list of paragraphs
+    assert ladder + ("(b) Items.", "(2) fees required for enrollment.") in paths
+    assert paths[-1] == (
+        "Title 26 —Internal Revenue",
+        "Chapter I —Internal Revenue Service",
+        "Subchapter B —Estate and Gift Taxes",
+        "Part 20 —Estate Tax",
+        "§ 20.2001-1 Valuation of adjusted taxable gifts.",
+        "(a) In general.",
+    )
+
+
+def test_sample_memo_headings():
+    doc = parse_pdf(SAMPLE_MEMO)
+    memo = "MEMORANDUM"
+    # "(1) Whether …; (2) whether …; and (3) how …" is one paragraph of the Question Presented.
+    (question,) = [s for s in doc.sections if s.path == (memo, "I. Question Presented")]
+    assert "\n(1) Whether Maria and David Chen" in question.text
+    assert "; and (3) how Emma" in _norm(question.text)
+    # A bold heading is its whole line, colon and all.
+    d = "D. Claiming the credits: Form 8863 and Form 1098-T"
+    (claiming,) = [s for s in doc.sections if s.path[-1:] == (d,)]
+    assert claiming.path == (memo, "IV. Discussion", d) and claiming.page_start == 3
+    assert [s.path[-1] for s in doc.sections if s.path[:-1] == (memo, "IV. Discussion")] == [
+        "A. The American Opportunity Tax Credit",
+        "B. The Lifetime Learning Credit",
+        "C. Coordination with the §529 distribution and the scholarship",
+        d,
+        "E. Later years",
+    ]
+    assert [s.path[-1] for s in doc.sections if len(s.path) == 2] == [
+        "I. Question Presented",
+        "II. Short Answer",
+        "III. Facts",
+        "IV. Discussion",
+        "V. Conclusion",
+    ]
+
+
+def test_missing_file_and_folder(tmp_path):
+    missing = tmp_path / "no such memo.pdf"
+    reason = _reason(missing)
+    assert "file not found" in reason
+    folder = tmp_path / "folder.pdf"
+    folder.mkdir()
+    assert "not a regular file" in _reason(folder)

@@ -12,9 +12,12 @@ The rules, in the order they run (each is a small function below):
    sequence; lines before the first number continue the previous page's last footnote.
 4. **Headings and nesting** — numbering (``TITLE I``, ``Subtitle A``, ``PART 2``, ``SEC. 13401.``,
    ``§ 1.25A-1``, ``I.``, ``A.``, ``1.``, ``(a)``, ``(1)``, ``(i)``, ``(A)``, ``Example 3.``) at the start
-   of a paragraph, or a short line set larger than the body or in bold. Named levels (title … section)
-   have a fixed rank; the others nest in the order a document first uses them, so ``(a)(1)(i)(A)`` and
-   ``I. A. 1.`` both come out right without a per-corpus table.
+   of a paragraph, or a short line set larger than the body (the document's and its own page's) or in
+   bold. Named levels (Title > Subtitle > Chapter > Subchapter > Part > Subpart > section) have a fixed
+   rank; the others nest in the order a document first uses them, so ``(a)(1)(i)(A)`` and ``I. A. 1.``
+   both come out right without a per-corpus table. Not headings: a plain ``Sec.``/``§`` line inside an
+   outline that no named level encloses (a quoted statute or a citation), a plain ``77. There would
+   be…`` sentence, and a paragraph that enumerates inline, ``(1) Whether …; (2) whether …``.
 
 Known limits (documented in README): two-column pages are read line by line across both columns;
 tables are flattened to text; a footnote continued onto the next page is joined to the previous
@@ -35,9 +38,7 @@ from lclfqa.ingest.layout import SOFT_HYPHEN, Line, page_lines
 
 # --- running headers and footers -------------------------------------------------------------
 
-_PAGE_NUMBER = re.compile(
-    r"^\s*(?:page\s+)?\d{1,4}(?:\s+of\s+\d{1,4})?\s*$|\bpage\s+\d{1,4}\s+of\s+\d{1,4}\b", re.I
-)
+_PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s+of\s+\d{1,4})?\s*$|\bpage\s+\d{1,4}\s+of\s+\d{1,4}\b", re.I)
 _RULE = re.compile(r"^[\s—–_\-‐]{4,}$")
 _RULE_PREFIX = re.compile(r"^\s*[—_]{4,}\s*")
 
@@ -93,7 +94,7 @@ def _find_running_lines(pages: list[list[Line]], page_height: list[float], body:
         bottom = [ln for ln in lines[-4:] if ln.bottom < 0.08 * height]
         marked = [i for i, ln in enumerate(bottom) if id(ln) in footers]
         if marked:
-            footers.update(id(ln) for ln in bottom[marked[0]:])
+            footers.update(id(ln) for ln in bottom[marked[0] :])
     return headers, footers
 
 
@@ -146,7 +147,7 @@ def _footnote_zone(lines: list[Line], page_body: float, page_h: float) -> int:
         if ln.bottom > 0.6 * page_h:
             break
         if _RULE.match(ln.text) or _RULE_PREFIX.match(ln.text):
-            below = lines[i + 1:] if _RULE.match(ln.text) else lines[i:]
+            below = lines[i + 1 :] if _RULE.match(ln.text) else lines[i:]
             if below and all(x.height < page_body - 0.8 for x in below):
                 return i
             break
@@ -182,7 +183,7 @@ def _opens_footnote(ln: Line) -> bool:
     if not m:
         return False
     small_start = ln.first_char_small or bool(ln.superscripts and ln.superscripts[0][0] <= 1)
-    return small_start or bool(_SPACED_START.match(text[m.end(1):]))
+    return small_start or bool(_SPACED_START.match(text[m.end(1) :]))
 
 
 def _split_footnotes(zone: list[Line], page: int, drafts: list[_FootnoteDraft]) -> None:
@@ -197,17 +198,14 @@ def _split_footnotes(zone: list[Line], page: int, drafts: list[_FootnoteDraft]) 
         if m:
             number = m.group(1)
             expected = (
-                last is not None
-                and last.number.isdigit()
-                and number.isdigit()
-                and int(number) == int(last.number) + 1
+                last is not None and last.number.isdigit() and number.isdigit() and int(number) == int(last.number) + 1
             )
             small_start = ln.first_char_small or bool(ln.superscripts and ln.superscripts[0][0] <= 1)
-            spaced = bool(_SPACED_START.match(text[m.end(1):]))
+            spaced = bool(_SPACED_START.match(text[m.end(1) :]))
             starts = small_start or (spaced and (expected or (last is None and number in {"1", "*"})))
         if starts:
             assert m is not None
-            body = text[m.end():].strip()
+            body = text[m.end() :].strip()
             drafts.append(_FootnoteDraft(m.group(1), page, [body]))
         elif last is not None:
             last.lines.append(text)
@@ -218,12 +216,19 @@ def _split_footnotes(zone: list[Line], page: int, drafts: list[_FootnoteDraft]) 
 # --- headings --------------------------------------------------------------------------------
 
 # Named levels, outermost first; everything else nests in order of first use.
+# The U.S. Code and the CFR share one order: Title > Subtitle > Chapter > Subchapter > Part > Subpart >
+# section (eCFR: Title 26 > Chapter I > Subchapter A > Part 1 > § 1.25A-1; the IRA: TITLE I > Subtitle D >
+# PART 4 > SEC. 13401). A level may be skipped; each one closes the levels at or below its rank.
 _RANKED = [
     (re.compile(r"^(?:TITLE|Title)\s+[IVXLC\d]+\b"), "title"),
-    (re.compile(r"^(?:Subtitle|SUBTITLE|Chapter|CHAPTER|Subchapter|SUBCHAPTER)\s+[A-Z\dIVX]+\b"), "subtitle"),
-    (re.compile(r"^(?:PART|Part|Subpart|SUBPART)\s+[A-Z\dIVX]+\b"), "part"),
+    (re.compile(r"^(?:Subtitle|SUBTITLE)\s+[A-Z\dIVX]+\b"), "subtitle"),
+    (re.compile(r"^(?:Chapter|CHAPTER)\s+[A-Z\dIVX]+\b"), "chapter"),
+    (re.compile(r"^(?:Subchapter|SUBCHAPTER)\s+[A-Z\dIVX]+\b"), "subchapter"),
+    (re.compile(r"^(?:PART|Part)\s+[A-Z\dIVX]+\b"), "part"),
+    (re.compile(r"^(?:Subpart|SUBPART)\s+[A-Z\dIVX]+\b"), "subpart"),
     (re.compile(r"^(?:SEC\.|Sec\.|SECTION|§)\s*\d"), "section"),
 ]
+_RANKED_KINDS = [k for _, k in _RANKED]
 _QUOTED = r"^[‘'“\"]*"  # statutes quote inserted text: ‘‘(1) IN GENERAL.—
 _DYNAMIC = [
     (re.compile(_QUOTED + r"\(([ivx]{1,5})\)\s"), "(i)"),
@@ -244,6 +249,7 @@ _LONE = [
 ]
 _LINE_NUMBER = re.compile(r"^(\d{1,2})\s+")
 _CAPS_SUBJECT = re.compile(r"^([‘'“\"]*\([\w]{1,4}\)\s+[A-Z][A-Z0-9 ,’'\-–&()]{2,}?\.—)")
+_DYNAMIC_PAREN = re.compile(_QUOTED + r"\(\w{1,5}\)\s")
 _ROMAN_AFTER = {"I": "H", "V": "U", "X": "W", "L": "K", "C": "B", "i": "h", "v": "u", "x": "w"}
 
 
@@ -258,24 +264,141 @@ def _strip_line_number(text: str, has_line_numbers: bool) -> str:
     return _LINE_NUMBER.sub("", text, count=1) if has_line_numbers else text
 
 
-def _classify(ln: Line, text: str, body: float, stack: list[_Heading], para_start: bool) -> _Heading | None:
+@dataclass
+class _PageView:
+    """What heading rules read about the page around a line: its body size and the lines that follow."""
+
+    lines: list[Line]  # the page's body lines (no running lines, no footnotes)
+    body: float  # the page's own body size: its most common line height, by characters
+    right: float  # the right edge of the page's text block
+    pitch: float  # the document's line pitch
+
+
+def _is_larger(ln: Line, body: float, page: _PageView) -> bool:
+    """Set larger than the body: larger than the document's body *and* than the page's own body.
+
+    A page printed at a larger scale (Dobbs p. 136) has every line larger than the document's body;
+    there only a line larger than that page's body, or a bold one, stands out as a display heading.
+    """
+    if ln.height < body * 1.12:
+        return False
+    return ln.bold or ln.height >= page.body * 1.12
+
+
+def _opens_named_level(stack: list[_Heading]) -> bool:
+    """Whether a plain ``Title``/``Part``/``Sec.``/``§`` line may open a named level here.
+
+    Named levels are a document's outermost structure. Once the document has opened an outline of its
+    own (``I.``, ``A.``, ``1.``, ``(a)``) that no named level encloses, a plain ``Sec. 12.`` or ``§41–41–191``
+    line is a quoted statute or a citation (Dobbs' appendix of state abortion laws), not structure.
+    """
+    for h in stack:
+        if h.kind in _RANKED_KINDS:
+            return True
+        if h.kind != "bold" and not h.kind.startswith("size"):
+            return False
+    return True
+
+
+def _same_paragraph(ln: Line, nxt: Line, pitch: float) -> bool:
+    """``nxt`` continues ``ln``'s paragraph: same size, ordinary leading, not indented further."""
+    return (
+        nxt.page == ln.page
+        and abs(nxt.height - ln.height) < 0.5
+        and -0.3 * ln.height <= ln.bottom - nxt.top <= 0.6 * pitch
+        and nxt.x0 <= ln.x0 + 1.0
+    )
+
+
+def _is_sentence(rest: str, ln: Line, nxt: Line | None, page: _PageView) -> bool:
+    """A plain ``77. There would be…`` line: the number starts a sentence, not a heading.
+
+    ``rest`` is the text after the number. Body text, when its first sentence runs past the line into
+    the next line of the same paragraph (the line fills the measure), or when it is a long sentence
+    (more than 12 words before its period); a heading is a short title, ``10. South Dakota (1877):``.
+    """
+    m = re.match(r"^\s*(.{1,160}?[.:;])(?:\s|$)", rest)
+    if m:
+        return len(m.group(1).split()) > 12
+    full = ln.x1 >= page.right - 3 * ln.height
+    return full and nxt is not None and _same_paragraph(ln, nxt, page.pitch)
+
+
+_ROMAN_NEXT = {"i": "ii", "ii": "iii", "iii": "iv", "iv": "v", "v": "vi", "vi": "vii", "vii": "viii", "viii": "ix"}
+
+
+def _next_labels(label: str) -> set[str]:
+    """The labels that can follow ``label`` in its series: ``1``→``2``, ``a``→``b``, ``i``→``ii``/``j``."""
+    if label.isdigit():
+        return {str(int(label) + 1)}
+    out = set()
+    low = label.lower()
+    if low in _ROMAN_NEXT:
+        out.add(_ROMAN_NEXT[low] if label.islower() else _ROMAN_NEXT[low].upper())
+    if len(label) == 1 and label.isalpha() and low != "z":
+        out.add(chr(ord(label) + 1))
+    return out
+
+
+def _enumerates_inline(label: str, page: _PageView, index: int, has_line_numbers: bool) -> bool:
+    """A paragraph ``(1) Whether …; (2) whether …; and (3) how …`` lists its items in one sentence.
+
+    The next item's marker follows a semicolon *inside* a line of the same paragraph, so the items are
+    not sections (a statute's ``(1) …; and`` / ``(2) …`` puts each item at the start of its own line).
+    """
+    following = "|".join(re.escape(x) for x in _next_labels(label))
+    if not following:
+        return False
+    pattern = re.compile(r";\s+(?:and\s+|or\s+)?\((?:" + following + r")\)\s")
+    lines = page.lines
+    for j in range(index, min(len(lines), index + 25)):
+        cur = lines[j]
+        text = _strip_line_number(cur.text, has_line_numbers)
+        if j > index and (not _same_paragraph(lines[j - 1], cur, page.pitch) or _DYNAMIC_PAREN.match(text)):
+            break  # the paragraph ended, or the next marker opens its own line: a list of paragraphs
+        if pattern.search(text):
+            return True
+    return False
+
+
+def _classify(
+    ln: Line,
+    text: str,
+    body: float,
+    stack: list[_Heading],
+    para_start: bool,
+    page: _PageView,
+    index: int,
+    has_line_numbers: bool = False,
+) -> _Heading | None:
+    """The heading ``ln`` opens, if any; ``page.lines[index]`` is ``ln``."""
     stripped = text.strip()
     if not stripped:
         return None
-    larger = ln.height >= body * 1.12 and len(stripped) < 160
+    larger = _is_larger(ln, body, page) and len(stripped) < 160
+    display = larger or ln.bold
     for pattern, kind in _RANKED:
-        if pattern.match(stripped) and (para_start or larger or ln.bold):
-            return _Heading(kind, _title(stripped, ln), "")
+        if pattern.match(stripped):
+            if display or (para_start and _opens_named_level(stack)):
+                return _Heading(kind, _title(stripped, ln, display), "")
+            break
     for pattern, kind in _LONE:
         m = pattern.match(stripped)
         if m:
             return _Heading(_disambiguate(kind, m.group(1), stack), stripped, m.group(1))
-    if para_start or larger or ln.bold:  # a bold/larger numbered line is a heading even after a page break
+    if para_start or display:  # a bold/larger numbered line is a heading even after a page break
         for pattern, kind in _DYNAMIC:
             m = pattern.match(stripped)
-            if m:
-                return _Heading(_disambiguate(kind, m.group(1), stack), _title(stripped, ln), m.group(1))
-    if (larger or ln.bold) and len(stripped) < 120 and not stripped.endswith(","):
+            if not m:
+                continue
+            if not display:
+                nxt = page.lines[index + 1] if index + 1 < len(page.lines) else None
+                if kind in ("I.", "A.", "1.") and _is_sentence(stripped[m.end(1) + 1 :], ln, nxt, page):
+                    return None
+                if kind.startswith("(") and _enumerates_inline(m.group(1), page, index, has_line_numbers):
+                    return None
+            return _Heading(_disambiguate(kind, m.group(1), stack), _title(stripped, ln, display), m.group(1))
+    if display and len(stripped) < 120 and not stripped.endswith(","):
         return _Heading(f"size{round(ln.height)}" if larger else "bold", stripped, "")
     return None
 
@@ -292,12 +415,18 @@ def _disambiguate(kind: str, label: str, stack: list[_Heading]) -> str:
     return kind
 
 
-def _title(text: str, ln: Line) -> str:
-    """A heading's own words: the emphasised subject, ``(a) IN GENERAL.—``, or the first clause."""
-    return _raw_title(text, ln).lstrip("‘’“”'\" ")
+def _title(text: str, ln: Line, display: bool = False) -> str:
+    """A heading's own words: the emphasised subject, ``(a) IN GENERAL.—``, or the first clause.
+
+    A ``display`` heading (bold or larger, on a line of its own) is its whole line: the colon in
+    ``D. Claiming the credits: Form 8863 and Form 1098-T`` does not end it.
+    """
+    return _raw_title(text, ln, display).lstrip("‘’“”'\" ")
 
 
-def _raw_title(text: str, ln: Line) -> str:
+def _raw_title(text: str, ln: Line, display: bool = False) -> str:
+    if display and len(text) <= 160:
+        return text.rstrip(" —")
     if ln.emphasis_prefix and text.startswith(ln.emphasis_prefix[:3]):
         return ln.emphasis_prefix.rstrip(" —-")
     m = _CAPS_SUBJECT.match(text)
@@ -311,21 +440,23 @@ def _raw_title(text: str, ln: Line) -> str:
 
 
 def _push(stack: list[_Heading], heading: _Heading) -> None:
-    ranked = [k for _, k in _RANKED]
+    ranked = _RANKED_KINDS
     if heading.kind in ranked:
         rank = ranked.index(heading.kind)
         while stack and (stack[-1].kind not in ranked or ranked.index(stack[-1].kind) >= rank):
             stack.pop()
     elif heading.kind.startswith("size"):
         size = int(heading.kind[4:])
-        while stack and (stack[-1].kind not in ranked) and not (
-            stack[-1].kind.startswith("size") and int(stack[-1].kind[4:]) > size
+        while (
+            stack
+            and (stack[-1].kind not in ranked)
+            and not (stack[-1].kind.startswith("size") and int(stack[-1].kind[4:]) > size)
         ):
             stack.pop()
     else:
         kinds = [h.kind for h in stack]
         if heading.kind in kinds:
-            del stack[kinds.index(heading.kind):]
+            del stack[kinds.index(heading.kind) :]
     stack.append(heading)
 
 
@@ -356,9 +487,18 @@ def _section(s: _SectionDraft) -> Section:
     text = _join(s.parts)
     breaks = tuple(max(0, min(len(text), b - lead)) for b in s.breaks)
     path = tuple(title.replace(SOFT_HYPHEN, "-") for title in s.path)
-    return Section(
-        path, text, s.page_start, s.page_end, footnote_refs=tuple(dict.fromkeys(s.refs)), page_breaks=breaks
-    )
+    return Section(path, text, s.page_start, s.page_end, footnote_refs=tuple(dict.fromkeys(s.refs)), page_breaks=breaks)
+
+
+def _ends_paragraph(prev_text: str) -> bool:
+    """The previous line may end a paragraph (a sentence, a list item, a ``(b) Coordination —`` lead-in).
+
+    A dash after a digit is a number range broken at the line's end (``see ante, at 76–`` / ``77. There
+    would be…``): the paragraph goes on.
+    """
+    if prev_text.endswith("–") and prev_text[-2:-1].isdigit():
+        return False
+    return prev_text.endswith((".", ":", ";", "—", "–", ")", "”", '"', "’’", "'"))
 
 
 def _has_line_numbers(lines: list[Line]) -> bool:
@@ -369,6 +509,10 @@ def _has_line_numbers(lines: list[Line]) -> bool:
 def parse_pdf(path: str | Path) -> ParsedDocument:
     """Parse ``path`` into sections and footnotes; raise :class:`UnreadableDocument` with the reason."""
     path = Path(path)
+    if not path.exists():
+        raise UnreadableDocument(path, "file not found; check the path (quote names with spaces or '&')")
+    if not path.is_file():
+        raise UnreadableDocument(path, "not a regular file; pass a PDF file")
     try:
         pdf = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as e:
@@ -376,9 +520,7 @@ def parse_pdf(path: str | Path) -> ParsedDocument:
         # PDFium keeps its last error code when a load fails without setting one (a PDF with no
         # pages does), so a "password" error counts only for a file with an /Encrypt dictionary.
         if "password" in msg.lower() and b"/Encrypt" in path.read_bytes():
-            raise UnreadableDocument(
-                path, "encrypted PDF: it needs a password; save an unencrypted copy"
-            ) from e
+            raise UnreadableDocument(path, "encrypted PDF: it needs a password; save an unencrypted copy") from e
         if e.err_code in (pdfium.raw.FPDF_ERR_SUCCESS, pdfium.raw.FPDF_ERR_PASSWORD):  # none of its own
             msg = "PDFium loaded no document: the page tree is empty or damaged"
         raise UnreadableDocument(path, f"not a readable PDF ({msg}); the file is corrupt or truncated") from e
@@ -399,8 +541,7 @@ def parse_pdf(path: str | Path) -> ParsedDocument:
     if n_chars < 20 * n_pages and n_chars < 200:
         raise UnreadableDocument(
             path,
-            "no text layer (a scanned PDF?): run OCR first, e.g. `ocrmypdf in.pdf out.pdf`, "
-            "then ingest the output",
+            "no text layer (a scanned PDF?): run OCR first, e.g. `ocrmypdf in.pdf out.pdf`, then ingest the output",
         )
     return _assemble(path, pages, heights)
 
@@ -426,18 +567,27 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
         page_body = _page_body_height(content)
         zone_start = _footnote_zone(content, page_body, page_h)
         _split_footnotes(content[zone_start:], page_no, drafts)
-        for ln in content[:zone_start]:
+        body_lines = content[:zone_start]
+        view = _PageView(
+            body_lines,
+            _body_height(body_lines) or body,
+            max((ln.x1 for ln in body_lines), default=0.0),
+            pitch,
+        )
+        for index, ln in enumerate(body_lines):
             text = _strip_line_number(ln.text, has_line_numbers)
             gap = (prev.bottom - ln.top) if prev is not None and prev.page == ln.page else 0.0
             prev_text = _strip_line_number(prev.text, has_line_numbers).rstrip() if prev is not None else ""
             para_start = (
                 prev is None
                 or gap > 0.6 * pitch
-                or prev_text.endswith((".", ":", ";", "—", "–", ")", "”", '"', "’’", "'"))
+                or _ends_paragraph(prev_text)
                 or (current is not None and len(current.parts) <= 1 and prev.height != ln.height)
-                or abs(ln.x0 - prev.x0) > 2 and prev.page == ln.page and ln.x0 < prev.x0
+                or abs(ln.x0 - prev.x0) > 2
+                and prev.page == ln.page
+                and ln.x0 < prev.x0
             )
-            heading = _classify(ln, text, body, stack, para_start)
+            heading = _classify(ln, text, body, stack, para_start, view, index, has_line_numbers)
             if heading is not None and current is not None and _continues_title(prev, ln, heading, current):
                 # a heading printed over two lines ("TITLE I—COMMITTEE ON" / "FINANCE")
                 stack[-1].title = f"{stack[-1].title} {text.strip()}"

@@ -141,4 +141,4 @@ def query2doc_examples() -> str:
 def answer_examples() -> str:
     """The answer-style examples for the reader (LCLF-QA, Figures 8-9)."""
     shots = _load("examples")["answers"]
-    return "\n\n".join(f"Question: {s['question']}\nAnswer: {s['answer']}" for s in shots)
+    return "\n\n".join(f"Example question: {s['question']}\nExample answer: {s['answer']}" for s in shots)
