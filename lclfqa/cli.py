@@ -7,7 +7,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -203,6 +203,140 @@ def info(index: IndexOption = DEFAULT_INDEX) -> None:
         out.print(
             f"  {rec.name}: {rec.pages} pages, {rec.sections} sections, {rec.footnotes} footnotes", highlight=False
         )
+
+
+# --- question answering -------------------------------------------------------------------------------
+
+PipelineOption = Annotated[
+    str | None, typer.Option("--pipeline", help="'lclf' (default), 'longrag' or 'rag' (baselines).")
+]
+ModelOption = Annotated[
+    str | None, typer.Option("--model", "--chat-model", help="'local' (default), 'local-tiny' or 'openai:<model>'.")
+]
+
+
+def _qa_graph(
+    index: Path,
+    config: Path | None,
+    checkpointer: Any = None,
+    **overrides: Any,
+) -> Any:
+    from lclfqa.config import Settings
+    from lclfqa.graph.build import load_graph
+    from lclfqa.ingest.index import Index, IndexStoreError
+
+    try:
+        settings = Settings.load(config).with_overrides(**overrides)
+    except (ValueError, OSError) as e:
+        _fail(str(e))
+    try:
+        idx = Index.load(index)
+    except IndexStoreError as e:
+        _fail(str(e))
+    return load_graph(index, settings, index=idx, checkpointer=checkpointer)
+
+
+def _qa_errors(exc: Exception) -> None:
+    from lclfqa.llama import LLMTimeout
+    from lclfqa.weights import WeightsError
+
+    if isinstance(exc, LLMTimeout | WeightsError | RuntimeError | TimeoutError | ValueError):
+        _fail(str(exc), 1)
+    raise exc
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in your own lingo (acronyms are expanded).")],
+    index: IndexOption = DEFAULT_INDEX,
+    config: ConfigOption = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print answer, citations, rewrites, retrieved chunks, timings as JSON.")
+    ] = False,
+    show_steps: Annotated[
+        bool, typer.Option("--show-steps", help="Also print rewrites, kept/dropped chunks, extracted information.")
+    ] = False,
+    model: ModelOption = None,
+    pipeline: PipelineOption = None,
+    rewrites: Annotated[int | None, typer.Option(help="query2doc rewrites: 0 (off), 1 or 3.")] = None,
+    reader: Annotated[str | None, typer.Option(help="'domain' (default) or 'basic' reader.")] = None,
+    top_k: Annotated[int | None, typer.Option("--top-k", "-k", help="Child chunks to retrieve.")] = None,
+    llm_cache: Annotated[
+        str | None, typer.Option(help="SQLite file caching LLM responses (reruns cost nothing).")
+    ] = None,
+) -> None:
+    """Answer QUESTION from the indexed documents, citing document, page and section of each source."""
+    from lclfqa.repl import print_sources, print_steps, run_streaming
+
+    logging.basicConfig(level=logging.ERROR)
+    graph = _qa_graph(
+        index,
+        config,
+        chat_model=model,
+        pipeline=pipeline,
+        rewrites=rewrites,
+        reader=reader,
+        top_k=top_k,
+        llm_cache=llm_cache,
+    )
+    try:
+        if as_json:
+            with console.status("answering", spinner="dots"):
+                result = graph.invoke({"question": question})
+            json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)
+            sys.stdout.write("\n")
+            return
+        result = run_streaming(graph, question, out=sys.stdout, status=console)
+    except KeyboardInterrupt:
+        _fail("cancelled", 130)
+    except Exception as e:
+        _qa_errors(e)
+    out = Console()
+    print_sources(result, out)
+    if show_steps:
+        out.print("")
+        print_steps(result, out)
+
+
+@app.command()
+def chat(
+    index: IndexOption = DEFAULT_INDEX,
+    config: ConfigOption = None,
+    thread: Annotated[str | None, typer.Option(help="Resume this conversation (its id is printed on exit).")] = None,
+    memory: Annotated[
+        Path | None, typer.Option(help="SQLite file holding conversations (default: chat.sqlite next to the index).")
+    ] = None,
+    model: ModelOption = None,
+    pipeline: PipelineOption = None,
+) -> None:
+    """A multi-turn REPL over the index: streamed answers with sources; /help lists commands."""
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from lclfqa.repl import chat_loop
+
+    logging.basicConfig(level=logging.ERROR)
+    db = memory or Path(index).parent / "chat.sqlite"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(db), check_same_thread=False)
+    try:
+        graph = _qa_graph(index, config, checkpointer=SqliteSaver(conn), chat_model=model, pipeline=pipeline)
+        try:
+            chat_loop(graph, thread, Console(), sys.stdout)
+        except Exception as e:
+            _qa_errors(e)
+    finally:
+        conn.close()
+
+
+def _mount_eval() -> None:
+    from lclfqa.eval.cli import eval_app
+
+    app.add_typer(eval_app, name="eval", help="Evaluation: retrieval metrics (DRM, character P/R) and QA batches.")
+
+
+_mount_eval()
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -46,7 +46,7 @@ def test_the_offline_default_answers_from_a_real_regulation_and_cites_its_page(t
     docs.mkdir()
     for name in (DEPENDENT_CARE, "26 CFR 1.25A-1 (up to date as of 6-26-2026).pdf"):
         shutil.copy(REGS / name, docs / name)
-    settings = Settings(rewrites=1, top_k=4, context_chars=3000, max_answer_tokens=200, n_ctx=4096)
+    settings = Settings(rewrites=1, top_k=4, context_chars=3000, max_answer_tokens=200, n_ctx=4096, llm_timeout=1800)
     ingest([docs], tmp_path / "index", settings)
     graph = load_graph(tmp_path / "index", settings)
     result = graph.invoke(

@@ -1,0 +1,134 @@
+"""``lclfqa eval``: measure retrieval (and later answers) on the benchmark sets.
+
+``eval_app`` is a Typer sub-app; the main CLI mounts it with ``app.add_typer(eval_app, name="eval")``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from lclfqa.eval.retrieval_eval import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS, RetrievalTable
+
+eval_app = typer.Typer(
+    help="Evaluate LCLF-QA on benchmark sets (retrieval: DRM, character precision/recall, document recall).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+_err = Console(stderr=True)
+
+
+@eval_app.callback()
+def _eval() -> None:
+    """Evaluate LCLF-QA on benchmark sets."""
+
+
+def _fail(message: str, code: int = 2) -> None:
+    _err.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(code)
+
+
+def _int_list(raw: str, what: str) -> list[int]:
+    try:
+        values = [int(x) for x in raw.split(",") if x.strip()]
+    except ValueError:
+        _fail(f"{what} must be comma-separated integers, e.g. 1,2,4,8; got {raw!r}")
+    if not values or min(values) < 1:
+        _fail(f"{what} must be positive integers; got {raw!r}")
+    return values
+
+
+def render_table(table: RetrievalTable) -> Table:
+    """One row per configuration and k: DRM, character precision, character recall, document recall."""
+    out = Table()
+    for col in ("config", "k", "DRM", "char P", "char R", "doc R"):
+        out.add_column(col, justify="left" if col == "config" else "right")
+    out.add_column("ms/query", justify="right")
+    for r in table.rows:
+        if r.skipped:
+            out.add_row(r.name, "", "", "", "", "", "", end_section=True)
+            out.add_row("", f"[dim]{r.note}[/]", "", "", "", "", "", end_section=True)
+            continue
+        for i, (k, s) in enumerate(r.scores.items()):
+            out.add_row(
+                r.name if i == 0 else "",
+                str(k),
+                f"{s.drm:.3f}",
+                f"{s.char_precision:.3f}",
+                f"{s.char_recall:.3f}",
+                f"{s.doc_recall:.3f}",
+                f"{r.query_ms:.1f}" if i == 0 else "",
+                end_section=i == len(r.scores) - 1,
+            )
+    return out
+
+
+@eval_app.command()
+def retrieval(
+    corpus: Annotated[Path, typer.Option("--corpus", help="Corpus folder (gold file paths are relative to it).")],
+    benchmark: Annotated[Path, typer.Option("--benchmark", help="LegalBench-RAG benchmark JSON.")],
+    k: Annotated[str, typer.Option("--k", help="Cut-offs, comma-separated.")] = ",".join(map(str, DEFAULT_KS)),
+    configs: Annotated[str, typer.Option("--configs", help=f"Comma-separated, from: {', '.join(CONFIGS)}.")] = ",".join(
+        DEFAULT_CONFIGS
+    ),
+    index: Annotated[
+        Path | None,
+        typer.Option("--index", help="Build or reuse our index here (default: a temporary folder)."),
+    ] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N queries.")] = None,
+    depth: Annotated[int, typer.Option("--depth", min=1, help="Candidates per list for hybrid fusion.")] = 50,
+    embedding_model: Annotated[
+        str | None, typer.Option("--embedding-model", help="Embedding model (default: the settings').")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="TOML settings file (fields of lclfqa.config.Settings).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
+    per_query: Annotated[bool, typer.Option("--per-query", help="With --json: add every query's scores.")] = False,
+) -> None:
+    """Retrieval quality of naive RAG, BM25, dense and hybrid on a LegalBench-RAG benchmark."""
+    from lclfqa.config import Settings
+    from lclfqa.eval.datasets import DatasetError, load_legalbench
+    from lclfqa.eval.retrieval_eval import run_retrieval_eval
+
+    ks = _int_list(k, "--k")
+    names = [c.strip() for c in configs.split(",") if c.strip()]
+    unknown = [c for c in names if c not in CONFIGS]
+    if unknown or not names:
+        _fail(f"unknown configuration(s) {', '.join(unknown) or '(none given)'}; known: {', '.join(CONFIGS)}")
+    try:
+        queries = load_legalbench(benchmark, corpus)
+    except DatasetError as e:
+        _fail(str(e))
+    if limit is not None:
+        queries = queries[:limit]
+    try:
+        settings = Settings.load(config, embedding_model=embedding_model)
+    except (OSError, ValueError) as e:
+        _fail(f"settings: {e}")
+
+    def progress(line: str) -> None:
+        _err.print(f"[dim]{line}[/]", highlight=False)
+
+    table = run_retrieval_eval(
+        queries, corpus, configs=names, ks=ks, index_dir=index, settings=settings, depth=depth, progress=progress
+    )
+    if as_json:
+        json.dump({"date": date.today().isoformat(), **table.to_json(per_query)}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return
+    out = Console(width=max(100, Console().width))
+    out.print(f"Retrieval on {table.corpus}: {table.queries} queries, {table.embedding_model}", highlight=False)
+    out.print(render_table(table))
+    for r in table.rows:
+        if not r.skipped:
+            extra = f", built in {r.build_seconds:.1f} s" if r.build_seconds else ""
+            out.print(f"[dim]{r.name}: {r.chunks} chunks{extra}[/]", highlight=False)

@@ -1,0 +1,95 @@
+"""``lclfqa ask`` and ``lclfqa chat`` through Typer's CliRunner, with a scripted chat model."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from typer.testing import CliRunner
+
+from lclfqa.cli import app
+from lclfqa.config import Settings
+from lclfqa.ingest.pipeline import ingest
+from tests.fakes import ScriptedChat
+from tests.test_graph import QUESTION, SAMPLE, good_script
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("docs")
+    shutil.copy(SAMPLE / "tax-memo-education-credits.pdf", folder)
+    out = tmp_path_factory.mktemp("idx") / "index"
+    ingest([folder], out, Settings(), embeddings=DeterministicFakeEmbedding(size=32))
+    return out
+
+
+@pytest.fixture
+def fake_models(monkeypatch: pytest.MonkeyPatch) -> ScriptedChat:
+    llm = ScriptedChat(script=good_script())
+    monkeypatch.setattr("lclfqa.models.get_chat_model", lambda *a, **k: llm)
+    monkeypatch.setattr("lclfqa.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
+    return llm
+
+
+def test_ask_json(index_dir: Path, fake_models: ScriptedChat):
+    result = runner.invoke(app, ["ask", QUESTION, "--index", str(index_dir), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["answer"].startswith("No.")
+    assert data["citations"][0]["document"] == "tax-memo-education-credits.pdf"
+    assert data["citations"][0]["pages"] and len(data["rewrites"]) == 3
+    assert set(data["timings"]) == {"rewrite", "retrieve", "expand", "filter", "extract", "read"}
+
+
+def test_ask_prints_answer_sources_and_steps(index_dir: Path, fake_models: ScriptedChat):
+    result = runner.invoke(app, ["ask", QUESTION, "--index", str(index_dir), "--show-steps", "--pipeline", "lclf"])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "No. Married taxpayers must file a joint return" in out
+    assert "Sources" in out and "[1] tax-memo-education-credits.pdf, p." in out
+    assert "Rewrite 1:" in out and "dropped" in out and "Steps" in out
+
+
+def test_ask_rejects_bad_settings_and_missing_index(tmp_path: Path, index_dir: Path, fake_models: ScriptedChat):
+    result = runner.invoke(app, ["ask", "q", "--index", str(tmp_path / "none")])
+    assert result.exit_code == 2 and "run ingest" in result.output
+    result = runner.invoke(app, ["ask", "q", "--index", str(index_dir), "--rewrites", "2"])
+    assert result.exit_code == 2 and "rewrites must be 0, 1 or 3" in result.output
+
+
+def test_chat_repl_remembers_turns_and_answers_commands(index_dir: Path, tmp_path: Path, fake_models: ScriptedChat):
+    lines = [QUESTION, "/sources", "And the lifetime learning credit?", "/steps", "/thread", "/bogus", "/quit"]
+    memory = tmp_path / "chat.sqlite"
+    args = ["chat", "--index", str(index_dir), "--thread", "memo", "--memory", str(memory)]
+    result = runner.invoke(app, args, input="\n".join(lines) + "\n")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert out.count("No. Married taxpayers") == 2
+    assert "Stand-alone question:" in out  # the second turn was condensed with the history
+    assert "Unknown command /bogus" in out and "memo" in out and "lclfqa chat --thread memo" in out
+    assert "condense" in fake_models.routes()
+    # resuming the thread continues the conversation
+    result = runner.invoke(app, args, input="One more?\n")
+    assert result.exit_code == 0, result.output
+    condense_prompts = [m[-1].content for key, m, _ in fake_models.calls if key == "condense"]
+    assert "lifetime learning credit" in condense_prompts[-1]
+
+
+def test_the_example_notebook_runs(tmp_path: Path, fake_models: ScriptedChat, monkeypatch: pytest.MonkeyPatch):
+    """Execute the notebook's code cells in order (from examples/, as Jupyter would), with the fake model."""
+    nb = json.loads((SAMPLE.parent / "notebook.ipynb").read_text(encoding="utf-8"))
+    work = tmp_path / "examples"
+    shutil.copytree(SAMPLE, work / "sample")
+    monkeypatch.chdir(work)
+    monkeypatch.setattr("lclfqa.ingest.pipeline.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
+    namespace: dict = {}
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            exec("".join(cell["source"]), namespace)  # noqa: S102
+    assert namespace["result"].answer.startswith("No.") and namespace["result"].citations
+    assert namespace["followup"]["standalone_question"].startswith("Can spouses filing separately")
