@@ -26,7 +26,8 @@ class Settings:
     )
     child_size: int = field(default=500, metadata={"help": "target size of a child chunk in characters"})
     footnote_chunks: FootnoteChunks = field(
-        default="page", metadata={"help": "one footnote child per page (the paper) or per footnote"}
+        default="footnote",
+        metadata={"help": "one footnote child per footnote (measured better: benchmarks/README.md) or per page"},
     )
     # --- document prefixes (Summary-Augmented Chunking, Reuter et al.)
     metadata_prefix: bool = field(

@@ -51,7 +51,7 @@ def test_ask_prints_answer_sources_and_steps(index_dir: Path, fake_models: Scrip
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "No. Married taxpayers must file a joint return" in out
-    assert "Sources" in out and "[1] tax-memo-education-credits.pdf, p." in out
+    assert "Sources" in out and "[1] tax-memo-education-credits.pdf, p" in out
     assert "Rewrite 1:" in out and "dropped" in out and "Steps" in out
 
 

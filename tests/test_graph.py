@@ -103,6 +103,13 @@ def test_lclf_pipeline_answers_with_citations_and_records_every_step(index_dir: 
     ]
 
 
+def test_an_empty_question_is_a_clear_error(index_dir: Path):
+    graph, llm = graph_with(index_dir, good_script())
+    with pytest.raises(ValueError, match="non-empty"):
+        graph.invoke({"question": "  "})
+    assert llm.calls == []
+
+
 def test_result_renders_for_notebooks_and_json(index_dir: Path):
     graph, _ = graph_with(index_dir, good_script())
     result = graph.invoke({"question": QUESTION})

@@ -161,3 +161,17 @@ def test_qa_settings_validate_and_choose_the_plan():
     assert (longrag.rewrites, longrag.reader, longrag.expand_footnotes) == (0, "basic", False)
     lclf = plan_for(Settings(rewrites=1, reader="basic"))
     assert (lclf.rewrites, lclf.reader, lclf.filter, lclf.extract) == (1, "basic", True, True)
+
+
+def test_llm_cache_setting_makes_reruns_free(tmp_path):
+    from langchain_community.cache import SQLiteCache
+
+    from lclfqa.models import get_chat_model
+    from tests.fakes import ScriptedChat
+
+    local = get_chat_model("local-tiny", settings=Settings(llm_cache=str(tmp_path / "cache" / "llm.sqlite")))
+    assert isinstance(local.cache, SQLiteCache)  # the model file is not loaded until the first call
+    llm = ScriptedChat(script={"answer": "cached"}, cache=SQLiteCache(str(tmp_path / "c.sqlite")))
+    prompt = "Answer the question from the sources above"
+    assert llm.invoke(prompt).content == llm.invoke(prompt).content == "cached"
+    assert len(llm.calls) == 1

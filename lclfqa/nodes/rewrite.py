@@ -41,7 +41,9 @@ def rewrites_schema(n: int) -> dict[str, Any]:
 def rewrite(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     ctx = runtime.context
     meter = Meter("rewrite")
-    question = state["question"].strip()
+    question = (state.get("question") or "").strip()
+    if not question:
+        raise ValueError('the graph needs a non-empty "question", e.g. graph.invoke({"question": "..."})')
     history = state.get("history") or []
     standalone = question
     if history:
