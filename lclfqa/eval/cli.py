@@ -9,13 +9,16 @@ import json
 import sys
 from datetime import date
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from lclfqa.eval.retrieval_eval import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS, RetrievalTable
+from lclfqa.eval.configs import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS
+
+if TYPE_CHECKING:
+    from lclfqa.eval.retrieval_eval import RetrievalTable
 
 eval_app = typer.Typer(
     help="Evaluate LCLF-QA on benchmark sets (retrieval: DRM, character precision/recall, document recall).",

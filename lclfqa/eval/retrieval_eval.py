@@ -47,9 +47,7 @@ __all__ = [
     "run_retrieval_eval",
 ]
 
-DEFAULT_KS: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
-DEFAULT_CONFIGS: tuple[str, ...] = ("naive", "bm25", "dense", "hybrid")
-CONFIGS: tuple[str, ...] = (*DEFAULT_CONFIGS, "+rewrites", "+summaries")
+from lclfqa.eval.configs import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS  # noqa: E402,F401  (re-exported)
 
 Rewriter = Callable[[str], list[str]]
 """Question -> rewrites (the question itself is searched too; do not repeat it)."""
