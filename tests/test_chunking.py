@@ -119,12 +119,7 @@ def test_footnote_chunks_link_page_parents_and_the_marker_parent():
 
 
 def test_plain_text_offsets_reproduce_the_source():
-    text = (
-        "1. Scope\n\n"
-        + "This policy applies to all users. " * 40
-        + "\n\n2. Data\n\n"
-        + "We collect data. " * 50
-    )
+    text = "1. Scope\n\n" + "This policy applies to all users. " * 40 + "\n\n2. Data\n\n" + "We collect data. " * 50
     s1_end = text.index("2. Data") - 2
     sections = [
         Section(("1. Scope",), text[:s1_end], 1, 1, start=0, end=s1_end),
@@ -148,17 +143,11 @@ def test_bad_settings_are_rejected():
 def test_real_regulation_chunks_cite_paragraph_paths():
     from lclfqa.ingest.pdf import parse_pdf
 
-    doc = parse_pdf(
-        DATA / "pdfs" / "treasury-regulations" / "26 CFR 1.25A-1 (up to date as of 6-26-2026).pdf"
-    )
+    doc = parse_pdf(DATA / "pdfs" / "treasury-regulations" / "26 CFR 1.25A-1 (up to date as of 6-26-2026).pdf")
     chunks = chunk_document(doc, parent_size=2000, child_size=500)
     children = [c for c in chunks if c.kind == CHILD]
     hit = next(
-        c
-        for c in children
-        if "modified adjusted gross income between $40,000 and $50,000" in " ".join(c.text.split())
+        c for c in children if "modified adjusted gross income between $40,000 and $50,000" in " ".join(c.text.split())
     )
     assert hit.page_start == 2
-    assert any(
-        p.startswith("(c) Limitation based on modified adjusted gross income") for p in hit.section_path
-    )
+    assert any(p.startswith("(c) Limitation based on modified adjusted gross income") for p in hit.section_path)

@@ -171,10 +171,23 @@ def test_missing_tags_and_no_inline_citations(index_dir: Path):
     assert "cites no source by number" in result.sources_text()
 
 
-def test_refusal_has_no_citations(index_dir: Path):
-    graph, _ = graph_with(index_dir, good_script(answer="The documents provided do not answer this question."))
+def _reader_prompt(llm) -> str:
+    return "\n".join(str(m.content) for m in next(m for key, m, _ in llm.calls if key == "answer"))
+
+
+def test_refusal_has_no_citations_and_is_allowed_only_without_relevant_sources(index_dir: Path):
+    none_relevant = lambda msgs: json.dumps({"relevant": [False] * _count_refs(msgs)})  # noqa: E731
+    script = good_script(answer="The documents provided do not answer this question.", verdicts=none_relevant)
+    graph, llm = graph_with(index_dir, script)
     result = graph.invoke({"question": "What is the home office deduction under section 280A?"})
     assert result["refused"] is True and result.citations == []
+    assert 'answer exactly: "The documents provided do not answer' in _reader_prompt(llm)
+    assert result["steps"]["read"]["filter_judged_relevant"] is False
+    # when the filter found relevant children, the reader is told to answer from them
+    graph, llm = graph_with(index_dir, good_script())
+    result = graph.invoke({"question": QUESTION})
+    assert "checked and are relevant" in _reader_prompt(llm) and "answer exactly" not in _reader_prompt(llm)
+    assert result["steps"]["read"]["filter_judged_relevant"] is True
 
 
 def test_rag_baseline_reads_children_directly_with_one_llm_call(index_dir: Path):

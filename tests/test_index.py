@@ -608,9 +608,7 @@ build(Path(sys.argv[1]), version=2)
 def test_hard_crash_leaves_previous_generation_live(index_dir: Path, point: str) -> None:
     """A process killed mid-write (no cleanup runs) still leaves the old generation live."""
     root = Path(__file__).resolve().parent.parent
-    proc = subprocess.run(
-        [sys.executable, "-c", _CRASH, str(index_dir), point], cwd=root, capture_output=True
-    )
+    proc = subprocess.run([sys.executable, "-c", _CRASH, str(index_dir), point], cwd=root, capture_output=True)
     assert proc.returncode == 3, proc.stderr.decode()
     leftovers = {"bm25": ["gen-000001", "gen-000002.tmp"], "current": ["gen-000001", "gen-000002"]}[point]
     assert generations(index_dir) == leftovers
@@ -685,9 +683,7 @@ def test_settings_must_be_json(tmp_path: Path) -> None:
 def test_index_of_parents_only(tmp_path: Path) -> None:
     documents, chunks, _ = make_corpus()
     parents = [c for c in chunks if c.kind == PARENT]
-    write_index(
-        tmp_path, documents, parents, np.zeros((0, DIM), np.float32), embedding_model=MODEL, settings={}
-    )
+    write_index(tmp_path, documents, parents, np.zeros((0, DIM), np.float32), embedding_model=MODEL, settings={})
     ix = Index.load(tmp_path)
     assert len(ix) == 0 and ix.manifest["bm25"] is None
     assert ix.chunks() == parents

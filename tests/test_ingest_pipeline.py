@@ -121,8 +121,16 @@ def test_cli_ingest_search_and_parse_with_the_real_embedder(tmp_path: Path):
     assert result.exit_code == 0, result.output
     assert "1 documents" in result.output
     result = runner.invoke(
-        app, ["search", "Can spouses filing separately claim the dependent care credit?", "--index",
-              str(tmp_path / "idx"), "-k", "3", "--json"]
+        app,
+        [
+            "search",
+            "Can spouses filing separately claim the dependent care credit?",
+            "--index",
+            str(tmp_path / "idx"),
+            "-k",
+            "3",
+            "--json",
+        ],
     )
     assert result.exit_code == 0, result.output
     hits = json.loads(result.stdout)

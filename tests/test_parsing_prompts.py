@@ -82,6 +82,7 @@ def test_every_template_renders_with_the_values_nodes_pass():
         vocabulary="v",
         context="c",
         refusal=prompts.refusal(),
+        refusal_rule=prompts.reader_rule(False),
     )
     for name in (
         "condense",

@@ -48,9 +48,9 @@ def assert_tiles(doc) -> None:
     prev = 0
     for s in doc.sections:
         assert s.start is not None and s.end is not None
-        assert src[s.start:s.end] == s.text
+        assert src[s.start : s.end] == s.text
         assert s.start >= prev, "sections overlap or are out of order"
-        assert not src[prev:s.start].strip(INSIGNIFICANT), f"text lost before {s.path}"
+        assert not src[prev : s.start].strip(INSIGNIFICANT), f"text lost before {s.path}"
         assert s.text == s.text.strip(INSIGNIFICANT), "a section starts or ends in whitespace"
         prev = s.end
     assert not src[prev:].strip(INSIGNIFICANT), "text lost at the end"
@@ -96,7 +96,7 @@ def test_offsets_line_up_with_benchmark_spans() -> None:
             assert covering
             for s in covering:
                 lo, hi = max(start, s.start), min(end, s.end)
-                assert s.text[lo - s.start:hi - s.start] == snip["answer"][lo - start:hi - start]
+                assert s.text[lo - s.start : hi - s.start] == snip["answer"][lo - start : hi - start]
             checked += 1
     assert checked >= 60
 

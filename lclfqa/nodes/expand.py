@@ -4,9 +4,9 @@ Reads ``retrieved``; writes ``sources`` and ``retrieved`` again with each child'
 Walking the children best first, a section child brings its parent; a footnote child brings *every*
 parent it is linked to (its page's parents and the one holding its marker), each with the footnote text
 injected inside ``<footnote>`` tags. Parents are de-duplicated and kept while they fit the
-``context_chars`` budget (the first always fits; injected footnotes count too). A child whose parents did not fit becomes a source of
-its own, so nothing retrieved is lost. With ``parents`` off (the ``rag`` pipeline) every child is its own
-source; with footnote expansion off (``longrag``) a footnote child is its own source.
+``context_chars`` budget (the first always fits; injected footnotes count too). A child whose parents
+did not fit becomes a source of its own, so nothing retrieved is lost. With ``parents`` off (the ``rag``
+pipeline) every child is its own source; with footnote expansion off (``longrag``) a footnote child is.
 """
 
 from __future__ import annotations

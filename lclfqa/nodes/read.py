@@ -4,7 +4,9 @@ Reads ``standalone_question``, ``translation``, ``history``, ``information``, ``
 writes ``answer``, ``citations``, ``refused`` and appends this turn to ``history``. The context is the
 extractor's information followed by the filtered children, each under the number of its source. The
 domain reader also gets the key legal phrases (levels of comfort, characterization terms); the basic
-reader (baselines) does not. With nothing retrieved it refuses without calling the LLM.
+reader (baselines) does not. With nothing retrieved it refuses without calling the LLM. When the CoT filter
+judged some children relevant (well-formed verdicts, not "none"), the reader is told to answer from them
+rather than invited to refuse: small local models otherwise refuse even with the answer in front of them.
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             "history": [*turn, {"role": "assistant", "content": answer}],
         } | meter.record(skipped=True)
     reader = ctx.plan.reader
+    judged = (state.get("steps") or {}).get("filter", {})
+    relevant = ctx.plan.filter and bool(judged.get("well_formed")) and not judged.get("none_relevant_kept_all")
     msgs = prompts.messages(
         "read_domain" if reader == "domain" else "read_basic",
         vocabulary=prompts.vocabulary(),
@@ -84,6 +88,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         question=question,
         translated_question=state.get("translation") or question,
         refusal=prompts.refusal(),
+        refusal_rule=prompts.reader_rule(relevant),
     )
     answer = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=ctx.settings.max_answer_tokens))
     refused = is_refusal(answer)
@@ -93,4 +98,4 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         "citations": citations,
         "refused": refused,
         "history": [*turn, {"role": "assistant", "content": answer}],
-    } | meter.record(reader=reader, context_chars=sum(len(m.content) for m in msgs))
+    } | meter.record(reader=reader, filter_judged_relevant=relevant, context_chars=sum(len(m.content) for m in msgs))

@@ -71,6 +71,12 @@ def refusal() -> str:
     return _load("templates")["refusal"]
 
 
+def reader_rule(relevant: bool) -> str:
+    """The reader's last rule: answer from sources the filter judged relevant, else refusal allowed."""
+    t = _load("templates")
+    return t["answer_rule"] if relevant else render(t["refusal_rule"], refusal=t["refusal"])
+
+
 # --- glossary -------------------------------------------------------------------------------------
 
 
