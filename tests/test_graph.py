@@ -88,6 +88,9 @@ def test_lclf_pipeline_answers_with_citations_and_records_every_step(index_dir: 
     assert [c["n"] for c in result.citations] == [1]
     cite = result.citations[0]
     assert cite["document"] == result["sources"][0]["document"] and cite["pages"] and not cite["inferred"]
+    # narrowed to the kept child: its section path and pages, not the whole parent's
+    kept = result["filtered"][0]
+    assert cite["section"] == " › ".join(kept["section"]) and cite["pages"] == sorted(set(kept["pages"]))
     assert set(result["steps"]) == {"rewrite", "retrieve", "expand", "filter", "extract", "read"}
     assert result["steps"]["rewrite"]["llm_calls"] == 2 and result["steps"]["filter"]["llm_calls"] == 2
     assert sorted(llm.routes()) == sorted(["passage", "rewrites", "thought", "verdicts", "information", "answer"])

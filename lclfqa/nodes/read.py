@@ -48,16 +48,17 @@ def build_context(information: str, children: list[dict[str, Any]]) -> str:
 
 def cite(answer: str, sources: list[dict[str, Any]], children: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Citations for the [n] the answer uses; if it uses none, the sources of the children it was given
-    (marked ``inferred``)."""
+    (marked ``inferred``). A parent spans several sections and pages, so a citation narrows to the kept
+    children of that source: their pages and the first one's section path."""
     by_number = {s["source"]: s for s in sources}
-    numbers = [n for n in parsing.cited_numbers(answer) if n in by_number]
-    if numbers:
-        return [citation(by_number[n]) for n in numbers]
-    seen: list[int] = []
+    kept: dict[int, list[dict[str, Any]]] = {}
     for c in children:
-        if c["source"] not in seen and c["source"] in by_number:
-            seen.append(c["source"])
-    return [citation(by_number[n], inferred=True) for n in seen]
+        kept.setdefault(c["source"], []).append(c)
+    numbers = [n for n in parsing.cited_numbers(answer) if n in by_number]
+    inferred = not numbers
+    if inferred:
+        numbers = [n for n in kept if n in by_number]
+    return [citation(by_number[n], kept.get(n, []), inferred=inferred) for n in numbers]
 
 
 def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:

@@ -48,13 +48,16 @@ def body(ref: dict[str, Any]) -> str:
     return ref["text"].strip() + notes
 
 
-def citation(source: dict[str, Any], *, inferred: bool = False) -> dict[str, Any]:
-    """The ``citations`` entry for a source: document, pages, section path."""
-    first, last = source["pages"][0], source["pages"][-1]
+def citation(source: dict[str, Any], children: list[dict[str, Any]] = (), *, inferred: bool = False) -> dict[str, Any]:
+    """The ``citations`` entry for a source: document, pages, section path — narrowed to ``children`` (the
+    kept children of that source) when there are any."""
+    refs = list(children) or [source]
+    pages = sorted({p for r in refs for p in range(r["pages"][0], r["pages"][-1] + 1)})
+    section = refs[0].get("section") or source.get("section") or []
     return {
         "n": source["source"],
         "document": source["document"],
-        "pages": list(range(first, last + 1)),
-        "section": " › ".join(source.get("section") or []),
+        "pages": pages,
+        "section": " › ".join(section),
         "inferred": inferred,
     }
