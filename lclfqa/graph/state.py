@@ -61,3 +61,9 @@ class QAState(TypedDict, total=False):
     """True when the answer says the documents do not answer the question."""
     steps: Annotated[dict[str, Any], merge_steps]
     """Per node: ``{"seconds", "llm_calls", "prompt_tokens", "completion_tokens", ...notes}``."""
+
+
+def question_fields(state: QAState) -> dict[str, str]:
+    """``question`` (stand-alone, acronyms expanded) and ``translated_question`` for a prompt template."""
+    question = state.get("standalone_question") or state.get("question", "")
+    return {"question": question, "translated_question": state.get("translation") or question}

@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 
 from lclfqa import prompts
 from lclfqa.graph.context import QAContext
-from lclfqa.graph.state import QAState
+from lclfqa.graph.state import QAState, question_fields
 from lclfqa.nodes import parsing
 from lclfqa.nodes.calls import Meter, chat
 from lclfqa.nodes.refs import body, label
@@ -36,12 +36,10 @@ def extract_information(state: QAState, runtime: Runtime[QAContext]) -> dict[str
     sources = state.get("sources", [])
     if not ctx.plan.extract or not sources:
         return {"information": ""} | meter.record(skipped=True)
-    question = state.get("standalone_question") or state["question"]
     msgs = prompts.messages(
         "extract",
         sources=numbered_sources(sources),
-        question=question,
-        translated_question=state.get("translation") or question,
+        **question_fields(state),
     )
     try:
         raw = chat(ctx.resources.llm, msgs, meter, max_tokens=INFORMATION_TOKENS)

@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 
 from lclfqa import prompts
 from lclfqa.graph.context import QAContext
-from lclfqa.graph.state import QAState
+from lclfqa.graph.state import QAState, question_fields
 from lclfqa.nodes import parsing
 from lclfqa.nodes.calls import Meter, chat
 from lclfqa.nodes.refs import body, label
@@ -49,13 +49,11 @@ def filter_children(state: QAState, runtime: Runtime[QAContext]) -> dict[str, An
     keep_all = {"thought": "", "filtered": children, "dropped": []}
     if not ctx.plan.filter or not children:
         return keep_all | meter.record(skipped=True, kept=len(children))
-    question = state.get("standalone_question") or state["question"]
     n = len(children)
     msgs = prompts.messages(
         "filter_cot",
         references=references(children),
-        question=question,
-        translated_question=state.get("translation") or question,
+        **question_fields(state),
     )
     try:
         thought = parsing.tagged(chat(ctx.resources.llm, msgs, meter, max_tokens=THOUGHT_TOKENS), "thought_process")

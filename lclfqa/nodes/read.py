@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 
 from lclfqa import prompts
 from lclfqa.graph.context import QAContext
-from lclfqa.graph.state import QAState
+from lclfqa.graph.state import QAState, question_fields
 from lclfqa.nodes import parsing
 from lclfqa.nodes.calls import Meter, chat
 from lclfqa.nodes.refs import body, citation, label
@@ -64,7 +64,6 @@ def cite(answer: str, sources: list[dict[str, Any]], children: list[dict[str, An
 def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     ctx = runtime.context
     meter = Meter("read")
-    question = state.get("standalone_question") or state["question"]
     children = state.get("filtered", [])
     sources = state.get("sources", [])
     information = state.get("information", "")
@@ -86,8 +85,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         context=build_context(information, children),
         history=prompts.format_history(state.get("history") or []) or "(none)",
         examples=prompts.answer_examples(),
-        question=question,
-        translated_question=state.get("translation") or question,
+        **question_fields(state),
         refusal=prompts.refusal(),
         refusal_rule=prompts.reader_rule(relevant),
     )
