@@ -66,8 +66,8 @@ def main() -> None:
     print(f"{'node':<9}{'seconds':>9}{'LLM calls':>11}{'prompt tok':>12}{'gen tok':>9}")
     for node in NODES:
         steps = [r["steps"][node] for r in rows["parallel"]]
-        m = {key: statistics.fmean(s.get(key, 0) for s in steps) for key in ("seconds", "llm_calls")}
-        m |= {key: statistics.fmean(s.get(key, 0) for s in steps) for key in ("prompt_tokens", "completion_tokens")}
+        keys = ("seconds", "llm_calls", "prompt_tokens", "completion_tokens")
+        m = {key: statistics.fmean(s.get(key, 0) for s in steps) for key in keys}
         print(
             f"{node:<9}{m['seconds']:9.1f}{m['llm_calls']:11.1f}{m['prompt_tokens']:12.0f}{m['completion_tokens']:9.0f}"
         )

@@ -12,13 +12,13 @@ from rich.console import Console
 from lclfqa.graph.build import QAGraph
 from lclfqa.graph.result import QAResult
 
-NODE_STATUS = {
-    "rewrite": "rewriting the question (query2doc)",
-    "retrieve": "retrieving (BM25 + dense, RRF)",
-    "expand": "expanding parents and footnotes",
-    "filter": "filtering and extracting",
-    "extract": "filtering and extracting",
-    "read": "writing the answer",
+# what the graph does next, once a node has reported (filter and extract run together)
+STATUS_AFTER = {
+    "rewrite": "retrieving (BM25 + dense, RRF)",
+    "retrieve": "expanding parents and footnotes",
+    "expand": "filtering and extracting",
+    "filter": "writing the answer",
+    "extract": "writing the answer",
 }
 
 CHAT_HELP = """Commands:
@@ -66,7 +66,7 @@ def run_streaming(
     state: dict[str, Any] = {}
     stripper = _TagStripper()
     streamed = False
-    with status.status("starting", spinner="dots") as spinner:
+    with status.status("rewriting the question (query2doc)", spinner="dots") as spinner:
         for mode, payload in graph.stream(
             {"question": question}, config, stream_mode=["messages", "updates", "values"]
         ):
@@ -78,11 +78,10 @@ def run_streaming(
                         streamed = True
                     out.write(stripper.feed(chunk.content))
                     out.flush()
-            elif mode == "updates":
+            elif mode == "updates" and not streamed:
                 for node in payload:
-                    nxt = {"rewrite": "retrieve", "retrieve": "expand", "expand": "filter", "filter": "read"}.get(node)
-                    if nxt and not streamed:
-                        spinner.update(NODE_STATUS[nxt])
+                    if node in STATUS_AFTER:
+                        spinner.update(STATUS_AFTER[node])
             elif mode == "values":
                 state = payload
     result = QAResult(state)
@@ -162,9 +161,15 @@ def chat_loop(graph: QAGraph, thread: str | None, console: Console, out: TextIO)
             if cmd == "/help":
                 console.print(CHAT_HELP, highlight=False, markup=False)
             elif cmd == "/sources":
-                print_sources(last, console) if last else console.print("No answer yet.")
+                if last:
+                    print_sources(last, console)
+                else:
+                    console.print("No answer yet.")
             elif cmd == "/steps":
-                print_steps(last, console) if last else console.print("No answer yet.")
+                if last:
+                    print_steps(last, console)
+                else:
+                    console.print("No answer yet.")
             elif cmd == "/reset":
                 thread, last = uuid.uuid4().hex[:8], None
                 console.print(f"New conversation: thread {thread}.", highlight=False)

@@ -318,7 +318,6 @@ MEMO_HTML = """<html><head><title>Memo</title></head><body>
 
 
 def test_unstructured_runs_offline(tmp_path: Path, no_network: None) -> None:
-    pytest.importorskip("markdown", reason="partitioning .md needs the package `markdown`")
     md = tmp_path / "memo 2024 & notes.md"
     md.write_text(MEMO_MD, encoding="utf-8")
     doc = parse_file(md)

@@ -41,6 +41,7 @@ class QAResult(dict):
     def to_json(self) -> dict[str, Any]:
         """The ``lclfqa ask --json`` object."""
         steps = self.get("steps", {})
+        dropped = set(self.get("dropped", []))
         return {
             "question": self.get("question", ""),
             "answer": self.answer,
@@ -57,7 +58,7 @@ class QAResult(dict):
                     "pages": r["pages"],
                     "section": r["section"],
                     "score": r.get("score"),
-                    "kept": r["id"] not in set(self.get("dropped", [])),
+                    "kept": r["id"] not in dropped,
                 }
                 for r in self.get("retrieved", [])
             ],

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import BaseMessage
 
 
 class Meter:
@@ -80,7 +80,7 @@ def chat(
 
 def text_of(message: BaseMessage) -> str:
     """The text of a chat message (content blocks joined)."""
-    content = message.content if isinstance(message, AIMessage | BaseMessage) else message
+    content = message.content
     if isinstance(content, str):
         return content
     parts = []
