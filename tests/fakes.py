@@ -15,6 +15,12 @@ Reply = str | Callable[[list[BaseMessage]], str] | Exception
 
 # what each node's prompt (its last message) contains → the key of the scripted reply
 ROUTES = [
+    # the answer metrics' judge prompts (lclfqa/prompts/eval.toml)
+    ("Candidate Answer:", "triples"),
+    ("Check each claim", "labels"),
+    ("final decision as a JSON object", "decision"),
+    ("RESPONSE:", "coverage"),
+    # the graph's nodes (lclfqa/prompts/templates.toml)
     ("Follow-up question:", "condense"),
     ("Passage:", "passage"),
     ("rewrite the query", "rewrites"),

@@ -1,4 +1,5 @@
-"""``lclfqa eval``: measure retrieval (and later answers) on the benchmark sets.
+"""``lclfqa eval``: retrieval metrics here; ``qa`` (:mod:`lclfqa.eval.qa_cli`) and ``synth``
+(:mod:`lclfqa.eval.synth_cli`) are registered at the bottom.
 
 ``eval_app`` is a Typer sub-app; the main CLI mounts it with ``app.add_typer(eval_app, name="eval")``.
 """
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from lclfqa.eval.retrieval_eval import RetrievalTable
 
 eval_app = typer.Typer(
-    help="Evaluate LCLF-QA on benchmark sets (retrieval: DRM, character precision/recall, document recall).",
+    help="Evaluate LCLF-QA: retrieval (DRM, character P/R), QA batches (claim recall, coverage), synthetic QA.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -135,3 +136,14 @@ def retrieval(
         if not r.skipped:
             extra = f", built in {r.build_seconds:.1f} s" if r.build_seconds else ""
             out.print(f"[dim]{r.name}: {r.chunks} chunks{extra}[/]", highlight=False)
+
+
+def _register() -> None:
+    from lclfqa.eval.qa_cli import qa
+    from lclfqa.eval.synth_cli import synth
+
+    eval_app.command("qa")(qa)
+    eval_app.command("synth")(synth)
+
+
+_register()

@@ -5,7 +5,8 @@ The TOML files next to this module hold the words; this module only loads and fi
 - ``templates.toml`` — one table per LLM call (``system`` / ``user``), after LCLF-QA Appendix B;
 - ``glossary.toml`` — acronyms the rewrite node expands before retrieval;
 - ``vocabulary.toml`` — the domain reader's key legal phrases (levels of comfort, characterization);
-- ``examples.toml`` — query2doc passages and answer-style examples.
+- ``examples.toml`` — query2doc passages and answer-style examples;
+- ``eval.toml`` — the judge prompts of the answer metrics (claim triples, claim check, coverage).
 """
 
 from __future__ import annotations
@@ -42,17 +43,22 @@ def render(template: str, **values: Any) -> str:
     return _PLACEHOLDER.sub(fill, template)
 
 
-def template(name: str) -> dict[str, str]:
-    """The ``system``/``user`` strings of the template ``name`` (a table of ``templates.toml``)."""
+def template(name: str, file: str = "templates") -> dict[str, str]:
+    """The ``system``/``user`` strings of the template ``name`` (a table of ``<file>.toml``)."""
     try:
-        return _load("templates")[name]
+        return _load(file)[name]
     except KeyError:
-        raise KeyError(f"no prompt template {name!r} in lclfqa/prompts/templates.toml") from None
+        raise KeyError(f"no prompt template {name!r} in lclfqa/prompts/{file}.toml") from None
 
 
 def messages(name: str, **values: Any) -> list[BaseMessage]:
     """System (if the template has one) and user message of template ``name``, filled with ``values``."""
-    t = template(name)
+    return messages_from("templates", name, **values)
+
+
+def messages_from(file: str, name: str, **values: Any) -> list[BaseMessage]:
+    """Like :func:`messages` for a template of ``<file>.toml`` (``eval``: the answer metrics' prompts)."""
+    t = template(name, file)
     out: list[BaseMessage] = []
     if t.get("system"):
         out.append(SystemMessage(render(t["system"], **values)))

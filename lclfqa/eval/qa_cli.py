@@ -1,0 +1,184 @@
+"""``lclfqa eval qa``: the QA batch — answers, judges, ``results.jsonl``, ``summary.json``, ``report.md``.
+
+A Typer command function; :mod:`lclfqa.eval.cli` registers it. Heavy imports happen inside the function so
+``lclfqa --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+_err = Console(stderr=True)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    _err.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(code)
+
+
+def qa(
+    dataset: Annotated[
+        Path,
+        typer.Option("--dataset", help="QA set: JSON Lines (id, question, gold_answer, necessary_claims?, evidence?)."),
+    ],
+    index: Annotated[Path, typer.Option("--index", help="Index folder made by `lclfqa ingest`.")],
+    out: Annotated[Path, typer.Option("--out", help="Output folder; a rerun with the same folder resumes.")],
+    pipeline: Annotated[
+        str, typer.Option("--pipeline", help="Comma-separated pipelines: lclf, longrag, rag.")
+    ] = "lclf,longrag,rag",
+    ablations: Annotated[
+        str,
+        typer.Option(
+            "--ablations",
+            help="Comma-separated: no-rewriter, 1-rewrite, no-layout (needs --plain-index), basic-reader; or all.",
+        ),
+    ] = "",
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Runs per question and variant.")] = 1,
+    model: Annotated[str | None, typer.Option("--model", help="Answering chat model (default: settings).")] = None,
+    judge: Annotated[str | None, typer.Option("--judge", help="Judge chat model (default: the answering one).")] = None,
+    baseline: Annotated[
+        str | None, typer.Option("--baseline", help="Variant the others are tested against (default: rag).")
+    ] = None,
+    plain_index: Annotated[
+        Path | None, typer.Option("--plain-index", help="The same documents ingested with --chunking plain.")
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, help="Questions answered at once (API models; local runs one).")
+    ] = 1,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N questions.")] = None,
+    ids: Annotated[str | None, typer.Option("--ids", help="Only these question ids, comma-separated.")] = None,
+    top_k: Annotated[int | None, typer.Option("--top-k", min=1, help="Children retrieved per question.")] = None,
+    llm_cache: Annotated[
+        Path | None, typer.Option("--llm-cache", help="SQLite response cache (default: OUT/llm-cache.sqlite).")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="TOML settings file (fields of lclfqa.config.Settings).")
+    ] = None,
+    report_only: Annotated[
+        bool,
+        typer.Option("--report-only", help="Rewrite summary.json and report.md from results.jsonl; answer nothing."),
+    ] = False,
+) -> None:
+    """Answer a QA set with each pipeline and ablation, judge the answers, and write a report.
+
+    Scores: claim-triple recall, coverage (COMPLETE / PARTIAL / INCORRECT → score), evidence recall, refusals,
+    with a paired permutation test against the baseline. Every LLM call is cached, so a rerun costs nothing.
+    """
+    import logging
+    import time
+    from datetime import date
+
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from lclfqa.config import Settings
+    from lclfqa.eval.datasets import DatasetError, load_qa_jsonl
+    from lclfqa.eval.qa_runner import EvalConfigMismatch, QARunConfig, read_rows, run_qa_eval
+    from lclfqa.eval.report import write_report
+    from lclfqa.eval.variants import select_variants
+
+    try:
+        variants = select_variants(pipeline, ablations)
+    except ValueError as e:
+        _fail(str(e))
+    try:
+        items = load_qa_jsonl(dataset)
+    except DatasetError as e:
+        _fail(str(e))
+    if ids:
+        wanted = [i.strip() for i in ids.split(",") if i.strip()]
+        missing = sorted(set(wanted) - {item.id for item in items})
+        if missing:
+            _fail(f"no question(s) {', '.join(missing)} in {dataset}")
+        items = [item for item in items if item.id in wanted]
+    if limit is not None:
+        items = items[:limit]
+    if not (index / "CURRENT").exists() and not report_only:
+        _fail(f"{index} is not an index (no CURRENT file); build one with `lclfqa ingest DOCS --index {index}`")
+    if any(v.index == "plain" for v in variants) and plain_index is None and not report_only:
+        _fail("the no-layout ablation needs --plain-index: `lclfqa ingest DOCS --index DIR --chunking plain`")
+    try:
+        settings = Settings.load(config, chat_model=model, top_k=top_k, llm_cache=str(llm_cache) if llm_cache else None)
+    except (OSError, ValueError) as e:
+        _fail(f"settings: {e}")
+    run_config = QARunConfig(
+        dataset=str(dataset),
+        index=index,
+        out=out,
+        variants=variants,
+        settings=settings,
+        judge_model=judge,
+        runs=runs,
+        concurrency=concurrency,
+        plain_index=plain_index,
+    )
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    total = len(items) * len(variants) * runs
+    started = time.perf_counter()
+    if report_only:
+        keys = {(item.id, v.name) for item in items for v in variants}
+        rows = [r for r in read_rows(out / "results.jsonl") if (r["id"], r["variant"]) in keys]
+        if not rows:
+            _fail(f"no rows for these questions and variants in {out / 'results.jsonl'}")
+    else:
+        _err.print(
+            f"{len(items)} questions × {len(variants)} variants × {runs} run(s) = {total} rows → {out}",
+            highlight=False,
+        )
+        columns = (
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+        )
+        with Progress(*columns, console=_err, transient=False) as bar:
+            task = bar.add_task("answering and judging", total=total)
+
+            def progress(row: dict) -> None:
+                m = row.get("metrics", {})
+                what = "skipped (done)" if row.get("skipped") else row.get("error") or m.get("coverage", "")
+                bar.console.print(f"[dim]{row['id']} {row['variant']} run {row['run']}: {what}[/]", highlight=False)
+                bar.advance(task)
+
+            try:
+                rows = run_qa_eval(items, run_config, progress=progress)
+            except (EvalConfigMismatch, ValueError) as e:
+                _fail(str(e))
+    meta = {
+        "date": date.today().isoformat(),
+        "dataset": str(dataset),
+        "dataset_name": dataset.stem,
+        "questions": len(items),
+        "index": str(index),
+        "chat_model": settings.chat_model,
+        "judge_model": judge or settings.chat_model,
+        "runs": runs,
+        "wall_seconds": round(time.perf_counter() - started, 1),
+    }
+    try:
+        summary = write_report(rows, variants, out, meta, baseline=baseline)
+    except ValueError as e:
+        _fail(str(e))
+    failed = sum(s["failed"] for s in summary["variants"].values())
+    for name, s in summary["variants"].items():
+        _err.print(
+            f"{name:<13} score {s['coverage_score']:.3f}  recall {s['claim_recall']:.3f}  "
+            f"C/P/I {s['complete']}/{s['partial']}/{s['incorrect']}  failed {s['failed']}",
+            highlight=False,
+        )
+    _err.print(f"report: {out / 'report.md'}", highlight=False)
+    if failed:
+        _err.print(f"[yellow]{failed} row(s) failed; rerun the same command to retry them[/]")
+        raise typer.Exit(1)

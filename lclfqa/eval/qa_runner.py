@@ -1,0 +1,382 @@
+"""The QA batch runner behind ``lclfqa eval qa``: every question × variant × run through the graph, judged,
+one JSON line per row in ``<out>/results.jsonl``.
+
+- **Resumable.** A row is appended (and fsync'd) as soon as it is judged; a rerun with the same ``--out``
+  skips the rows already there and retries rows that failed. A half-written last line (a crash) is
+  ignored. ``config.json`` records what the rows were made with; resuming with a different dataset,
+  index, answerer or judge is refused rather than mixed.
+- **Cheap reruns.** Every LLM call goes through the SQLite response cache (``<out>/llm-cache.sqlite`` by
+  default), so re-judging or re-reporting costs nothing. A temperature-0 model makes ``runs > 1`` repeats.
+- **Order.** Rows run question by question, each question through every variant, so an interrupted run
+  still holds paired rows for the significance test.
+- **Judging** (:mod:`lclfqa.eval.judge`) may use another model than the answerer. The gold claims of a
+  question are extracted once and kept in ``<out>/claims.json``. Questions the corpus does not answer are
+  scored without a judge: a refusal is COMPLETE (recall 1), an answer INCORRECT (recall 0); a refusal of
+  an answerable question is INCORRECT with recall 0.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
+
+from lclfqa.config import Settings
+from lclfqa.eval import answer_metrics as am
+from lclfqa.eval.datasets import QAItem
+from lclfqa.eval.judge import Claims, check_claims, extract_claims, judge_coverage
+from lclfqa.eval.variants import Variant
+from lclfqa.nodes.calls import Meter
+
+log = logging.getLogger(__name__)
+
+RESULTS = "results.jsonl"
+CLAIMS = "claims.json"
+CONFIG = "config.json"
+CURVE_KS: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
+
+
+class EvalConfigMismatch(ValueError):
+    """``--out`` holds rows made with another dataset, index or model."""
+
+
+@dataclass
+class QARunConfig:
+    """What one ``lclfqa eval qa`` batch runs."""
+
+    dataset: str
+    index: Path
+    out: Path
+    variants: list[Variant]
+    settings: Settings = field(default_factory=Settings)
+    judge_model: str | None = None
+    """Chat model of the judge; ``None``: the answerer's."""
+    runs: int = 1
+    concurrency: int = 1
+    plain_index: Path | None = None
+    """Index of the same documents with ``chunking="plain"`` (the ``no-layout`` ablation)."""
+
+    @property
+    def judge_name(self) -> str:
+        return self.judge_model or self.settings.chat_model
+
+    def fingerprint(self) -> dict[str, Any]:
+        """The fields a resumed run must share with the rows already written."""
+        return {
+            "dataset": str(self.dataset),
+            "index": str(Path(self.index).resolve()),
+            "chat_model": self.settings.chat_model,
+            "judge_model": self.judge_name,
+        }
+
+
+Progress = Callable[[dict[str, Any]], None]
+
+
+def row_key(row: dict[str, Any]) -> tuple[str, str, int]:
+    return (str(row.get("id")), str(row.get("variant")), int(row.get("run", 0)))
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a results file, the last row per key winning; unreadable lines are skipped."""
+    if not path.exists():
+        return []
+    rows: dict[tuple[str, str, int], dict[str, Any]] = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(row, dict) and "id" in row and "variant" in row:
+                rows[row_key(row)] = row
+    return list(rows.values())
+
+
+class RowWriter:
+    """Appends rows to ``results.jsonl`` one durable line at a time (thread-safe)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and path.stat().st_size:
+            with open(path, "rb") as f:
+                f.seek(-1, os.SEEK_END)
+                torn = f.read(1) != b"\n"
+            if torn:  # a crash cut the last line: start a fresh one
+                with open(path, "a", encoding="utf-8") as f:
+                    f.write("\n")
+
+    def write(self, row: dict[str, Any]) -> None:
+        line = json.dumps(finite(row), ensure_ascii=False, default=_json_default, allow_nan=False) + "\n"
+        with self._lock, open(self.path, "a", encoding="utf-8") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def finite(value: Any) -> Any:
+    """``value`` with every NaN/inf float replaced by ``None`` (strict JSON has no NaN)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(v) for v in value]
+    return value
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, set | tuple):
+        return list(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """``path`` holds the old or the new JSON, never half of one."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    text = json.dumps(finite(data), ensure_ascii=False, indent=2, default=_json_default, allow_nan=False)
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+class ClaimStore:
+    """Gold claims per question, extracted once per (gold answer, judge) and kept in ``claims.json``."""
+
+    def __init__(self, path: Path, judge: str) -> None:
+        self.path = path
+        self.judge = judge
+        self._lock = threading.Lock()
+        self._item_locks: dict[str, threading.Lock] = {}
+        try:
+            self._data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        except ValueError:
+            self._data = {}
+
+    def _stamp(self, item: QAItem) -> str:
+        return hashlib.sha256(f"{self.judge}\0{item.question}\0{item.gold_answer}".encode()).hexdigest()[:16]
+
+    def get(self, item: QAItem, make: Callable[[], Claims]) -> Claims:
+        with self._lock:
+            lock = self._item_locks.setdefault(item.id, threading.Lock())
+        with lock:
+            entry = self._data.get(item.id)
+            if entry and entry.get("stamp") == self._stamp(item):
+                return Claims.from_json(entry["claims"])
+            claims = make()
+            with self._lock:
+                self._data[item.id] = {"stamp": self._stamp(item), "claims": claims.to_json()}
+                write_json_atomic(self.path, self._data)
+            return claims
+
+
+def judge_row(
+    item: QAItem, result: dict[str, Any], judge: BaseChatModel, claims: ClaimStore, ks: Sequence[int] = CURVE_KS
+) -> dict[str, Any]:
+    """The metrics of one answered question (see the module docstring for the no-judge cases)."""
+    refused = bool(result.get("refused"))
+    outcome = am.refusal_outcome(item, refused)
+    metrics: dict[str, Any] = {"refusal": outcome, **am.evidence_scores(item, result)}
+    metrics["retrieval"] = am.retrieval_curve(item, result, ks)
+    meter = Meter("judge")
+    judge_notes: dict[str, Any] = {}
+    if outcome in ("correct_refusal", "missed_refusal", "wrong_refusal"):
+        right = outcome == "correct_refusal"
+        metrics |= {
+            "coverage": "COMPLETE" if right else "INCORRECT",
+            "claims_total": 1,
+            "claims_entailed": int(right),
+            "claim_recall": float(right),
+        }
+        judge_notes = {"by": "refusal rule"}
+    else:
+        gold = claims.get(
+            item, lambda: extract_claims(judge, item.question, item.gold_answer, item.necessary_claims, meter)
+        )
+        recall = check_claims(judge, item.question, result.get("answer", ""), gold.texts, meter)
+        coverage = judge_coverage(
+            judge, item.question, item.gold_answer, result.get("answer", ""), item.necessary_claims, meter
+        )
+        metrics |= {
+            "coverage": coverage.category,
+            "claims_total": recall.total,
+            "claims_entailed": recall.entailed,
+            "claim_recall": recall.recall,
+        }
+        judge_notes = {
+            "by": "judge",
+            "claims_from": gold.source,
+            "claims": gold.texts,
+            "labels": recall.labels,
+            "labels_well_formed": recall.well_formed,
+            "coverage_thought": coverage.thought,
+            "coverage_well_formed": coverage.well_formed,
+        }
+    judge_notes |= {
+        "llm_calls": meter.llm_calls,
+        "prompt_tokens": meter.prompt_tokens,
+        "completion_tokens": meter.completion_tokens,
+    }
+    metrics["points"] = {"COMPLETE": 2, "PARTIAL": 1, "INCORRECT": 0}[metrics["coverage"]]
+    return {"metrics": metrics, "judge": judge_notes}
+
+
+def _answer_fields(result: dict[str, Any]) -> dict[str, Any]:
+    steps = result.get("steps", {})
+    dropped = set(result.get("dropped", []))
+    return {
+        "answer": result.get("answer", ""),
+        "refused": bool(result.get("refused")),
+        "citations": result.get("citations", []),
+        "rewrites": result.get("rewrites", []),
+        "translation": result.get("translation", ""),
+        "retrieved": [
+            {"id": c["id"], "document": c["document"], "pages": c["pages"], "kept": c["id"] not in dropped}
+            for c in result.get("retrieved", [])
+        ],
+        "timings": {node: s.get("seconds") for node, s in steps.items()},
+        "llm_calls": sum(int(s.get("llm_calls", 0)) for s in steps.values()),
+        "tokens": {
+            "prompt": sum(int(s.get("prompt_tokens", 0)) for s in steps.values()),
+            "completion": sum(int(s.get("completion_tokens", 0)) for s in steps.values()),
+        },
+    }
+
+
+def run_qa_eval(
+    items: Sequence[QAItem],
+    config: QARunConfig,
+    *,
+    llm: BaseChatModel | None = None,
+    judge: BaseChatModel | None = None,
+    embeddings: Embeddings | None = None,
+    progress: Progress | None = None,
+) -> list[dict[str, Any]]:
+    """Run (or resume) the batch; returns every row in ``results.jsonl`` for these questions and variants.
+
+    ``llm``/``judge``/``embeddings`` replace the models the settings name (tests pass fakes). ``progress``
+    is called with each finished row (skipped rows included, with ``"skipped": True``).
+    """
+    from lclfqa.graph import load_graph
+    from lclfqa.ingest.index import Index
+
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    _check_config(out, config)
+    settings = config.settings
+    if settings.llm_cache is None:
+        settings = settings.with_overrides(llm_cache=str(out / "llm-cache.sqlite"))
+    if llm is None:
+        from lclfqa.models import get_chat_model
+
+        llm = get_chat_model(settings.chat_model, settings=settings)
+    if judge is None:
+        if config.judge_name == settings.chat_model:
+            judge = llm
+        else:
+            from lclfqa.models import get_chat_model
+
+            judge = get_chat_model(config.judge_name, settings=settings)
+
+    indexes: dict[str, Index] = {"layout": Index.load(config.index)}
+    if any(v.index == "plain" for v in config.variants):
+        if config.plain_index is None:
+            raise ValueError(
+                "the no-layout ablation needs --plain-index (the same documents ingested with --chunking plain)"
+            )
+        indexes["plain"] = Index.load(config.plain_index)
+    if embeddings is None:
+        from lclfqa.models import get_embeddings
+
+        embeddings = get_embeddings(indexes["layout"].embedding_model, settings.openai_base_url)
+    graphs = {
+        v.name: load_graph(
+            config.plain_index if v.index == "plain" else config.index,
+            settings.with_overrides(**v.overrides),
+            llm=llm,
+            embeddings=embeddings,
+            index=indexes[v.index],
+        )
+        for v in config.variants
+    }
+
+    results_path = out / RESULTS
+    done = {row_key(r): r for r in read_rows(results_path) if not r.get("error")}
+    writer = RowWriter(results_path)
+    claims = ClaimStore(out / CLAIMS, config.judge_name)
+    tasks = [(item, v, run) for item in items for v in config.variants for run in range(config.runs)]
+
+    def one(item: QAItem, variant: Variant, run: int) -> dict[str, Any]:
+        key = (item.id, variant.name, run)
+        if key in done:
+            return done[key] | {"skipped": True}
+        row: dict[str, Any] = {"id": item.id, "variant": variant.name, "run": run, "question": item.question}
+        t = time.perf_counter()
+        try:
+            result = dict(graphs[variant.name].invoke({"question": item.question}))
+            row |= _answer_fields(result)
+            row["seconds"] = round(time.perf_counter() - t, 3)
+            t = time.perf_counter()
+            row |= judge_row(item, result, judge, claims)
+            row["judge"]["seconds"] = round(time.perf_counter() - t, 3)
+        except Exception as exc:  # recorded on the row and retried by the next run
+            log.warning("%s / %s / run %d failed: %s", item.id, variant.name, run, exc)
+            row["error"] = f"{type(exc).__name__}: {exc}"
+        writer.write(row)
+        return row
+
+    rows: list[dict[str, Any]] = []
+    with ThreadPoolExecutor(max_workers=max(1, config.concurrency)) as pool:
+        futures = [pool.submit(one, *task) for task in tasks]
+        for future in as_completed(futures):
+            row = future.result()
+            rows.append(row)
+            if progress is not None:
+                progress(row)
+    order = {(item.id, v.name, run): i for i, (item, v, run) in enumerate(tasks)}
+    return sorted(rows, key=lambda r: order[row_key(r)])
+
+
+def _check_config(out: Path, config: QARunConfig) -> None:
+    path = out / CONFIG
+    fingerprint = config.fingerprint()
+    if path.exists() and (out / RESULTS).exists():
+        try:
+            old = json.loads(path.read_text(encoding="utf-8")).get("fingerprint", {})
+        except ValueError:
+            old = {}
+        differ = [k for k in fingerprint if old.get(k) != fingerprint[k]]
+        if old and differ:
+            raise EvalConfigMismatch(
+                f"{out} holds rows made with another {', '.join(differ)} "
+                f"({'; '.join(f'{k}: {old.get(k)!r}' for k in differ)}); use a new --out"
+            )
+    write_json_atomic(
+        path,
+        {
+            "fingerprint": fingerprint,
+            "variants": [asdict(v) for v in config.variants],
+            "runs": config.runs,
+            "settings": asdict(config.settings),
+            "plain_index": str(config.plain_index) if config.plain_index else None,
+        },
+    )
+
+
+def items_by_id(items: Iterable[QAItem]) -> dict[str, QAItem]:
+    return {item.id: item for item in items}

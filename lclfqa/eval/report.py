@@ -1,0 +1,286 @@
+"""From the rows of ``results.jsonl`` to ``summary.json``, ``report.md`` and PNG plots.
+
+Per variant: claim recall, the coverage categories and score (with a 95 % bootstrap interval over
+questions), evidence recall in the reader's context and in the top-k children, refusals, latency and
+tokens, and a paired permutation test against the baseline variant on the questions both answered
+(per-question values averaged over runs). Rows that failed are counted, never scored.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from lclfqa.eval.answer_metrics import category_counts, coverage_score, mean
+from lclfqa.eval.qa_runner import write_json_atomic
+from lclfqa.eval.stats import bootstrap_ci, paired_permutation_test
+from lclfqa.eval.variants import Variant
+
+PAPER_TABLE = "LCLF-QA Table 1"
+
+
+def _per_question(rows: list[dict[str, Any]], key: str) -> dict[str, float]:
+    """Question id → mean of ``metrics[key]`` over its runs (``nan`` when none is a number)."""
+    by_q: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        value = r["metrics"].get(key)
+        by_q[r["id"]].append(math.nan if value is None else float(value))
+    return {q: mean(vs) for q, vs in by_q.items()}
+
+
+def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]:
+    """The summary of one variant's judged rows."""
+    cats = [r["metrics"]["coverage"] for r in rows]
+    points = _per_question(rows, "points")
+    refusals = [r["metrics"]["refusal"] for r in rows]
+    unanswerable = sum(o in ("correct_refusal", "missed_refusal") for o in refusals)
+    answerable = len(refusals) - unanswerable
+    score_ci = bootstrap_ci([p / 2 for p in points.values()])
+    recall_q = _per_question(
+        [r for r in rows if r["metrics"]["refusal"] in ("answered", "wrong_refusal")], "claim_recall"
+    )
+    well_formed = [
+        r["judge"].get("coverage_well_formed", True) and r["judge"].get("labels_well_formed", True) for r in rows
+    ]
+    return {
+        "rows": len(rows),
+        "failed": failed,
+        "questions": len(points),
+        "claim_recall": mean(recall_q.values()),
+        "claim_recall_ci": bootstrap_ci(list(recall_q.values())),
+        **{k.lower(): v for k, v in category_counts(cats).items()},
+        "coverage_score": coverage_score(cats),
+        "coverage_score_ci": score_ci,
+        "evidence_recall_context": mean(r["metrics"].get("evidence_recall_context") for r in rows),
+        "evidence_recall_topk": mean(r["metrics"].get("evidence_recall_topk") for r in rows),
+        "correct_refusals": refusals.count("correct_refusal"),
+        "unanswerable": unanswerable,
+        "wrong_refusals": refusals.count("wrong_refusal"),
+        "answerable": answerable,
+        "judge_well_formed": sum(well_formed) / len(well_formed) if well_formed else math.nan,
+        "seconds": mean(r.get("seconds") for r in rows),
+        "judge_seconds": mean(r["judge"].get("seconds") for r in rows),
+        "llm_calls": mean(r.get("llm_calls") for r in rows),
+        "prompt_tokens": mean(r.get("tokens", {}).get("prompt") for r in rows),
+        "completion_tokens": mean(r.get("tokens", {}).get("completion") for r in rows),
+        "drm_at_k": _curve(rows, "drm"),
+        "evidence_recall_at_k": _curve(rows, "evidence_recall"),
+    }
+
+
+def _curve(rows: list[dict[str, Any]], name: str) -> dict[str, float]:
+    by_k: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        for k, v in (r["metrics"].get("retrieval", {}).get(name) or {}).items():
+            if v is not None:
+                by_k[str(k)].append(float(v))
+    return {k: mean(vs) for k, vs in sorted(by_k.items(), key=lambda kv: int(kv[0]))}
+
+
+def summarize(
+    rows: Sequence[dict[str, Any]], variants: Sequence[Variant], baseline: str | None = None
+) -> dict[str, Any]:
+    """``summary.json``: per variant figures and the paired tests against ``baseline`` (default: ``rag``
+    when it ran, else the first variant)."""
+    names = [v.name for v in variants]
+    base = baseline or ("rag" if "rag" in names else names[0])
+    if base not in names:
+        raise ValueError(f"baseline {base!r} is not among the variants ({', '.join(names)})")
+    judged = {n: [r for r in rows if r["variant"] == n and not r.get("error") and "metrics" in r] for n in names}
+    failed = {n: sum(1 for r in rows if r["variant"] == n and r.get("error")) for n in names}
+    out: dict[str, Any] = {"baseline": base, "variants": {}}
+    base_points = _per_question(judged[base], "points")
+    base_recall = _per_question(judged[base], "claim_recall")
+    for v in variants:
+        s = summarize_variant(judged[v.name], failed[v.name])
+        s |= {"description": v.description, "ablation": v.ablation}
+        if v.name != base:
+            points = _per_question(judged[v.name], "points")
+            recall = _per_question(judged[v.name], "claim_recall")
+            common = sorted(set(points) & set(base_points))
+            s["vs_baseline"] = {
+                "questions": len(common),
+                "score_diff": mean(points[q] / 2 - base_points[q] / 2 for q in common),
+                "p_score": paired_permutation_test([points[q] for q in common], [base_points[q] for q in common]),
+                "p_recall": paired_permutation_test(
+                    [recall.get(q, math.nan) for q in common], [base_recall.get(q, math.nan) for q in common]
+                ),
+            }
+        out["variants"][v.name] = s
+    return out
+
+
+# ------------------------------------------------------------------------------------------ report.md
+
+
+def _f(x: Any, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return f"{x:.{digits}f}" if isinstance(x, float) else str(x)
+
+
+def _ci(pair: Sequence[float]) -> str:
+    lo, hi = pair
+    return "" if math.isnan(lo) else f" [{lo:.2f}, {hi:.2f}]"
+
+
+def _table(summary: dict[str, Any], names: list[str]) -> list[str]:
+    base = summary["baseline"]
+    head = (
+        "| variant | recall | complete | partial | incorrect | score [95 % CI] | p score / recall vs "
+        f"{base} | evidence recall: context / top-k | refusals right | wrong refusals | s / question | failed |"
+    )
+    lines = [head, "|" + "---|" * 12]
+    for n in names:
+        s = summary["variants"][n]
+        vs = s.get("vs_baseline")
+        p = f"{_f(vs['p_score'], 2)} / {_f(vs['p_recall'], 2)} (n={vs['questions']})" if vs else "baseline"
+        lines.append(
+            f"| {n} | {_f(s['claim_recall'])} | {s['complete']} | {s['partial']} | {s['incorrect']} | "
+            f"{_f(s['coverage_score'])}{_ci(s['coverage_score_ci'])} | {p} | "
+            f"{_f(s['evidence_recall_context'], 2)} / {_f(s['evidence_recall_topk'], 2)} | "
+            f"{s['correct_refusals']}/{s['unanswerable']} | {s['wrong_refusals']}/{s['answerable']} | "
+            f"{_f(s['seconds'], 1)} | {s['failed']} |"
+        )
+    return lines
+
+
+def render_report(
+    summary: dict[str, Any], rows: Sequence[dict[str, Any]], meta: dict[str, Any], plots: Sequence[str] = ()
+) -> str:
+    """The Markdown report: the pipelines table (after LCLF-QA Table 1), ablations (Table 2), retrieval
+    on this set, and every question's category per variant."""
+    variants = summary["variants"]
+    mains = [n for n, s in variants.items() if not s["ablation"]]
+    ablations = [n for n, s in variants.items() if s["ablation"]]
+    out = [
+        f"# QA evaluation: {meta.get('dataset_name', 'dataset')}",
+        "",
+        f"- date: {meta.get('date', date.today().isoformat())}",
+        f"- dataset: `{meta.get('dataset')}` ({meta.get('questions')} questions)",
+        f"- index: `{meta.get('index')}`",
+        f"- answering model: `{meta.get('chat_model')}`; judge: `{meta.get('judge_model')}`; runs: {meta.get('runs')}",
+        "",
+        f"## Pipelines ({PAPER_TABLE})",
+        "",
+        *_table(summary, mains),
+    ]
+    if ablations:
+        out += ["", "## Ablations (LCLF-QA Table 2)", ""]
+        out += [f"- **{n}**: {variants[n]['description']}" for n in ablations]
+        out += ["", *_table(summary, ablations)]
+    ks = sorted({int(k) for s in variants.values() for k in s["drm_at_k"]})
+    if ks:
+        out += ["", "## Retrieval on this set (children the graph retrieved, before filtering)", ""]
+        out.append(
+            "| variant | " + " | ".join(f"DRM@{k}" for k in ks) + " | " + " | ".join(f"evid.@{k}" for k in ks) + " |"
+        )
+        out.append("|" + "---|" * (1 + 2 * len(ks)))
+        for n, s in variants.items():
+            drm = [_f(s["drm_at_k"].get(str(k)), 2) for k in ks]
+            ev = [_f(s["evidence_recall_at_k"].get(str(k)), 2) for k in ks]
+            out.append(f"| {n} | " + " | ".join(drm) + " | " + " | ".join(ev) + " |")
+    out += ["", "## Per question (coverage category, claim recall; runs joined by /)", ""]
+    names = list(variants)
+    out.append("| question | " + " | ".join(names) + " |")
+    out.append("|" + "---|" * (1 + len(names)))
+    cells: dict[tuple[str, str], list[str]] = defaultdict(list)
+    ids: list[str] = []
+    for r in rows:
+        if r["id"] not in ids:
+            ids.append(r["id"])
+        if r.get("error"):
+            cells[(r["id"], r["variant"])].append("error")
+        elif "metrics" in r:
+            m = r["metrics"]
+            cells[(r["id"], r["variant"])].append(f"{m['coverage'][0]} {_f(m.get('claim_recall'), 2)}")
+    for q in ids:
+        out.append(f"| {q} | " + " | ".join("/".join(cells.get((q, n), ["–"])) for n in names) + " |")
+    for p in plots:
+        out += ["", f"![{Path(p).stem}]({Path(p).name})"]
+    out += [
+        "",
+        "## How to read this",
+        "",
+        "- recall: claim-triple recall, entailed gold claims / all gold claims (answerable questions); "
+        "score: (2·complete + partial) / (2·questions); 95 % CIs bootstrap over questions.",
+        "- p: paired permutation test on per-question values (mean over runs) against the baseline; with tens of "
+        "questions only large differences are significant, and one LLM judge is itself noisy.",
+        "- evidence recall: gold evidence quotes found verbatim (whitespace-normalised) in what the reader saw "
+        "(sources and kept children) / in the top-k children. High evidence recall with a poor score is a "
+        "reading failure; low evidence recall is a retrieval failure.",
+        "- refusals right: unanswerable questions refused; wrong refusals: answerable questions refused.",
+        "- judge output well formed (share of rows): "
+        + ", ".join(f"{n} {_f(s['judge_well_formed'], 2)}" for n, s in variants.items())
+        + ".",
+    ]
+    return "\n".join(out) + "\n"
+
+
+def plot(summary: dict[str, Any], out: Path) -> list[str]:
+    """``score.png`` (coverage score with 95 % CIs per variant) and ``retrieval.png`` (DRM@k and evidence
+    recall@k); returns the files written (none when matplotlib is missing)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - a declared dependency
+        return []
+    variants = summary["variants"]
+    names = list(variants)
+    written: list[str] = []
+    fig, ax = plt.subplots(figsize=(1.2 * len(names) + 2, 3.2))
+    scores = [variants[n]["coverage_score"] for n in names]
+    lo = [
+        s - variants[n]["coverage_score_ci"][0] if not math.isnan(s) else 0 for n, s in zip(names, scores, strict=True)
+    ]
+    hi = [
+        variants[n]["coverage_score_ci"][1] - s if not math.isnan(s) else 0 for n, s in zip(names, scores, strict=True)
+    ]
+    ax.bar(names, [0 if math.isnan(s) else s for s in scores], yerr=[lo, hi], capsize=4, color="#4c72b0")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("coverage score")
+    ax.set_title("Coverage score per variant (95 % bootstrap CI)")
+    fig.tight_layout()
+    fig.savefig(out / "score.png", dpi=120)
+    plt.close(fig)
+    written.append(str(out / "score.png"))
+    if any(variants[n]["drm_at_k"] for n in names):
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.2))
+        for n in names:
+            for ax, key in ((a1, "drm_at_k"), (a2, "evidence_recall_at_k")):
+                curve = variants[n][key]
+                if curve:
+                    ax.plot([int(k) for k in curve], list(curve.values()), marker="o", label=n)
+        a1.set(xscale="log", xlabel="k", ylabel="DRM@k", title="Document retrieval mismatch", ylim=(0, 1))
+        a2.set(xscale="log", xlabel="k", ylabel="evidence recall@k", title="Gold quotes in top-k children", ylim=(0, 1))
+        a2.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(out / "retrieval.png", dpi=120)
+        plt.close(fig)
+        written.append(str(out / "retrieval.png"))
+    return written
+
+
+def write_report(
+    rows: Sequence[dict[str, Any]],
+    variants: Sequence[Variant],
+    out: Path,
+    meta: dict[str, Any],
+    baseline: str | None = None,
+    plots: bool = True,
+) -> dict[str, Any]:
+    """Write ``summary.json``, ``report.md`` and the plots into ``out``; returns the summary."""
+    summary = summarize(rows, variants, baseline)
+    summary["meta"] = meta
+    written = plot(summary, out) if plots else []
+    write_json_atomic(out / "summary.json", summary)
+    tmp = out / ".report.md.tmp"
+    tmp.write_text(render_report(summary, rows, meta, written), encoding="utf-8")
+    tmp.replace(out / "report.md")
+    return summary

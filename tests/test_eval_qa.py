@@ -1,0 +1,399 @@
+"""Answer metrics (triples, claim check, coverage, evidence, refusals, statistics) and the QA batch runner,
+with scripted fake models: hand-computed cases, malformed judge output, resume, retries, report files."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from typer.testing import CliRunner
+
+from lclfqa.cli import app
+from lclfqa.config import Settings
+from lclfqa.eval import answer_metrics as am
+from lclfqa.eval.datasets import Evidence, QAItem, load_qa_jsonl
+from lclfqa.eval.judge import check_claims, extract_claims, judge_coverage, parse_category, parse_labels
+from lclfqa.eval.qa_runner import EvalConfigMismatch, QARunConfig, read_rows, run_qa_eval
+from lclfqa.eval.report import summarize, write_report
+from lclfqa.eval.stats import bootstrap_ci, paired_permutation_test
+from lclfqa.eval.triples import Triple, parse_triples
+from lclfqa.eval.variants import select_variants
+from lclfqa.ingest.pipeline import ingest
+from tests.fakes import ScriptedChat
+
+SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample"
+
+# ------------------------------------------------------------------------------------------- triples
+
+
+def test_line_format_triples_with_bullets_quotes_and_nesting():
+    text = """KG:
+ - ("Married taxpayer", "must file", "joint return")
+ * ('Exceptions', 'exist for', 'taxpayers living apart'),
+ (("Married taxpayer", "must file", "joint return"), "does not apply to",
+   "taxpayer treated as not married under section 7703(b)")
+ ("Credit", "limited to", "$2,000, per return")
+"""
+    triples = parse_triples(text)
+    assert triples[0] == Triple("Married taxpayer", "must file", "joint return")
+    assert triples[1] == Triple("Exceptions", "exist for", "taxpayers living apart")
+    assert triples[2].subject == Triple("Married taxpayer", "must file", "joint return")
+    assert triples[2].object == "taxpayer treated as not married under section 7703(b)"
+    assert triples[3].object == "$2,000, per return"  # a comma inside quotes stays in the term
+    assert len(triples) == 4
+
+
+def test_unquoted_curly_quoted_and_apostrophe_terms():
+    triples = parse_triples("(taxpayer's spouse, is treated as, not married)\n(“AOTC”, “is”, “a credit”)")
+    assert triples == [Triple("taxpayer's spouse", "is treated as", "not married"), Triple("AOTC", "is", "a credit")]
+    assert parse_triples("('the taxpayer's spouse', 'files', 'separately')") == [
+        Triple("the taxpayer's spouse", "files", "separately")
+    ]
+
+
+def test_malformed_lines_are_skipped_and_duplicates_dropped():
+    text = """Here are the triples (as requested):
+("only", "two")
+("a", "b", "c", "d")
+("unclosed", "triple", "here"
+("x", "y", "z")
+("x", "y", "z")
+"""
+    assert parse_triples(text) == [Triple("x", "y", "z")]
+    assert parse_triples("") == [] and parse_triples("no triples at all") == []
+
+
+def test_json_triples_nested_and_round_trip():
+    raw = json.dumps(
+        {"triples": [["A", "requires", "B"], [["A", "requires", "B"], "except", "C"], ["bad"], [1, "p", 2]]}
+    )
+    triples = parse_triples(raw)
+    assert triples == [
+        Triple("A", "requires", "B"),
+        Triple(Triple("A", "requires", "B"), "except", "C"),
+        Triple("1", "p", "2"),
+    ]
+    assert [Triple.from_json(t.to_json()) for t in triples] == triples
+    assert parse_triples('[["s", "p", "o"]]') == [Triple("s", "p", "o")]
+    assert str(triples[1]) == '(("A", "requires", "B"), "except", "C")'
+
+
+# ------------------------------------------------------------------------------------- judge parsing
+
+
+def test_labels_parse_json_words_and_pad_missing_as_neutral():
+    assert parse_labels('{"labels": ["Entailment", "contradiction", "Neutral"]}', 3) == (
+        ["Entailment", "Contradiction", "Neutral"],
+        True,
+    )
+    assert parse_labels("1. entailed\n2. Neutral", 3) == (["Entailment", "Neutral", "Neutral"], False)
+    assert parse_labels('{"labels": ["yes", "Entailment"]}', 2) == (["Neutral", "Entailment"], False)
+
+
+def test_category_is_the_last_one_named():
+    assert parse_category("Not COMPLETE because a claim is missing, so PARTIAL") == "PARTIAL"
+    assert parse_category("incorrect") == "INCORRECT"
+    assert parse_category("no verdict") is None
+
+
+def test_claims_extracted_checked_and_counted():
+    llm = ScriptedChat(
+        script={
+            "triples": '("Married taxpayer", "must file", "joint return")\n'
+            '("Exception", "applies to", "spouses apart")',
+            "labels": '{"labels": ["Entailment", "Neutral"]}',
+        }
+    )
+    claims = extract_claims(llm, "Q?", "Gold.")
+    assert claims.source == "triples" and len(claims.texts) == 2
+    recall = check_claims(llm, "Q?", "An answer.", claims.texts)
+    assert (recall.entailed, recall.total, recall.recall) == (1, 2, 0.5)
+    prompt = llm.calls[-1][1][-1].content
+    assert "1. (" in prompt and "2. (" in prompt and "exactly 2 labels" in prompt
+
+
+def test_claim_extraction_falls_back_to_the_necessary_claims():
+    llm = ScriptedChat(script={"triples": "I cannot do that."})
+    claims = extract_claims(llm, "Q?", "Gold.", ("Claim one.", "Claim two."))
+    assert claims.source == "necessary_claims" and claims.texts == ["Claim one.", "Claim two."]
+    assert extract_claims(llm, "Q?", "Gold.").source == "none"
+
+
+def test_coverage_reads_the_decision_tag_or_asks_a_second_time():
+    one_call = ScriptedChat(
+        script={"coverage": "<thought_process>all there</thought_process><decision>COMPLETE</decision>"}
+    )
+    cov = judge_coverage(one_call, "Q?", "Gold.", "Answer.", ("Claim A.",))
+    assert (cov.category, cov.points, cov.thought, cov.well_formed) == ("COMPLETE", 2, "all there", True)
+    assert len(one_call.calls) == 1 and "NECESSARY CLAIMS:\n- Claim A." in one_call.calls[0][1][-1].content
+
+    two_calls = ScriptedChat(
+        script={"coverage": "<thought_process>one claim missing", "decision": '{"decision": "PARTIAL"}'}
+    )
+    assert judge_coverage(two_calls, "Q?", "Gold.", "Answer.").category == "PARTIAL"
+    assert two_calls.routes() == ["coverage", "decision"]
+
+    garbage = ScriptedChat(script={"coverage": "hmm", "decision": "no idea"})
+    cov = judge_coverage(garbage, "Q?", "Gold.", "Answer.")
+    assert cov.category == "INCORRECT" and not cov.well_formed
+
+
+# ---------------------------------------------------------------------------------- no-LLM metrics
+
+
+def test_coverage_score_arithmetic():
+    cats = ["COMPLETE", "COMPLETE", "PARTIAL", "INCORRECT"]
+    assert am.coverage_score(cats) == (2 * 2 + 1) / (2 * 4)
+    assert am.category_counts(cats) == {"COMPLETE": 2, "PARTIAL": 1, "INCORRECT": 1}
+    assert math.isnan(am.coverage_score([]))
+
+
+def _item(**over) -> QAItem:
+    base = dict(
+        id="Q1",
+        question="Q?",
+        gold_answer="Married taxpayers must file jointly.",
+        evidence=(Evidence("a.pdf", 1, "must file  a joint\nreturn"), Evidence("a.pdf", 2, "unless separated")),
+        documents=("dir/a.pdf",),
+    )
+    return QAItem(**(base | over))
+
+
+def _chunk(doc: str, text: str, cid: str = "c") -> dict:
+    return {"id": cid, "kind": "child", "document": doc, "pages": [1, 1], "section": [], "text": text}
+
+
+def test_evidence_recall_in_the_context_and_the_top_k():
+    result = {
+        "retrieved": [_chunk("a.pdf", "They must file a joint return."), _chunk("b.pdf", "unrelated")],
+        "sources": [{**_chunk("a.pdf", "They must file a joint return."), "footnotes": ["unless separated."]}],
+        "filtered": [],
+    }
+    assert am.evidence_scores(_item(), result) == {"evidence_recall_context": 1.0, "evidence_recall_topk": 0.5}
+    assert math.isnan(am.evidence_scores(_item(evidence=()), result)["evidence_recall_topk"])
+
+
+def test_retrieval_curve_drm_by_document_name():
+    result = {"retrieved": [_chunk("a.pdf", "x"), _chunk("b.pdf", "y"), _chunk("b.pdf", "must file a joint return")]}
+    curve = am.retrieval_curve(_item(), result, (1, 2, 3, 8))
+    assert curve["drm"] == {1: 0.0, 2: 0.5, 3: 2 / 3, 8: 2 / 3}
+    assert curve["evidence_recall"] == {1: 0.0, 2: 0.0, 3: 0.5, 8: 0.5}
+
+
+def test_refusal_outcomes_and_unanswerable_detection():
+    unanswerable = _item(documents=(), evidence=(), gold_answer="The documents do not address this.")
+    assert not am.answerable(unanswerable) and am.answerable(_item())
+    assert am.refusal_outcome(unanswerable, True) == "correct_refusal"
+    assert am.refusal_outcome(unanswerable, False) == "missed_refusal"
+    assert am.refusal_outcome(_item(), True) == "wrong_refusal"
+    assert am.refusal_outcome(_item(), False) == "answered"
+
+
+def test_bootstrap_and_exact_paired_permutation_test():
+    assert bootstrap_ci([0.5, 0.5, 0.5]) == (0.5, 0.5)
+    lo, hi = bootstrap_ci([0.0, 1.0] * 10)
+    assert 0.2 < lo < 0.5 < hi < 0.8
+    # three +1 differences: of the 8 sign patterns, 2 reach |sum| = 3
+    assert paired_permutation_test([1, 1, 1], [0, 0, 0]) == pytest.approx(0.25)
+    assert paired_permutation_test([1, 2], [1, 2]) == 1.0
+    assert paired_permutation_test([1, math.nan], [0, 5]) == 1.0  # one pair left: both signs reach it
+    with pytest.raises(ValueError):
+        paired_permutation_test([1], [1, 2])
+
+
+def test_variant_selection():
+    names = [v.name for v in select_variants("lclf,rag", "basic-reader,no-rewriter")]
+    assert names == ["lclf", "rag", "basic-reader", "no-rewriter"]
+    assert len(select_variants("", "all")) == 4
+    with pytest.raises(ValueError, match="unknown pipeline.*known: lclf"):
+        select_variants("lclf,gpt")
+
+
+# ------------------------------------------------------------------------------------------- runner
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("docs")
+    for f in SAMPLE.iterdir():
+        if f.suffix in (".pdf", ".txt"):
+            shutil.copy(f, folder / f.name)
+    out = tmp_path_factory.mktemp("idx") / "index"
+    ingest([folder], out, Settings(), embeddings=DeterministicFakeEmbedding(size=32))
+    return out
+
+
+def _dataset(path: Path) -> Path:
+    rows = [
+        {
+            "id": "T1",
+            "question": "Can a married couple filing MFS claim the AOTC?",
+            "gold_answer": "No; spouses must file a joint return to claim the education credits.",
+            "necessary_claims": ["A joint return is required."],
+            "evidence": [{"document": "tax-memo-education-credits.pdf", "page": 1, "quote": "joint return"}],
+            "documents": ["tax-memo-education-credits.pdf"],
+        },
+        {
+            "id": "T2",
+            "question": "What does the memo say about the home office deduction?",
+            "gold_answer": "The documents do not address this.",
+            "necessary_claims": ["the documents do not address this"],
+        },
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def _answering(fail_on: str | None = None) -> ScriptedChat:
+    def answer(msgs):
+        text = str(msgs[-1].content)
+        if fail_on and fail_on in text:
+            raise TimeoutError("the model timed out")
+        if "home office" in text:
+            return "The documents do not address this question."
+        return "No. Married taxpayers must file a joint return to claim the credit [1]."
+
+    return ScriptedChat(
+        script={
+            "condense": "Can spouses filing separately claim the American Opportunity Tax Credit?",
+            "passage": "Section 25A(g)(6) denies the credit to married individuals filing separately.",
+            "rewrites": json.dumps({"rewrites": ["a", "b", "c"], "translation": "Can we get the college credit?"}),
+            "thought": "Reference 1 is relevant.",
+            "verdicts": '{"relevant": [true]}',
+            "information": "<information>A joint return is required [1].</information>",
+            "answer": answer,
+        }
+    )
+
+
+def _judge() -> ScriptedChat:
+    return ScriptedChat(
+        script={
+            "triples": '("Spouses", "must file", "joint return to claim the education credits")',
+            "labels": '{"labels": ["Entailment"]}',
+            "coverage": "<thought_process>The joint return rule is stated.</thought_process>"
+            "<decision>COMPLETE</decision>",
+        }
+    )
+
+
+def _config(index_dir: Path, out: Path, dataset: Path, pipelines: str = "lclf,rag", **over) -> QARunConfig:
+    return QARunConfig(dataset=str(dataset), index=index_dir, out=out, variants=select_variants(pipelines), **over)
+
+
+def test_runner_writes_judged_rows_summary_report_and_plots(index_dir: Path, tmp_path: Path):
+    dataset = _dataset(tmp_path / "set.jsonl")
+    items = load_qa_jsonl(dataset)
+    out = tmp_path / "run"
+    answering, judge = _answering(), _judge()
+    config = _config(index_dir, out, dataset)
+    rows = run_qa_eval(items, config, llm=answering, judge=judge, embeddings=DeterministicFakeEmbedding(size=32))
+    assert [(r["id"], r["variant"]) for r in rows] == [("T1", "lclf"), ("T1", "rag"), ("T2", "lclf"), ("T2", "rag")]
+    t1 = rows[0]
+    assert t1["metrics"]["coverage"] == "COMPLETE" and t1["metrics"]["claim_recall"] == 1.0
+    assert t1["metrics"]["refusal"] == "answered" and t1["citations"] and t1["retrieved"]
+    assert t1["judge"]["claims_from"] == "triples" and t1["seconds"] >= 0
+    t2 = rows[2]
+    assert t2["metrics"]["refusal"] == "correct_refusal" and t2["metrics"]["coverage"] == "COMPLETE"
+    assert t2["judge"]["by"] == "refusal rule"
+    # the gold triples were extracted once for T1 and kept; T2 needed no judge
+    assert judge.routes().count("triples") == 1
+    assert json.loads((out / "claims.json").read_text())["T1"]["claims"]["source"] == "triples"
+    assert len(read_rows(out / "results.jsonl")) == 4
+
+    meta = {"dataset": str(dataset), "questions": 2, "chat_model": "fake", "judge_model": "fake", "runs": 1}
+    summary = write_report(rows, config.variants, out, meta)
+    lclf = summary["variants"]["lclf"]
+    assert (lclf["complete"], lclf["partial"], lclf["incorrect"], lclf["coverage_score"]) == (2, 0, 0, 1.0)
+    assert lclf["correct_refusals"] == 1 and lclf["unanswerable"] == 1 and lclf["wrong_refusals"] == 0
+    assert summary["baseline"] == "rag" and lclf["vs_baseline"]["p_score"] == 1.0
+    report = (out / "report.md").read_text()
+    assert "| lclf | 1.000 | 2 | 0 | 0 | 1.000" in report and "| T2 | C 1.00 | C 1.00 |" in report
+    assert (out / "score.png").stat().st_size > 1000 and (out / "retrieval.png").exists()
+    assert json.loads((out / "summary.json").read_text())["variants"]["rag"]["rows"] == 2
+
+
+def test_rerun_resumes_skips_finished_rows_and_retries_failed_ones(index_dir: Path, tmp_path: Path):
+    dataset = _dataset(tmp_path / "set.jsonl")
+    items = load_qa_jsonl(dataset)
+    out = tmp_path / "run"
+    emb = DeterministicFakeEmbedding(size=32)
+    config = _config(index_dir, out, dataset, pipelines="rag")
+    first = run_qa_eval(items, config, llm=_answering(fail_on="home office"), judge=_judge(), embeddings=emb)
+    assert first[1]["error"].startswith("TimeoutError") and "metrics" not in first[1]
+    summary = summarize(first, config.variants)
+    assert summary["variants"]["rag"]["failed"] == 1 and summary["variants"]["rag"]["rows"] == 1
+    # a crash mid-write leaves a torn last line
+    with open(out / "results.jsonl", "a", encoding="utf-8") as f:
+        f.write('{"id": "T9", "variant": "ra')
+    answering, judge = _answering(), _judge()
+    second = run_qa_eval(items, config, llm=answering, judge=judge, embeddings=emb)
+    assert second[0]["skipped"] and not second[1].get("skipped") and "error" not in second[1]
+    assert second[1]["metrics"]["refusal"] == "correct_refusal"
+    assert judge.calls == []  # T1 was already judged; T2 needs no judge
+    assert all(k != "T9" for k, *_ in [(r["id"],) for r in read_rows(out / "results.jsonl")])
+    third = run_qa_eval(items, config, llm=answering, judge=judge, embeddings=emb)
+    assert all(r["skipped"] for r in third) and len(answering.calls) == 1 + 0  # only T2's read ran, once
+
+
+def test_resuming_with_another_judge_is_refused(index_dir: Path, tmp_path: Path):
+    dataset = _dataset(tmp_path / "set.jsonl")
+    items = load_qa_jsonl(dataset)[:1]
+    emb = DeterministicFakeEmbedding(size=32)
+    out = tmp_path / "run"
+    run_qa_eval(items, _config(index_dir, out, dataset, "rag"), llm=_answering(), judge=_judge(), embeddings=emb)
+    other = _config(index_dir, out, dataset, "rag", judge_model="openai:gpt-4o")
+    with pytest.raises(EvalConfigMismatch, match="judge_model"):
+        run_qa_eval(items, other, llm=_answering(), judge=_judge(), embeddings=emb)
+
+
+def test_a_wrong_refusal_scores_incorrect_without_the_judge(index_dir: Path, tmp_path: Path):
+    dataset = _dataset(tmp_path / "set.jsonl")
+    items = load_qa_jsonl(dataset)[:1]
+    refuser = _answering()
+    refuser.script["answer"] = "The documents do not address this question."
+    judge = _judge()
+    rows = run_qa_eval(
+        items,
+        _config(index_dir, tmp_path / "run", dataset, "rag"),
+        llm=refuser,
+        judge=judge,
+        embeddings=DeterministicFakeEmbedding(size=32),
+    )
+    m = rows[0]["metrics"]
+    assert (m["refusal"], m["coverage"], m["claim_recall"]) == ("wrong_refusal", "INCORRECT", 0.0)
+    assert judge.calls == []
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_cli_report_only_and_input_errors(index_dir: Path, tmp_path: Path):
+    dataset = _dataset(tmp_path / "set.jsonl")
+    out = tmp_path / "run"
+    run_qa_eval(
+        load_qa_jsonl(dataset),
+        _config(index_dir, out, dataset),
+        llm=_answering(),
+        judge=_judge(),
+        embeddings=DeterministicFakeEmbedding(size=32),
+    )
+    (out / "report.md").unlink(missing_ok=True)
+    runner = CliRunner()
+    base = ["eval", "qa", "--dataset", str(dataset), "--index", str(index_dir), "--out", str(out)]
+    res = runner.invoke(app, [*base, "--pipeline", "lclf,rag", "--report-only"])
+    assert res.exit_code == 0, res.output
+    assert "| lclf |" in (out / "report.md").read_text()
+    res = runner.invoke(app, [*base, "--pipeline", "lclf,gpt"])
+    assert res.exit_code == 2 and "unknown pipeline" in _flat(res.output)
+    res = runner.invoke(app, [*base, "--ablations", "no-layout"])
+    assert res.exit_code == 2 and "--plain-index" in _flat(res.output)
+    res = runner.invoke(app, [*base[:4], "--index", str(tmp_path), "--out", str(out)])
+    assert res.exit_code == 2 and "is not an index" in _flat(res.output)
+    res = runner.invoke(app, [*base, "--ids", "T1,T7"])
+    assert res.exit_code == 2 and "T7" in _flat(res.output)
