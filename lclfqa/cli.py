@@ -84,6 +84,13 @@ def ingest(
     footnote_chunks: Annotated[
         str | None, typer.Option(help="'page' (one footnote chunk per page) or 'footnote'.")
     ] = None,
+    chunking: Annotated[
+        str | None,
+        typer.Option(
+            help="'layout' (default: sections, footnote chunks; LCLF-QA §3.2) or 'plain' (ablation H3: "
+            "recursive fixed-size chunks of the page text, no sections or footnote links)."
+        ),
+    ] = None,
     summaries: Annotated[
         bool | None, typer.Option("--summaries/--no-summaries", help="SAC document summaries (needs a chat model).")
     ] = None,
@@ -104,6 +111,7 @@ def ingest(
             parent_size=parent_size,
             child_size=child_size,
             footnote_chunks=footnote_chunks,
+            chunking=chunking,
             summaries=summaries,
             embedding_model=embedding_model,
             chat_model=chat_model,
@@ -198,7 +206,10 @@ def info(index: IndexOption = DEFAULT_INDEX) -> None:
     except IndexStoreError as e:
         _fail(str(e))
     out = Console()
-    out.print(f"{index}: {len(idx.documents)} documents, embedding model {idx.embedding_model} ({idx.dimension}-d)")
+    out.print(
+        f"{index}: {len(idx.documents)} documents, embedding model {idx.embedding_model} ({idx.dimension}-d), "
+        f"{idx.chunking} chunking"
+    )
     for rec in sorted(idx.documents.values(), key=lambda r: r.name):
         out.print(
             f"  {rec.name}: {rec.pages} pages, {rec.sections} sections, {rec.footnotes} footnotes", highlight=False
@@ -333,7 +344,9 @@ def chat(
 def _mount_eval() -> None:
     from lclfqa.eval.cli import eval_app
 
-    app.add_typer(eval_app, name="eval", help="Evaluation: retrieval metrics (DRM, character P/R) and QA batches.")
+    app.add_typer(
+        eval_app, name="eval", help="Evaluation: retrieval metrics, QA batches with judged answers, synthetic QA."
+    )
 
 
 _mount_eval()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 FootnoteChunks = Literal["page", "footnote"]
+Chunking = Literal["layout", "plain"]
 Pipeline = Literal["lclf", "longrag", "rag"]
 Reader = Literal["domain", "basic"]
 
@@ -28,6 +29,13 @@ class Settings:
     footnote_chunks: FootnoteChunks = field(
         default="footnote",
         metadata={"help": "one footnote child per footnote (measured better: benchmarks/README.md) or per page"},
+    )
+    chunking: Chunking = field(
+        default="layout",
+        metadata={
+            "help": "'layout' (sections, footnote chunks linked to parents; LCLF-QA §3.2) or 'plain' (ablation H3: "
+            "fixed-size recursive chunks of the page text, no sections or footnote links)"
+        },
     )
     # --- document prefixes (Summary-Augmented Chunking, Reuter et al.)
     metadata_prefix: bool = field(
@@ -75,7 +83,7 @@ class Settings:
     max_answer_tokens: int = field(default=600, metadata={"help": "longest answer the reader may write"})
 
     def __post_init__(self) -> None:
-        choices = {"footnote_chunks": FootnoteChunks, "pipeline": Pipeline, "reader": Reader}
+        choices = {"footnote_chunks": FootnoteChunks, "chunking": Chunking, "pipeline": Pipeline, "reader": Reader}
         for name, kind in choices.items():
             allowed = get_args(kind)
             if getattr(self, name) not in allowed:

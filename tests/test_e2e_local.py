@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -59,3 +60,34 @@ def test_the_offline_default_answers_from_a_real_regulation_and_cites_its_page(t
     steps = result["steps"]
     assert steps["rewrite"]["llm_calls"] == 2 and steps["read"]["completion_tokens"] > 0
     print({node: s["seconds"] for node, s in steps.items()}, result.answer, result.citations, sep="\n")
+
+
+def test_a_small_eval_run_on_the_offline_default_answers_and_judges(tmp_path: Path):
+    """`lclfqa eval qa` end to end on the real local model as answerer and judge: one question, naive RAG."""
+    from lclfqa.eval.datasets import load_qa_jsonl
+    from lclfqa.eval.qa_runner import QARunConfig, run_qa_eval
+    from lclfqa.eval.report import write_report
+    from lclfqa.eval.variants import select_variants
+
+    sample = Path(__file__).resolve().parents[1] / "examples" / "sample"
+    settings = Settings(top_k=4, context_chars=3000, max_answer_tokens=200, n_ctx=4096, llm_timeout=1800)
+    ingest([sample], tmp_path / "index", settings)
+    dataset = tmp_path / "set.jsonl"
+    row = {
+        "id": "S1",
+        "question": "Can a married couple filing separately claim the American Opportunity Tax Credit?",
+        "gold_answer": "No. Married taxpayers must file a joint return to claim the education credits.",
+        "necessary_claims": ["A married taxpayer must file a joint return to claim the education credits."],
+        "documents": ["tax-memo-education-credits.pdf"],
+    }
+    dataset.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    variants = select_variants("rag")
+    config = QARunConfig(str(dataset), tmp_path / "index", tmp_path / "out", variants, settings=settings)
+    rows = run_qa_eval(load_qa_jsonl(dataset), config)
+    assert len(rows) == 1 and "error" not in rows[0], rows
+    m, judge = rows[0]["metrics"], rows[0]["judge"]
+    assert m["coverage"] in ("COMPLETE", "PARTIAL", "INCORRECT") and m["claims_total"] >= 1
+    assert judge["claims_from"] == "triples" and judge["labels_well_formed"], judge  # grammar-constrained
+    summary = write_report(rows, variants, tmp_path / "out", {"dataset": str(dataset)})
+    assert summary["variants"]["rag"]["rows"] == 1 and (tmp_path / "out" / "report.md").exists()
+    print(rows[0]["answer"], m, judge, sep="\n")

@@ -816,6 +816,14 @@ class Index:
         vectors = np.array(self._vectors)  # one read of the (memory-mapped) matrix
         return {sha: vectors[row] for row, sha in rows}
 
+    @property
+    def chunking(self) -> str:
+        """How the chunks were made, as ``manifest["settings"]["chunking"]["chunking"]`` records it: ``"layout"``
+        (LCLF-QA §3.2) or ``"plain"`` (ablation H3). Indexes written before the setting existed are layout."""
+        recorded = self.manifest.get("settings", {}).get("chunking")
+        mode = recorded.get("chunking") if isinstance(recorded, dict) else None
+        return str(mode) if mode else "layout"
+
     def check_embedder(self, name: str) -> None:
         """Raise ``EmbedderMismatch`` unless ``name`` is the embedding model this index was built with."""
         if _canonical_model(name) != _canonical_model(self.embedding_model):

@@ -30,12 +30,23 @@ from lclfqa.ingest.document import (
     file_sha256,
 )
 from lclfqa.ingest.index import DocumentRecord, Index, IndexNotFound, embedding_text, text_sha256, write_index
+from lclfqa.ingest.plain_chunking import plain_chunk_document
 from lclfqa.models import embed_array, get_embeddings
 
 log = logging.getLogger("lclfqa.ingest")
 
 # Settings that change chunk boundaries or indexed text: a change re-chunks every document.
-CHUNK_SETTINGS = ("parent_size", "child_size", "footnote_chunks", "metadata_prefix", "summaries", "summary_chars")
+CHUNK_SETTINGS = (
+    "chunking",
+    "parent_size",
+    "child_size",
+    "footnote_chunks",
+    "metadata_prefix",
+    "summaries",
+    "summary_chars",
+)
+#: What an index written before a chunk setting existed was built with (compared as if recorded).
+LEGACY_CHUNK_SETTINGS = {"chunking": "layout"}
 
 Summarizer = Callable[[ParsedDocument], str]
 
@@ -96,6 +107,29 @@ def _chunk_settings(settings: Settings) -> dict:
     return {k: getattr(settings, k) for k in CHUNK_SETTINGS}
 
 
+def _recorded_chunk_settings(index: Index) -> dict | None:
+    """The chunk settings ``index`` was built with; older indexes lack later keys, which get their old value."""
+    recorded = index.manifest.get("settings", {}).get("chunking")
+    if not isinstance(recorded, dict):
+        return None
+    return {**LEGACY_CHUNK_SETTINGS, **recorded}
+
+
+def chunk_with_settings(doc: ParsedDocument, settings: Settings, prefix: str = "") -> list[Chunk]:
+    """``doc``'s chunks as ``settings.chunking`` asks: layout-aware (LCLF-QA §3.2) or plain (ablation H3)."""
+    if settings.chunking == "plain":
+        return plain_chunk_document(
+            doc, parent_size=settings.parent_size, child_size=settings.child_size, prefix=prefix
+        )
+    return chunk_document(
+        doc,
+        parent_size=settings.parent_size,
+        child_size=settings.child_size,
+        footnote_chunks=settings.footnote_chunks,
+        prefix=prefix,
+    )
+
+
 def ingest(
     paths: Iterable[str | Path],
     index_dir: str | Path,
@@ -126,9 +160,7 @@ def ingest(
         existing = None
     if existing is not None:
         existing.check_embedder(settings.embedding_model)
-    same_chunking = existing is not None and existing.manifest.get("settings", {}).get("chunking") == _chunk_settings(
-        settings
-    )
+    same_chunking = existing is not None and _recorded_chunk_settings(existing) == _chunk_settings(settings)
 
     files = discover(paths, SUPPORTED_SUFFIXES)
     records: dict[str, DocumentRecord] = dict(existing.documents) if existing else {}
@@ -155,13 +187,7 @@ def ingest(
             doc = replace(parse_file(path), name=name)
             summary = summarizer(doc) if settings.summaries and summarizer else ""
             prefix = document_prefix(name, summary, settings.metadata_prefix)
-            chunks_by_doc[name] = chunk_document(
-                doc,
-                parent_size=settings.parent_size,
-                child_size=settings.child_size,
-                footnote_chunks=settings.footnote_chunks,
-                prefix=prefix,
-            )
+            chunks_by_doc[name] = chunk_with_settings(doc, settings, prefix)
             records[name] = DocumentRecord(
                 name=name,
                 source=str(path),
