@@ -50,7 +50,9 @@ def qa(
         int, typer.Option("--concurrency", min=1, help="Questions answered at once (API models; local runs one).")
     ] = 1,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N questions.")] = None,
-    ids: Annotated[str | None, typer.Option("--ids", help="Only these question ids, comma-separated.")] = None,
+    ids: Annotated[
+        str | None, typer.Option("--ids", help="Only these question ids, comma-separated, in this order.")
+    ] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", min=1, help="Children retrieved per question.")] = None,
     llm_cache: Annotated[
         Path | None, typer.Option("--llm-cache", help="SQLite response cache (default: OUT/llm-cache.sqlite).")
@@ -100,7 +102,8 @@ def qa(
         missing = sorted(set(wanted) - {item.id for item in items})
         if missing:
             _fail(f"no question(s) {', '.join(missing)} in {dataset}")
-        items = [item for item in items if item.id in wanted]
+        by_id = {item.id: item for item in items}
+        items = [by_id[i] for i in dict.fromkeys(wanted)]  # in the order given
     if limit is not None:
         items = items[:limit]
     if not (index / "CURRENT").exists() and not report_only:
