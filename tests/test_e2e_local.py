@@ -85,9 +85,24 @@ def test_a_small_eval_run_on_the_offline_default_answers_and_judges(tmp_path: Pa
     config = QARunConfig(str(dataset), tmp_path / "index", tmp_path / "out", variants, settings=settings)
     rows = run_qa_eval(load_qa_jsonl(dataset), config)
     assert len(rows) == 1 and "error" not in rows[0], rows
-    m, judge = rows[0]["metrics"], rows[0]["judge"]
-    assert m["coverage"] in ("COMPLETE", "PARTIAL", "INCORRECT") and m["claims_total"] >= 1
-    assert judge["claims_from"] == "triples" and judge["labels_well_formed"], judge  # grammar-constrained
+    m = rows[0]["metrics"]
+    # the 1.5B reader sometimes refuses here; then the refusal rule scores it and the judge is not asked
+    if rows[0]["refused"]:
+        assert (m["refusal"], m["coverage"], rows[0]["judge"]["by"]) == ("wrong_refusal", "INCORRECT", "refusal rule")
+    else:
+        assert rows[0]["judge"]["by"] == "judge" and m["coverage"] in ("COMPLETE", "PARTIAL", "INCORRECT")
     summary = write_report(rows, variants, tmp_path / "out", {"dataset": str(dataset)})
     assert summary["variants"]["rag"]["rows"] == 1 and (tmp_path / "out" / "report.md").exists()
-    print(rows[0]["answer"], m, judge, sep="\n")
+
+    # the judge itself, on a fixed answer that restates the gold answer
+    from lclfqa.eval.judge import check_claims, extract_claims, judge_coverage
+
+    llm = get_chat_model("local", settings=settings)
+    claims = extract_claims(llm, row["question"], row["gold_answer"])
+    assert claims.source == "triples" and claims.triples, claims  # grammar-constrained JSON
+    answer = "No. Married taxpayers must file a joint return to claim the education credits, including the AOTC."
+    recall = check_claims(llm, row["question"], answer, claims.texts)
+    assert recall.well_formed and recall.entailed >= 1, (claims.texts, recall.labels)
+    coverage = judge_coverage(llm, row["question"], row["gold_answer"], answer, tuple(row["necessary_claims"]))
+    assert coverage.category in ("COMPLETE", "PARTIAL") and coverage.well_formed, coverage
+    print(rows[0]["answer"], m, claims.texts, recall.labels, coverage, sep="\n")

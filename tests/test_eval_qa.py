@@ -397,3 +397,77 @@ def test_cli_report_only_and_input_errors(index_dir: Path, tmp_path: Path):
     assert res.exit_code == 2 and "is not an index" in _flat(res.output)
     res = runner.invoke(app, [*base, "--ids", "T1,T7"])
     assert res.exit_code == 2 and "T7" in _flat(res.output)
+
+
+# -------------------------------------------------------------------------------------------- ragas
+
+
+def _instance(schema: dict, defs: dict | None = None):
+    """A minimal value valid for ``schema`` (what a grammar-constrained model would at least produce)."""
+    defs = defs if defs is not None else schema.get("$defs", {})
+    if "$ref" in schema:
+        return _instance(defs[schema["$ref"].split("/")[-1]], defs)
+    kind = schema.get("type")
+    if kind == "object":
+        return {k: _instance(schema["properties"][k], defs) for k in schema.get("required", [])}
+    if kind == "array":
+        return [_instance(schema["items"], defs)]
+    if kind == "integer":
+        return 1
+    return "A married taxpayer must file a joint return."
+
+
+class _SchemaBackend(ScriptedChat):
+    supports_json_schema: bool = True  # like ChatLlama: takes response_format with a schema
+
+
+def test_ragas_metrics_run_offline_on_a_schema_following_model():
+    from lclfqa.eval.ragas_metrics import prompt_schema, ragas_scores
+
+    def reply(msgs):
+        schema = prompt_schema(str(msgs[-1].content))
+        assert schema is not None, str(msgs[-1].content)[:200]
+        return json.dumps(_instance(schema))
+
+    llm = _SchemaBackend(script={k: reply for k in ("other", "answer", "passage", "labels", "coverage")})
+    scores = ragas_scores(
+        "Can MFS claim the credit?",
+        "No. A married taxpayer must file a joint return.",
+        ["A married taxpayer must file a joint return."],
+        "A married taxpayer must file a joint return.",
+        llm,
+    )
+    assert scores["errors"] == {}
+    assert scores["faithfulness"] == 1.0 and scores["context_recall"] == 1.0
+    assert scores["factual_correctness"] is not None
+    # the schema in each ragas prompt went to the backend as a constrained-decoding request
+    assert all(kw.get("response_format", {}).get("schema") for _, _, kw in llm.calls)
+
+
+def test_ragas_failures_are_recorded_not_raised():
+    from lclfqa.eval.ragas_metrics import prompt_schema, ragas_scores
+
+    assert prompt_schema('as specified in JSON Schema:\n{"type": "object"}Do not use single quotes') == {
+        "type": "object"
+    }
+    assert prompt_schema("no schema here") is None
+    llm = ScriptedChat(script={"other": "not json at all"})
+    scores = ragas_scores("Q?", "A.", ["ctx"], "ref", llm, metrics=("faithfulness",))
+    assert scores["faithfulness"] is None and "faithfulness" in scores["errors"]
+
+
+def test_runner_adds_ragas_scores_to_answered_rows_and_the_report(index_dir: Path, tmp_path: Path):
+    from lclfqa.eval.ragas_metrics import prompt_schema
+
+    dataset = _dataset(tmp_path / "set.jsonl")
+    judge = _judge()
+    judge.script["other"] = lambda msgs: json.dumps(_instance(prompt_schema(str(msgs[-1].content)) or {}))
+    config = _config(index_dir, tmp_path / "run", dataset, "rag", ragas=("context_recall",))
+    rows = run_qa_eval(
+        load_qa_jsonl(dataset), config, llm=_answering(), judge=judge, embeddings=DeterministicFakeEmbedding(size=32)
+    )
+    assert rows[0]["metrics"]["ragas"]["context_recall"] == 1.0
+    assert "ragas" not in rows[1]["metrics"]  # a refusal of an unanswerable question: nothing to score
+    summary = write_report(rows, config.variants, tmp_path / "run", {})
+    assert summary["variants"]["rag"]["ragas"] == {"context_recall": 1.0}
+    assert "| rag | 1.000 |" in (tmp_path / "run" / "report.md").read_text()

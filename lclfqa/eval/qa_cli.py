@@ -60,6 +60,12 @@ def qa(
     config: Annotated[
         Path | None, typer.Option("--config", help="TOML settings file (fields of lclfqa.config.Settings).")
     ] = None,
+    ragas: Annotated[
+        bool,
+        typer.Option(
+            "--ragas", help='Add ragas faithfulness, context recall, factual correctness (pip install -e ".[ragas]").'
+        ),
+    ] = False,
     report_only: Annotated[
         bool,
         typer.Option("--report-only", help="Rewrite summary.json and report.md from results.jsonl; answer nothing."),
@@ -114,6 +120,13 @@ def qa(
         settings = Settings.load(config, chat_model=model, top_k=top_k, llm_cache=str(llm_cache) if llm_cache else None)
     except (OSError, ValueError) as e:
         _fail(f"settings: {e}")
+    ragas_metrics: tuple[str, ...] = ()
+    if ragas:
+        from lclfqa.eval.ragas_metrics import RAGAS_METRICS, ragas_available
+
+        if not ragas_available():
+            _fail('--ragas needs ragas: pip install -e ".[ragas]"')
+        ragas_metrics = RAGAS_METRICS
     run_config = QARunConfig(
         dataset=str(dataset),
         index=index,
@@ -124,6 +137,7 @@ def qa(
         runs=runs,
         concurrency=concurrency,
         plain_index=plain_index,
+        ragas=ragas_metrics,
     )
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     total = len(items) * len(variants) * runs

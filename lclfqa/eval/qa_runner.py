@@ -67,6 +67,8 @@ class QARunConfig:
     concurrency: int = 1
     plain_index: Path | None = None
     """Index of the same documents with ``chunking="plain"`` (the ``no-layout`` ablation)."""
+    ragas: tuple[str, ...] = ()
+    """ragas metrics to add per answered question (:mod:`lclfqa.eval.ragas_metrics`); needs the extra."""
 
     @property
     def judge_name(self) -> str:
@@ -186,7 +188,12 @@ class ClaimStore:
 
 
 def judge_row(
-    item: QAItem, result: dict[str, Any], judge: BaseChatModel, claims: ClaimStore, ks: Sequence[int] = CURVE_KS
+    item: QAItem,
+    result: dict[str, Any],
+    judge: BaseChatModel,
+    claims: ClaimStore,
+    ks: Sequence[int] = CURVE_KS,
+    ragas: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The metrics of one answered question (see the module docstring for the no-judge cases)."""
     refused = bool(result.get("refused"))
@@ -227,6 +234,11 @@ def judge_row(
             "coverage_thought": coverage.thought,
             "coverage_well_formed": coverage.well_formed,
         }
+    if ragas and outcome == "answered":
+        from lclfqa.eval.ragas_metrics import ragas_scores
+
+        answer, contexts = result.get("answer", ""), am.context_texts(result)
+        metrics["ragas"] = ragas_scores(item.question, answer, contexts, item.gold_answer, judge, ragas)
     judge_notes |= {
         "llm_calls": meter.llm_calls,
         "prompt_tokens": meter.prompt_tokens,
@@ -332,7 +344,7 @@ def run_qa_eval(
             row |= _answer_fields(result)
             row["seconds"] = round(time.perf_counter() - t, 3)
             t = time.perf_counter()
-            row |= judge_row(item, result, judge, claims)
+            row |= judge_row(item, result, judge, claims, ragas=config.ragas)
             row["judge"]["seconds"] = round(time.perf_counter() - t, 3)
         except Exception as exc:  # recorded on the row and retried by the next run
             log.warning("%s / %s / run %d failed: %s", item.id, variant.name, run, exc)

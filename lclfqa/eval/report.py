@@ -67,9 +67,20 @@ def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]
         "llm_calls": mean(r.get("llm_calls") for r in rows),
         "prompt_tokens": mean(r.get("tokens", {}).get("prompt") for r in rows),
         "completion_tokens": mean(r.get("tokens", {}).get("completion") for r in rows),
+        "ragas": _ragas(rows),
         "drm_at_k": _curve(rows, "drm"),
         "evidence_recall_at_k": _curve(rows, "evidence_recall"),
     }
+
+
+def _ragas(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Mean of each ragas metric over the rows that have it (failed scores left out)."""
+    by_name: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        for name, v in (r["metrics"].get("ragas") or {}).items():
+            if name != "errors" and v is not None:
+                by_name[name].append(float(v))
+    return {name: mean(vs) for name, vs in by_name.items()}
 
 
 def _curve(rows: list[dict[str, Any]], name: str) -> dict[str, float]:
@@ -184,6 +195,13 @@ def render_report(
             drm = [_f(s["drm_at_k"].get(str(k)), 2) for k in ks]
             ev = [_f(s["evidence_recall_at_k"].get(str(k)), 2) for k in ks]
             out.append(f"| {n} | " + " | ".join(drm) + " | " + " | ".join(ev) + " |")
+    ragas_names = sorted({m for s in variants.values() for m in s["ragas"]})
+    if ragas_names:
+        out += ["", "## ragas (answered questions; the judge model through ragas' LangChain wrapper)", ""]
+        out.append("| variant | " + " | ".join(ragas_names) + " |")
+        out.append("|" + "---|" * (1 + len(ragas_names)))
+        for n, s in variants.items():
+            out.append(f"| {n} | " + " | ".join(_f(s["ragas"].get(m)) for m in ragas_names) + " |")
     out += ["", "## Per question (coverage category, claim recall; runs joined by /)", ""]
     names = list(variants)
     out.append("| question | " + " | ".join(names) + " |")
