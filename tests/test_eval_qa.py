@@ -471,3 +471,18 @@ def test_runner_adds_ragas_scores_to_answered_rows_and_the_report(index_dir: Pat
     summary = write_report(rows, config.variants, tmp_path / "run", {})
     assert summary["variants"]["rag"]["ragas"] == {"context_recall": 1.0}
     assert "| rag | 1.000 |" in (tmp_path / "run" / "report.md").read_text()
+
+
+def test_judges_disagree_flags_contradicting_verdicts():
+    from lclfqa.eval.report import judges_disagree
+
+    def row(coverage, labels, by="judge"):
+        recall = labels.count("Entailment") / len(labels)
+        return {"judge": {"by": by, "labels": labels}, "metrics": {"coverage": coverage, "claim_recall": recall}}
+
+    assert judges_disagree(row("COMPLETE", ["Contradiction", "Entailment"]))
+    assert judges_disagree(row("COMPLETE", ["Neutral", "Neutral"]))
+    assert judges_disagree(row("INCORRECT", ["Entailment", "Entailment"]))
+    assert not judges_disagree(row("COMPLETE", ["Entailment", "Neutral"]))
+    assert not judges_disagree(row("PARTIAL", ["Neutral", "Neutral"]))
+    assert not judges_disagree(row("COMPLETE", ["Neutral"], by="refusal rule"))

@@ -32,6 +32,19 @@ def _per_question(rows: list[dict[str, Any]], key: str) -> dict[str, float]:
     return {q: mean(vs) for q, vs in by_q.items()}
 
 
+def judges_disagree(row: dict[str, Any]) -> bool:
+    """The coverage judge and the claim check contradict each other on this row: COMPLETE while the
+    claim check found a contradiction or no entailed claim, or INCORRECT while every claim was entailed.
+    (Two calls of one model disagreeing; a large share says the judge model is too weak to trust.)"""
+    if row["judge"].get("by") != "judge":
+        return False
+    labels = row["judge"].get("labels") or []
+    coverage, recall = row["metrics"]["coverage"], row["metrics"].get("claim_recall")
+    if coverage == "COMPLETE":
+        return "Contradiction" in labels or recall == 0
+    return coverage == "INCORRECT" and recall == 1 and "Contradiction" not in labels
+
+
 def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]:
     """The summary of one variant's judged rows."""
     cats = [r["metrics"]["coverage"] for r in rows]
@@ -62,6 +75,7 @@ def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]
         "wrong_refusals": refusals.count("wrong_refusal"),
         "answerable": answerable,
         "judge_well_formed": sum(well_formed) / len(well_formed) if well_formed else math.nan,
+        "judges_disagree": sum(judges_disagree(r) for r in rows),
         "seconds": mean(r.get("seconds") for r in rows),
         "judge_seconds": mean(r["judge"].get("seconds") for r in rows),
         "llm_calls": mean(r.get("llm_calls") for r in rows),
@@ -232,6 +246,10 @@ def render_report(
         "(sources and kept children) / in the top-k children. High evidence recall with a poor score is a "
         "reading failure; low evidence recall is a retrieval failure.",
         "- refusals right: unanswerable questions refused; wrong refusals: answerable questions refused.",
+        "- judges disagree (coverage COMPLETE while the claim check found a contradiction or nothing entailed, "
+        "or INCORRECT with every claim entailed): "
+        + ", ".join(f"{n} {s['judges_disagree']}/{s['rows']}" for n, s in variants.items())
+        + ".",
         "- judge output well formed (share of rows): "
         + ", ".join(f"{n} {_f(s['judge_well_formed'], 2)}" for n, s in variants.items())
         + ".",
