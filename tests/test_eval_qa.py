@@ -486,3 +486,18 @@ def test_judges_disagree_flags_contradicting_verdicts():
     assert not judges_disagree(row("COMPLETE", ["Entailment", "Neutral"]))
     assert not judges_disagree(row("PARTIAL", ["Neutral", "Neutral"]))
     assert not judges_disagree(row("COMPLETE", ["Neutral"], by="refusal rule"))
+
+
+LEGALBENCH = Path(__file__).resolve().parents[2] / "shared" / "data" / "legalbench-rag"
+
+
+@pytest.mark.skipif(not LEGALBENCH.exists(), reason="../shared/data not present")
+def test_cli_reads_the_long_answer_csv_with_its_benchmark(index_dir: Path, tmp_path: Path):
+    csv_path = LEGALBENCH / "long-answers" / "privacy_qa.csv"
+    base = ["eval", "qa", "--dataset", str(csv_path), "--index", str(index_dir), "--out", str(tmp_path / "o")]
+    res = CliRunner().invoke(app, base)
+    assert res.exit_code == 2 and "needs --benchmark" in _flat(res.output)
+    res = CliRunner().invoke(
+        app, [*base, "--benchmark", str(LEGALBENCH / "benchmarks" / "privacy_qa.json"), "--report-only"]
+    )
+    assert res.exit_code == 2 and "no rows for these questions" in _flat(res.output)  # loaded; nothing ran yet

@@ -23,10 +23,17 @@ def _fail(message: str, code: int = 2) -> None:
 def qa(
     dataset: Annotated[
         Path,
-        typer.Option("--dataset", help="QA set: JSON Lines (id, question, gold_answer, necessary_claims?, evidence?)."),
+        typer.Option(
+            "--dataset",
+            help="QA set: JSON Lines (id, question, gold_answer, necessary_claims?, evidence?) or a long-answer CSV.",
+        ),
     ],
     index: Annotated[Path, typer.Option("--index", help="Index folder made by `lclfqa ingest`.")],
     out: Annotated[Path, typer.Option("--out", help="Output folder; a rerun with the same folder resumes.")],
+    benchmark: Annotated[
+        Path | None,
+        typer.Option("--benchmark", help="With a LegalBench-RAG long-answer CSV as --dataset: its benchmark JSON."),
+    ] = None,
     pipeline: Annotated[
         str, typer.Option("--pipeline", help="Comma-separated pipelines: lclf, longrag, rag.")
     ] = "lclf,longrag,rag",
@@ -90,7 +97,7 @@ def qa(
     )
 
     from lclfqa.config import Settings
-    from lclfqa.eval.datasets import DatasetError, load_qa_jsonl
+    from lclfqa.eval.datasets import DatasetError, load_long_answers, load_qa_jsonl
     from lclfqa.eval.qa_runner import EvalConfigMismatch, QARunConfig, read_rows, run_qa_eval
     from lclfqa.eval.report import write_report
     from lclfqa.eval.variants import select_variants
@@ -99,8 +106,10 @@ def qa(
         variants = select_variants(pipeline, ablations)
     except ValueError as e:
         _fail(str(e))
+    if dataset.suffix.lower() == ".csv" and benchmark is None:
+        _fail("a long-answer CSV needs --benchmark (the LegalBench-RAG JSON it was drawn from)")
     try:
-        items = load_qa_jsonl(dataset)
+        items = load_long_answers(dataset, benchmark) if benchmark is not None else load_qa_jsonl(dataset)
     except DatasetError as e:
         _fail(str(e))
     if ids:
