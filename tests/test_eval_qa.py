@@ -145,6 +145,13 @@ def test_coverage_reads_the_decision_tag_or_asks_a_second_time():
 # ---------------------------------------------------------------------------------- no-LLM metrics
 
 
+def test_coverage_from_the_necessary_claims_labels():
+    assert am.coverage_from_labels(["Entailment", "Entailment"]) == "COMPLETE"
+    assert am.coverage_from_labels(["Entailment", "Neutral"]) == "PARTIAL"
+    assert am.coverage_from_labels(["Entailment", "Contradiction"]) == "INCORRECT"
+    assert am.coverage_from_labels(["Neutral", "Neutral"]) == "INCORRECT"
+
+
 def test_coverage_score_arithmetic():
     cats = ["COMPLETE", "COMPLETE", "PARTIAL", "INCORRECT"]
     assert am.coverage_score(cats) == (2 * 2 + 1) / (2 * 4)
@@ -297,6 +304,7 @@ def test_runner_writes_judged_rows_summary_report_and_plots(index_dir: Path, tmp
     assert t1["metrics"]["coverage"] == "COMPLETE" and t1["metrics"]["claim_recall"] == 1.0
     assert t1["metrics"]["refusal"] == "answered" and t1["citations"] and t1["retrieved"]
     assert t1["judge"]["claims_from"] == "triples" and t1["seconds"] >= 0
+    assert t1["metrics"]["coverage_claims"] == "COMPLETE" and t1["judge"]["necessary_labels"] == ["Entailment"]
     t2 = rows[2]
     assert t2["metrics"]["refusal"] == "correct_refusal" and t2["metrics"]["coverage"] == "COMPLETE"
     assert t2["judge"]["by"] == "refusal rule"
@@ -312,7 +320,9 @@ def test_runner_writes_judged_rows_summary_report_and_plots(index_dir: Path, tmp
     assert lclf["correct_refusals"] == 1 and lclf["unanswerable"] == 1 and lclf["wrong_refusals"] == 0
     assert summary["baseline"] == "rag" and lclf["vs_baseline"]["p_score"] == 1.0
     report = (out / "report.md").read_text()
-    assert "| lclf | 1.000 | 2 | 0 | 0 | 1.000" in report and "| T2 | C 1.00 | C 1.00 |" in report
+    assert (
+        "| lclf | 1.000 | 2 | 0 | 0 | 1.000 [1.00, 1.00] | 1.000 |" in report and "| T2 | C 1.00 | C 1.00 |" in report
+    )
     assert (out / "score.png").stat().st_size > 1000 and (out / "retrieval.png").exists()
     assert json.loads((out / "summary.json").read_text())["variants"]["rag"]["rows"] == 2
 

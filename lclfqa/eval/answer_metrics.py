@@ -31,6 +31,16 @@ def coverage_score(categories: Iterable[str]) -> float:
     return (2 * cats.count("COMPLETE") + cats.count("PARTIAL")) / (2 * len(cats))
 
 
+def coverage_from_labels(labels: Iterable[str]) -> str:
+    """The coverage category from a claim check of the *necessary* claims (the paper's definitions applied
+    claim by claim): all entailed → COMPLETE; any contradicted → INCORRECT; some entailed → PARTIAL;
+    none → INCORRECT (nothing necessary is there)."""
+    labels = list(labels)
+    if "Contradiction" in labels or "Entailment" not in labels:
+        return "INCORRECT"
+    return "COMPLETE" if all(label == "Entailment" for label in labels) else "PARTIAL"
+
+
 def category_counts(categories: Iterable[str]) -> dict[str, int]:
     cats = list(categories)
     return {c: cats.count(c) for c in ("COMPLETE", "PARTIAL", "INCORRECT")}

@@ -182,6 +182,9 @@ def qa(
                 rows = run_qa_eval(items, run_config, progress=progress)
             except (EvalConfigMismatch, ValueError) as e:
                 _fail(str(e))
+            except KeyboardInterrupt:
+                _err.print(f"[yellow]interrupted: the finished rows are in {out / 'results.jsonl'}; rerun to resume[/]")
+                raise typer.Exit(130) from None
     meta = {
         "date": date.today().isoformat(),
         "dataset": str(dataset),

@@ -206,6 +206,7 @@ def judge_row(
         right = outcome == "correct_refusal"
         metrics |= {
             "coverage": "COMPLETE" if right else "INCORRECT",
+            "coverage_claims": "COMPLETE" if right else "INCORRECT",
             "claims_total": 1,
             "claims_entailed": int(right),
             "claim_recall": float(right),
@@ -219,13 +220,17 @@ def judge_row(
         coverage = judge_coverage(
             judge, item.question, item.gold_answer, result.get("answer", ""), item.necessary_claims, meter
         )
+        if item.necessary_claims:  # the same categories, decided claim by claim (steadier with small judges)
+            necessary = check_claims(judge, item.question, result.get("answer", ""), list(item.necessary_claims), meter)
+            metrics["coverage_claims"] = am.coverage_from_labels(necessary.labels)
+            judge_notes["necessary_labels"] = necessary.labels
         metrics |= {
             "coverage": coverage.category,
             "claims_total": recall.total,
             "claims_entailed": recall.entailed,
             "claim_recall": recall.recall,
         }
-        judge_notes = {
+        judge_notes |= {
             "by": "judge",
             "claims_from": gold.source,
             "claims": gold.texts,
@@ -353,13 +358,16 @@ def run_qa_eval(
         return row
 
     rows: list[dict[str, Any]] = []
-    with ThreadPoolExecutor(max_workers=max(1, config.concurrency)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, config.concurrency))
+    try:
         futures = [pool.submit(one, *task) for task in tasks]
         for future in as_completed(futures):
             row = future.result()
             rows.append(row)
             if progress is not None:
                 progress(row)
+    finally:  # Ctrl-C: start nothing new; the rows written so far stay for the next run
+        pool.shutdown(wait=False, cancel_futures=True)
     order = {(item.id, v.name, run): i for i, (item, v, run) in enumerate(tasks)}
     return sorted(rows, key=lambda r: order[row_key(r)])
 

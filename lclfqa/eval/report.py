@@ -68,6 +68,9 @@ def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]
         **{k.lower(): v for k, v in category_counts(cats).items()},
         "coverage_score": coverage_score(cats),
         "coverage_score_ci": score_ci,
+        "coverage_score_claims": coverage_score(
+            r["metrics"]["coverage_claims"] for r in rows if r["metrics"].get("coverage_claims")
+        ),
         "evidence_recall_context": mean(r["metrics"].get("evidence_recall_context") for r in rows),
         "evidence_recall_topk": mean(r["metrics"].get("evidence_recall_topk") for r in rows),
         "correct_refusals": refusals.count("correct_refusal"),
@@ -156,17 +159,17 @@ def _ci(pair: Sequence[float]) -> str:
 def _table(summary: dict[str, Any], names: list[str]) -> list[str]:
     base = summary["baseline"]
     head = (
-        "| variant | recall | complete | partial | incorrect | score [95 % CI] | p score / recall vs "
+        "| variant | recall | complete | partial | incorrect | score [95 % CI] | score by claims | p score / recall vs "
         f"{base} | evidence recall: context / top-k | refusals right | wrong refusals | s / question | failed |"
     )
-    lines = [head, "|" + "---|" * 12]
+    lines = [head, "|" + "---|" * 13]
     for n in names:
         s = summary["variants"][n]
         vs = s.get("vs_baseline")
         p = f"{_f(vs['p_score'], 2)} / {_f(vs['p_recall'], 2)} (n={vs['questions']})" if vs else "baseline"
         lines.append(
             f"| {n} | {_f(s['claim_recall'])} | {s['complete']} | {s['partial']} | {s['incorrect']} | "
-            f"{_f(s['coverage_score'])}{_ci(s['coverage_score_ci'])} | {p} | "
+            f"{_f(s['coverage_score'])}{_ci(s['coverage_score_ci'])} | {_f(s['coverage_score_claims'])} | {p} | "
             f"{_f(s['evidence_recall_context'], 2)} / {_f(s['evidence_recall_topk'], 2)} | "
             f"{s['correct_refusals']}/{s['unanswerable']} | {s['wrong_refusals']}/{s['answerable']} | "
             f"{_f(s['seconds'], 1)} | {s['failed']} |"
@@ -240,6 +243,9 @@ def render_report(
         "",
         "- recall: claim-triple recall, entailed gold claims / all gold claims (answerable questions); "
         "score: (2·complete + partial) / (2·questions); 95 % CIs bootstrap over questions.",
+        "- score by claims: the same categories decided claim by claim from a check of the necessary claims "
+        "(all entailed: complete; any contradicted or none entailed: incorrect; else partial) — steadier than "
+        "one judgement when the judge is a small model.",
         "- p: paired permutation test on per-question values (mean over runs) against the baseline; with tens of "
         "questions only large differences are significant, and one LLM judge is itself noisy.",
         "- evidence recall: gold evidence quotes found verbatim (whitespace-normalised) in what the reader saw "
