@@ -301,7 +301,8 @@ def plot(summary: dict[str, Any], out: Path) -> list[str]:
                     ax.plot([int(k) for k in curve], list(curve.values()), marker="o", label=n)
         a1.set(xscale="log", xlabel="k", ylabel="DRM@k", title="Document retrieval mismatch", ylim=(0, 1))
         a2.set(xscale="log", xlabel="k", ylabel="evidence recall@k", title="Gold quotes in top-k children", ylim=(0, 1))
-        a2.legend(fontsize=8)
+        if a2.get_legend_handles_labels()[0]:
+            a2.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(out / "retrieval.png", dpi=120)
         plt.close(fig)
