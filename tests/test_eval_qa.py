@@ -187,8 +187,8 @@ def test_evidence_recall_in_the_context_and_the_top_k():
 def test_retrieval_curve_drm_by_document_name():
     result = {"retrieved": [_chunk("a.pdf", "x"), _chunk("b.pdf", "y"), _chunk("b.pdf", "must file a joint return")]}
     curve = am.retrieval_curve(_item(), result, (1, 2, 3, 8))
-    assert curve["drm"] == {1: 0.0, 2: 0.5, 3: 2 / 3, 8: 2 / 3}
-    assert curve["evidence_recall"] == {1: 0.0, 2: 0.0, 3: 0.5, 8: 0.5}
+    assert curve["drm"] == {1: 0.0, 2: 0.5, 3: 2 / 3}  # no @8: only three children were retrieved
+    assert curve["evidence_recall"] == {1: 0.0, 2: 0.0, 3: 0.5}
 
 
 def test_refusal_outcomes_and_unanswerable_detection():

@@ -77,13 +77,16 @@ def evidence_scores(item: QAItem, result: Mapping[str, Any]) -> dict[str, float]
 
 
 def retrieval_curve(item: QAItem, result: Mapping[str, Any], ks: Sequence[int]) -> dict[str, dict[int, float]]:
-    """DRM@k (share of the top-k children from a non-gold document) and evidence recall@k of one run."""
+    """DRM@k (share of the top-k children from a non-gold document) and evidence recall@k of one run, for
+    the cut-offs ``ks`` (ascending) up to the number of children retrieved."""
     retrieved = list(result.get("retrieved", []))
     gold = {_doc_name(d) for d in item.documents}
     quotes = [e.quote for e in item.evidence]
     drm: dict[int, float] = {}
     ev: dict[int, float] = {}
     for k in ks:
+        if k > len(retrieved) and k != ks[0]:
+            break  # the run retrieved fewer: a longer cut-off would repeat the last figure
         top = retrieved[:k]
         if gold and top:
             drm[k] = sum(_doc_name(c["document"]) not in gold for c in top) / len(top)
