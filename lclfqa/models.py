@@ -8,6 +8,7 @@ optional base URL. Any LangChain ``Embeddings`` object can be passed where a nam
 from __future__ import annotations
 
 import os
+import warnings
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -126,4 +127,7 @@ def get_chat_model(name: str = "local", base_url: str | None = None, settings: S
 
         Path(s.llm_cache).parent.mkdir(parents=True, exist_ok=True)
         model.cache = SQLiteCache(database_path=str(s.llm_cache))
+        # Reading an entry back (langchain's JSON `loads`, no pickle) warns on every hit about a future
+        # default; the file is our own cache, so the warning is noise in an eval's output.
+        warnings.filterwarnings("ignore", message="The default value of `allowed_objects`")
     return model
