@@ -11,14 +11,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
@@ -104,6 +96,7 @@ def ingest(
     from lclfqa.config import Settings
     from lclfqa.ingest.index import IndexStoreError
     from lclfqa.ingest.pipeline import ingest as run_ingest
+    from lclfqa.progress import stage_bars
 
     logging.basicConfig(level=logging.ERROR)
     try:
@@ -126,23 +119,7 @@ def ingest(
             summarizer = make_summarizer(settings)
         except Exception as e:  # no model available: say what to do
             _fail(f"cannot make document summaries: {e}")
-    with Progress(
-        TextColumn("{task.description:<8}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        disable=quiet,
-        transient=False,
-    ) as bars:
-        tasks: dict[str, int] = {}
-
-        def progress(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bars.add_task(stage, total=max(total, 1))
-            bars.update(tasks[stage], completed=done, total=max(total, 1))
-
+    with stage_bars(console, quiet=quiet) as progress:
         try:
             report = run_ingest(paths, index, settings, summarizer=summarizer, progress=progress)
         except (FileNotFoundError, ValueError, IndexStoreError) as e:

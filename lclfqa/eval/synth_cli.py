@@ -45,11 +45,11 @@ def synth(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
 ) -> None:
     """Generate synthetic QA pairs: summarise pages, cluster the summaries, ask for QA pairs in six styles."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from lclfqa.config import Settings
     from lclfqa.eval.synth import STYLES, SynthConfig, SynthError, generate_synthetic_qa, write_jsonl
     from lclfqa.ingest.index import Index, IndexStoreError
+    from lclfqa.progress import stage_bars
 
     names = [s.strip() for s in styles.split(",") if s.strip()]
     unknown = [s for s in names if s not in STYLES]
@@ -83,21 +83,7 @@ def synth(
             embeddings = get_embeddings(idx.embedding_model, settings.openai_base_url)
         except (RuntimeError, ValueError, OSError) as e:
             _fail(f"cannot load the models: {e}")
-        with Progress(
-            TextColumn("{task.description:<10}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=_err,
-            disable=quiet,
-        ) as bars:
-            tasks: dict[str, int] = {}
-
-            def progress(stage: str, done: int, total: int) -> None:
-                if stage not in tasks:
-                    tasks[stage] = bars.add_task(stage, total=max(total, 1))
-                bars.update(tasks[stage], completed=done, total=max(total, 1))
-
+        with stage_bars(_err, quiet=quiet) as progress:
             try:
                 report = generate_synthetic_qa(idx, llm, embeddings, cfg, progress=progress)
             except SynthError as e:
