@@ -317,11 +317,13 @@ def test_runner_writes_judged_rows_summary_report_and_plots(index_dir: Path, tmp
     summary = write_report(rows, config.variants, out, meta)
     lclf = summary["variants"]["lclf"]
     assert (lclf["complete"], lclf["partial"], lclf["incorrect"], lclf["coverage_score"]) == (2, 0, 0, 1.0)
+    assert lclf["necessary_recall"] == 1.0 and lclf["coverage_score_claims"] == 1.0
     assert lclf["correct_refusals"] == 1 and lclf["unanswerable"] == 1 and lclf["wrong_refusals"] == 0
     assert summary["baseline"] == "rag" and lclf["vs_baseline"]["p_score"] == 1.0
     report = (out / "report.md").read_text()
     assert (
-        "| lclf | 1.000 | 2 | 0 | 0 | 1.000 [1.00, 1.00] | 1.000 |" in report and "| T2 | C 1.00 | C 1.00 |" in report
+        "| lclf | 1.000 / 1.000 | 2 | 0 | 0 | 1.000 [1.00, 1.00] | 1.000 |" in report
+        and "| T2 | C 1.00 | C 1.00 |" in report
     )
     assert (out / "score.png").stat().st_size > 1000 and (out / "retrieval.png").exists()
     assert json.loads((out / "summary.json").read_text())["variants"]["rag"]["rows"] == 2

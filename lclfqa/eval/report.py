@@ -45,6 +45,14 @@ def judges_disagree(row: dict[str, Any]) -> bool:
     return coverage == "INCORRECT" and recall == 1 and "Contradiction" not in labels
 
 
+def necessary_recall(row: dict[str, Any]) -> float | None:
+    """Share of the dataset's necessary claims the answer entails (the refusal rule's 0/1 where it scored)."""
+    labels = row["judge"].get("necessary_labels")
+    if labels:
+        return labels.count("Entailment") / len(labels)
+    return row["metrics"].get("claim_recall") if row["judge"].get("by") == "refusal rule" else None
+
+
 def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]:
     """The summary of one variant's judged rows."""
     cats = [r["metrics"]["coverage"] for r in rows]
@@ -65,6 +73,9 @@ def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]
         "questions": len(points),
         "claim_recall": mean(recall_q.values()),
         "claim_recall_ci": bootstrap_ci(list(recall_q.values())),
+        "necessary_recall": mean(
+            necessary_recall(r) for r in rows if r["metrics"]["refusal"] in ("answered", "wrong_refusal")
+        ),
         **{k.lower(): v for k, v in category_counts(cats).items()},
         "coverage_score": coverage_score(cats),
         "coverage_score_ci": score_ci,
@@ -159,7 +170,8 @@ def _ci(pair: Sequence[float]) -> str:
 def _table(summary: dict[str, Any], names: list[str]) -> list[str]:
     base = summary["baseline"]
     head = (
-        "| variant | recall | complete | partial | incorrect | score [95 % CI] | score by claims | p score / recall vs "
+        "| variant | recall: triples / necessary | complete | partial | incorrect | score [95 % CI] | score by claims "
+        "| p score / recall vs "
         f"{base} | evidence recall: context / top-k | refusals right | wrong refusals | s / question | failed |"
     )
     lines = [head, "|" + "---|" * 13]
@@ -168,7 +180,8 @@ def _table(summary: dict[str, Any], names: list[str]) -> list[str]:
         vs = s.get("vs_baseline")
         p = f"{_f(vs['p_score'], 2)} / {_f(vs['p_recall'], 2)} (n={vs['questions']})" if vs else "baseline"
         lines.append(
-            f"| {n} | {_f(s['claim_recall'])} | {s['complete']} | {s['partial']} | {s['incorrect']} | "
+            f"| {n} | {_f(s['claim_recall'])} / {_f(s['necessary_recall'])} | "
+            f"{s['complete']} | {s['partial']} | {s['incorrect']} | "
             f"{_f(s['coverage_score'])}{_ci(s['coverage_score_ci'])} | {_f(s['coverage_score_claims'])} | {p} | "
             f"{_f(s['evidence_recall_context'], 2)} / {_f(s['evidence_recall_topk'], 2)} | "
             f"{s['correct_refusals']}/{s['unanswerable']} | {s['wrong_refusals']}/{s['answerable']} | "
@@ -241,7 +254,8 @@ def render_report(
         "",
         "## How to read this",
         "",
-        "- recall: claim-triple recall, entailed gold claims / all gold claims (answerable questions); "
+        "- recall: claim-triple recall, entailed gold triples / all triples the judge extracted from the gold "
+        "answer; necessary: entailed / all of the dataset's necessary claims (answerable questions); "
         "score: (2·complete + partial) / (2·questions); 95 % CIs bootstrap over questions.",
         "- score by claims: the same categories decided claim by claim from a check of the necessary claims "
         "(all entailed: complete; any contradicted or none entailed: incorrect; else partial) — steadier than "
