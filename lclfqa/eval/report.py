@@ -266,6 +266,8 @@ def render_report(
         "(sources and kept children) / in the top-k children. High evidence recall with a poor score is a "
         "reading failure; low evidence recall is a retrieval failure.",
         "- refusals right: unanswerable questions refused; wrong refusals: answerable questions refused.",
+        "- s / question: the graph's wall time per row; rows replayed from the LLM cache take ~0 s, so after a "
+        "rerun this column is not a latency.",
         "- judges disagree (coverage COMPLETE while the claim check found a contradiction or nothing entailed, "
         "or INCORRECT with every claim entailed): "
         + ", ".join(f"{n} {s['judges_disagree']}/{s['rows']}" for n, s in variants.items())
@@ -313,8 +315,13 @@ def plot(summary: dict[str, Any], out: Path) -> list[str]:
                 curve = variants[n][key]
                 if curve:
                     ax.plot([int(k) for k in curve], list(curve.values()), marker="o", label=n)
-        a1.set(xscale="log", xlabel="k", ylabel="DRM@k", title="Document retrieval mismatch", ylim=(0, 1))
-        a2.set(xscale="log", xlabel="k", ylabel="evidence recall@k", title="Gold quotes in top-k children", ylim=(0, 1))
+        ks = sorted({int(k) for n in names for key in ("drm_at_k", "evidence_recall_at_k") for k in variants[n][key]})
+        a1.set(xlabel="k", ylabel="DRM@k", title="Document retrieval mismatch", ylim=(0, 1))
+        a2.set(xlabel="k", ylabel="evidence recall@k", title="Gold quotes in top-k children", ylim=(0, 1))
+        for ax in (a1, a2):
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(ks, [str(k) for k in ks])
+            ax.minorticks_off()
         if a2.get_legend_handles_labels()[0]:
             a2.legend(fontsize=8)
         fig.tight_layout()
