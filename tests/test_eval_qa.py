@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,6 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from typer.testing import CliRunner
 
 from lclfqa.cli import app
-from lclfqa.config import Settings
 from lclfqa.eval import answer_metrics as am
 from lclfqa.eval.datasets import Evidence, QAItem, load_qa_jsonl
 from lclfqa.eval.judge import check_claims, extract_claims, judge_coverage, parse_category, parse_labels
@@ -22,7 +20,6 @@ from lclfqa.eval.report import summarize, write_report
 from lclfqa.eval.stats import bootstrap_ci, paired_permutation_test
 from lclfqa.eval.triples import Triple, parse_triples
 from lclfqa.eval.variants import select_variants
-from lclfqa.ingest.pipeline import ingest
 from tests.fakes import ScriptedChat
 
 SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample"
@@ -223,17 +220,6 @@ def test_variant_selection():
 # ------------------------------------------------------------------------------------------- runner
 
 
-@pytest.fixture(scope="module")
-def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("docs")
-    for f in SAMPLE.iterdir():
-        if f.suffix in (".pdf", ".txt"):
-            shutil.copy(f, folder / f.name)
-    out = tmp_path_factory.mktemp("idx") / "index"
-    ingest([folder], out, Settings(), embeddings=DeterministicFakeEmbedding(size=32))
-    return out
-
-
 def _dataset(path: Path) -> Path:
     rows = [
         {
@@ -288,16 +274,16 @@ def _judge() -> ScriptedChat:
     )
 
 
-def _config(index_dir: Path, out: Path, dataset: Path, pipelines: str = "lclf,rag", **over) -> QARunConfig:
-    return QARunConfig(dataset=str(dataset), index=index_dir, out=out, variants=select_variants(pipelines), **over)
+def _config(sample_index: Path, out: Path, dataset: Path, pipelines: str = "lclf,rag", **over) -> QARunConfig:
+    return QARunConfig(dataset=str(dataset), index=sample_index, out=out, variants=select_variants(pipelines), **over)
 
 
-def test_runner_writes_judged_rows_summary_report_and_plots(index_dir: Path, tmp_path: Path):
+def test_runner_writes_judged_rows_summary_report_and_plots(sample_index: Path, tmp_path: Path):
     dataset = _dataset(tmp_path / "set.jsonl")
     items = load_qa_jsonl(dataset)
     out = tmp_path / "run"
     answering, judge = _answering(), _judge()
-    config = _config(index_dir, out, dataset)
+    config = _config(sample_index, out, dataset)
     rows = run_qa_eval(items, config, llm=answering, judge=judge, embeddings=DeterministicFakeEmbedding(size=32))
     assert [(r["id"], r["variant"]) for r in rows] == [("T1", "lclf"), ("T1", "rag"), ("T2", "lclf"), ("T2", "rag")]
     t1 = rows[0]
@@ -329,12 +315,12 @@ def test_runner_writes_judged_rows_summary_report_and_plots(index_dir: Path, tmp
     assert json.loads((out / "summary.json").read_text())["variants"]["rag"]["rows"] == 2
 
 
-def test_rerun_resumes_skips_finished_rows_and_retries_failed_ones(index_dir: Path, tmp_path: Path):
+def test_rerun_resumes_skips_finished_rows_and_retries_failed_ones(sample_index: Path, tmp_path: Path):
     dataset = _dataset(tmp_path / "set.jsonl")
     items = load_qa_jsonl(dataset)
     out = tmp_path / "run"
     emb = DeterministicFakeEmbedding(size=32)
-    config = _config(index_dir, out, dataset, pipelines="rag")
+    config = _config(sample_index, out, dataset, pipelines="rag")
     first = run_qa_eval(items, config, llm=_answering(fail_on="home office"), judge=_judge(), embeddings=emb)
     assert first[1]["error"].startswith("TimeoutError") and "metrics" not in first[1]
     summary = summarize(first, config.variants)
@@ -352,18 +338,18 @@ def test_rerun_resumes_skips_finished_rows_and_retries_failed_ones(index_dir: Pa
     assert all(r["skipped"] for r in third) and len(answering.calls) == 1 + 0  # only T2's read ran, once
 
 
-def test_resuming_with_another_judge_is_refused(index_dir: Path, tmp_path: Path):
+def test_resuming_with_another_judge_is_refused(sample_index: Path, tmp_path: Path):
     dataset = _dataset(tmp_path / "set.jsonl")
     items = load_qa_jsonl(dataset)[:1]
     emb = DeterministicFakeEmbedding(size=32)
     out = tmp_path / "run"
-    run_qa_eval(items, _config(index_dir, out, dataset, "rag"), llm=_answering(), judge=_judge(), embeddings=emb)
-    other = _config(index_dir, out, dataset, "rag", judge_model="openai:gpt-4o")
+    run_qa_eval(items, _config(sample_index, out, dataset, "rag"), llm=_answering(), judge=_judge(), embeddings=emb)
+    other = _config(sample_index, out, dataset, "rag", judge_model="openai:gpt-4o")
     with pytest.raises(EvalConfigMismatch, match="judge_model"):
         run_qa_eval(items, other, llm=_answering(), judge=_judge(), embeddings=emb)
 
 
-def test_a_wrong_refusal_scores_incorrect_without_the_judge(index_dir: Path, tmp_path: Path):
+def test_a_wrong_refusal_scores_incorrect_without_the_judge(sample_index: Path, tmp_path: Path):
     dataset = _dataset(tmp_path / "set.jsonl")
     items = load_qa_jsonl(dataset)[:1]
     refuser = _answering()
@@ -371,7 +357,7 @@ def test_a_wrong_refusal_scores_incorrect_without_the_judge(index_dir: Path, tmp
     judge = _judge()
     rows = run_qa_eval(
         items,
-        _config(index_dir, tmp_path / "run", dataset, "rag"),
+        _config(sample_index, tmp_path / "run", dataset, "rag"),
         llm=refuser,
         judge=judge,
         embeddings=DeterministicFakeEmbedding(size=32),
@@ -385,19 +371,19 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_cli_report_only_and_input_errors(index_dir: Path, tmp_path: Path):
+def test_cli_report_only_and_input_errors(sample_index: Path, tmp_path: Path):
     dataset = _dataset(tmp_path / "set.jsonl")
     out = tmp_path / "run"
     run_qa_eval(
         load_qa_jsonl(dataset),
-        _config(index_dir, out, dataset),
+        _config(sample_index, out, dataset),
         llm=_answering(),
         judge=_judge(),
         embeddings=DeterministicFakeEmbedding(size=32),
     )
     (out / "report.md").unlink(missing_ok=True)
     runner = CliRunner()
-    base = ["eval", "qa", "--dataset", str(dataset), "--index", str(index_dir), "--out", str(out)]
+    base = ["eval", "qa", "--dataset", str(dataset), "--index", str(sample_index), "--out", str(out)]
     res = runner.invoke(app, [*base, "--pipeline", "lclf,rag", "--report-only"])
     assert res.exit_code == 0, res.output
     assert "| lclf |" in (out / "report.md").read_text()
@@ -468,13 +454,13 @@ def test_ragas_failures_are_recorded_not_raised():
     assert scores["faithfulness"] is None and "faithfulness" in scores["errors"]
 
 
-def test_runner_adds_ragas_scores_to_answered_rows_and_the_report(index_dir: Path, tmp_path: Path):
+def test_runner_adds_ragas_scores_to_answered_rows_and_the_report(sample_index: Path, tmp_path: Path):
     from lclfqa.eval.ragas_metrics import prompt_schema
 
     dataset = _dataset(tmp_path / "set.jsonl")
     judge = _judge()
     judge.script["other"] = lambda msgs: json.dumps(_instance(prompt_schema(str(msgs[-1].content)) or {}))
-    config = _config(index_dir, tmp_path / "run", dataset, "rag", ragas=("context_recall",))
+    config = _config(sample_index, tmp_path / "run", dataset, "rag", ragas=("context_recall",))
     rows = run_qa_eval(
         load_qa_jsonl(dataset), config, llm=_answering(), judge=judge, embeddings=DeterministicFakeEmbedding(size=32)
     )
@@ -504,9 +490,9 @@ LEGALBENCH = Path(__file__).resolve().parents[2] / "shared" / "data" / "legalben
 
 
 @pytest.mark.skipif(not LEGALBENCH.exists(), reason="../shared/data not present")
-def test_cli_reads_the_long_answer_csv_with_its_benchmark(index_dir: Path, tmp_path: Path):
+def test_cli_reads_the_long_answer_csv_with_its_benchmark(sample_index: Path, tmp_path: Path):
     csv_path = LEGALBENCH / "long-answers" / "privacy_qa.csv"
-    base = ["eval", "qa", "--dataset", str(csv_path), "--index", str(index_dir), "--out", str(tmp_path / "o")]
+    base = ["eval", "qa", "--dataset", str(csv_path), "--index", str(sample_index), "--out", str(tmp_path / "o")]
     res = CliRunner().invoke(app, base)
     assert res.exit_code == 2 and "needs --benchmark" in _flat(res.output)
     res = CliRunner().invoke(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import threading
 import time
@@ -18,7 +17,6 @@ from lclfqa.config import Settings
 from lclfqa.graph.result import QAResult
 from lclfqa.ingest.document import FOOTNOTE
 from lclfqa.ingest.index import Index
-from lclfqa.ingest.pipeline import ingest
 from lclfqa.nodes.expand import build_sources
 from lclfqa.nodes.refs import chunk_ref
 from tests.fakes import ScriptedChat
@@ -26,18 +24,6 @@ from tests.fakes import ScriptedChat
 SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample"
 MEMO = "tax-memo-education-credits.pdf"
 QUESTION = "Can a married couple filing MFS claim the AOTC?"
-
-
-@pytest.fixture(scope="module")
-def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("docs")
-    for f in SAMPLE.iterdir():
-        if f.suffix in (".pdf", ".txt"):
-            shutil.copy(f, folder / f.name)
-    out = tmp_path_factory.mktemp("idx") / "index"
-    report = ingest([folder], out, Settings(), embeddings=DeterministicFakeEmbedding(size=32))
-    assert report.documents == 2
-    return out
 
 
 def good_script(**over) -> dict:
@@ -68,14 +54,14 @@ def _count_refs(messages) -> int:
     return sum(1 for m in messages for line in str(m.content).splitlines() if line.startswith("<reference "))
 
 
-def graph_with(index_dir: Path, script: dict, **settings):
+def graph_with(sample_index: Path, script: dict, **settings):
     llm = ScriptedChat(script=script)
-    graph = load_graph(index_dir, Settings(**settings), llm=llm, embeddings=DeterministicFakeEmbedding(size=32))
+    graph = load_graph(sample_index, Settings(**settings), llm=llm, embeddings=DeterministicFakeEmbedding(size=32))
     return graph, llm
 
 
-def test_lclf_pipeline_answers_with_citations_and_records_every_step(index_dir: Path):
-    graph, llm = graph_with(index_dir, good_script())
+def test_lclf_pipeline_answers_with_citations_and_records_every_step(sample_index: Path):
+    graph, llm = graph_with(sample_index, good_script())
     result = graph.invoke({"question": QUESTION})
     assert isinstance(result, QAResult)
     assert result.answer.startswith("No. Married taxpayers")
@@ -106,15 +92,15 @@ def test_lclf_pipeline_answers_with_citations_and_records_every_step(index_dir: 
     ]
 
 
-def test_an_empty_question_is_a_clear_error(index_dir: Path):
-    graph, llm = graph_with(index_dir, good_script())
+def test_an_empty_question_is_a_clear_error(sample_index: Path):
+    graph, llm = graph_with(sample_index, good_script())
     with pytest.raises(ValueError, match="non-empty"):
         graph.invoke({"question": "  "})
     assert llm.calls == []
 
 
-def test_result_renders_for_notebooks_and_json(index_dir: Path):
-    graph, _ = graph_with(index_dir, good_script())
+def test_result_renders_for_notebooks_and_json(sample_index: Path):
+    graph, _ = graph_with(sample_index, good_script())
     result = graph.invoke({"question": QUESTION})
     md = result._repr_markdown_()
     assert result.answer in md and "**Sources**" in md and result.citations[0]["document"] in md
@@ -129,16 +115,16 @@ def test_result_renders_for_notebooks_and_json(index_dir: Path):
     "verdicts",
     ["I think they are all relevant", '{"relevant": [true', "", "all false"],
 )
-def test_malformed_or_empty_verdicts_never_drop_evidence(index_dir: Path, verdicts: str):
+def test_malformed_or_empty_verdicts_never_drop_evidence(sample_index: Path, verdicts: str):
     if verdicts == "all false":  # LongRAG's rule: keeping nothing keeps everything (the reader decides)
         verdicts = lambda msgs: json.dumps({"relevant": [False] * _count_refs(msgs)})  # noqa: E731
-    graph, _ = graph_with(index_dir, good_script(verdicts=verdicts))
+    graph, _ = graph_with(sample_index, good_script(verdicts=verdicts))
     result = graph.invoke({"question": QUESTION})
     assert len(result["filtered"]) == len(result["retrieved"]) and result["dropped"] == []
 
 
-def test_longrag_true_false_words_are_read_in_order(index_dir: Path):
-    graph, _ = graph_with(index_dir, good_script(verdicts="True\nFalse\nTrue"), top_k=4)
+def test_longrag_true_false_words_are_read_in_order(sample_index: Path):
+    graph, _ = graph_with(sample_index, good_script(verdicts="True\nFalse\nTrue"), top_k=4)
     result = graph.invoke({"question": QUESTION})
     kept = [r["id"] for r in result["filtered"]]
     # missing verdicts (only 3 for 4 children) keep the child
@@ -146,13 +132,13 @@ def test_longrag_true_false_words_are_read_in_order(index_dir: Path):
     assert result["steps"]["filter"]["well_formed"] is False
 
 
-def test_llm_failures_degrade_without_losing_the_question_or_evidence(index_dir: Path):
+def test_llm_failures_degrade_without_losing_the_question_or_evidence(sample_index: Path):
     script = good_script(
         passage=TimeoutError("rewrite timed out"),
         thought=RuntimeError("filter down"),
         information=RuntimeError("extract down"),
     )
-    graph, _ = graph_with(index_dir, script)
+    graph, _ = graph_with(sample_index, script)
     result = graph.invoke({"question": QUESTION})
     assert result["rewrites"] == [] and result["retrieved"]
     assert result["filtered"] == result["retrieved"]
@@ -161,12 +147,12 @@ def test_llm_failures_degrade_without_losing_the_question_or_evidence(index_dir:
     assert result.answer.startswith("No.")
 
 
-def test_missing_tags_and_no_inline_citations(index_dir: Path):
+def test_missing_tags_and_no_inline_citations(sample_index: Path):
     script = good_script(
         information="<information>The credit requires a joint return [2]",  # no closing tag
         answer="<answer>A joint return is required.",  # no closing tag, no [n]
     )
-    graph, _ = graph_with(index_dir, script)
+    graph, _ = graph_with(sample_index, script)
     result = graph.invoke({"question": QUESTION})
     assert result["information"] == "The credit requires a joint return [2]"
     assert result.answer == "A joint return is required."
@@ -178,23 +164,23 @@ def _reader_prompt(llm) -> str:
     return "\n".join(str(m.content) for m in next(m for key, m, _ in llm.calls if key == "answer"))
 
 
-def test_refusal_has_no_citations_and_is_allowed_only_without_relevant_sources(index_dir: Path):
+def test_refusal_has_no_citations_and_is_allowed_only_without_relevant_sources(sample_index: Path):
     none_relevant = lambda msgs: json.dumps({"relevant": [False] * _count_refs(msgs)})  # noqa: E731
     script = good_script(answer="The documents provided do not answer this question.", verdicts=none_relevant)
-    graph, llm = graph_with(index_dir, script)
+    graph, llm = graph_with(sample_index, script)
     result = graph.invoke({"question": "What is the home office deduction under section 280A?"})
     assert result["refused"] is True and result.citations == []
     assert 'answer exactly: "The documents provided do not answer' in _reader_prompt(llm)
     assert result["steps"]["read"]["filter_judged_relevant"] is False
     # when the filter found relevant children, the reader is told to answer from them
-    graph, llm = graph_with(index_dir, good_script())
+    graph, llm = graph_with(sample_index, good_script())
     result = graph.invoke({"question": QUESTION})
     assert "checked and are relevant" in _reader_prompt(llm) and "answer exactly" not in _reader_prompt(llm)
     assert result["steps"]["read"]["filter_judged_relevant"] is True
 
 
-def test_rag_baseline_reads_children_directly_with_one_llm_call(index_dir: Path):
-    graph, llm = graph_with(index_dir, good_script(), pipeline="rag", top_k=3)
+def test_rag_baseline_reads_children_directly_with_one_llm_call(sample_index: Path):
+    graph, llm = graph_with(sample_index, good_script(), pipeline="rag", top_k=3)
     result = graph.invoke({"question": QUESTION})
     assert llm.routes() == ["answer"]
     assert len(result["sources"]) == 3 and all(s["kind"] != "parent" for s in result["sources"])
@@ -202,25 +188,25 @@ def test_rag_baseline_reads_children_directly_with_one_llm_call(index_dir: Path)
     assert "Key legal phrases" not in prompt  # the basic reader
 
 
-def test_longrag_baseline_skips_the_rewriter_and_uses_the_basic_reader(index_dir: Path):
-    graph, llm = graph_with(index_dir, good_script(), pipeline="longrag")
+def test_longrag_baseline_skips_the_rewriter_and_uses_the_basic_reader(sample_index: Path):
+    graph, llm = graph_with(sample_index, good_script(), pipeline="longrag")
     result = graph.invoke({"question": QUESTION})
     assert sorted(llm.routes()) == sorted(["thought", "verdicts", "information", "answer"])
     assert result["rewrites"] == [] and result["steps"]["rewrite"]["skipped"] is True
 
 
-def test_one_rewrite_setting(index_dir: Path):
+def test_one_rewrite_setting(sample_index: Path):
     script = good_script(
         rewrites=json.dumps({"rewrites": ["Is the AOTC allowed on a separate return?"], "translation": "x"})
     )
-    graph, llm = graph_with(index_dir, script, rewrites=1)
+    graph, llm = graph_with(sample_index, script, rewrites=1)
     result = graph.invoke({"question": QUESTION})
     assert len(result["rewrites"]) == 1
     follow_up = next(m for key, m, _ in llm.calls if key == "rewrites")[-1].content
     assert "in 1 different ways" in follow_up and '"rewrites": [1 strings]' in follow_up
 
 
-def test_filter_and_extract_run_in_parallel(index_dir: Path):
+def test_filter_and_extract_run_in_parallel(sample_index: Path):
     spans: dict[str, tuple[float, float]] = {}
     lock = threading.Lock()
 
@@ -236,24 +222,28 @@ def test_filter_and_extract_run_in_parallel(index_dir: Path):
 
     base = good_script()
     script = good_script(thought=slow("filter", base["thought"]), information=slow("extract", base["information"]))
-    graph, _ = graph_with(index_dir, script)
+    graph, _ = graph_with(sample_index, script)
     graph.invoke({"question": QUESTION})
     (f0, f1), (e0, e1) = spans["filter"], spans["extract"]
     assert f0 < e1 and e0 < f1, "filter and extract did not overlap in time"
 
 
-def test_sequential_graph_gives_the_same_answer(index_dir: Path):
-    graph, llm = graph_with(index_dir, good_script(), parallel=False)
+def test_sequential_graph_gives_the_same_answer(sample_index: Path):
+    graph, llm = graph_with(sample_index, good_script(), parallel=False)
     result = graph.invoke({"question": QUESTION})
     assert result.answer.startswith("No.") and result["information"] and len(result["filtered"]) == 1
     assert llm.routes()[2:] == ["thought", "verdicts", "information", "answer"]
 
 
-def test_chat_memory_across_two_turns(index_dir: Path, tmp_path: Path):
+def test_chat_memory_across_two_turns(sample_index: Path, tmp_path: Path):
     conn = sqlite3.connect(str(tmp_path / "chat.sqlite"), check_same_thread=False)
     llm = ScriptedChat(script=good_script())
     graph = load_graph(
-        index_dir, Settings(), llm=llm, embeddings=DeterministicFakeEmbedding(size=32), checkpointer=SqliteSaver(conn)
+        sample_index,
+        Settings(),
+        llm=llm,
+        embeddings=DeterministicFakeEmbedding(size=32),
+        checkpointer=SqliteSaver(conn),
     )
     cfg = {"configurable": {"thread_id": "t1"}}
     first = graph.invoke({"question": QUESTION}, cfg)
@@ -269,14 +259,18 @@ def test_chat_memory_across_two_turns(index_dir: Path, tmp_path: Path):
     conn.close()
     conn = sqlite3.connect(str(tmp_path / "chat.sqlite"), check_same_thread=False)
     again = load_graph(
-        index_dir, Settings(), llm=llm, embeddings=DeterministicFakeEmbedding(size=32), checkpointer=SqliteSaver(conn)
+        sample_index,
+        Settings(),
+        llm=llm,
+        embeddings=DeterministicFakeEmbedding(size=32),
+        checkpointer=SqliteSaver(conn),
     )
     assert len(again.get_state(cfg).values["history"]) == 4
     conn.close()
 
 
-def test_a_footnote_child_pulls_in_every_linked_parent_with_the_footnote_injected(index_dir: Path):
-    idx = Index.load(index_dir)
+def test_a_footnote_child_pulls_in_every_linked_parent_with_the_footnote_injected(sample_index: Path):
+    idx = Index.load(sample_index)
     footnote = next(c for c in idx.chunks(FOOTNOTE) if len(c.parent_ids) >= 2)
     sources, children = build_sources(
         [chunk_ref(footnote, score=1.0)], idx, parents=True, expand_footnotes=True, budget=100_000
@@ -293,8 +287,8 @@ def test_a_footnote_child_pulls_in_every_linked_parent_with_the_footnote_injecte
     assert len(sources) == 1 and sources[0]["id"] == footnote.id and children[0]["source"] == 1
 
 
-def test_parents_are_deduplicated_and_capped_by_the_context_budget(index_dir: Path):
-    idx = Index.load(index_dir)
+def test_parents_are_deduplicated_and_capped_by_the_context_budget(sample_index: Path):
+    idx = Index.load(sample_index)
     children = [chunk_ref(c, score=1.0) for c in idx.chunks("child", MEMO)]
     sources, annotated = build_sources(children, idx, parents=True, expand_footnotes=True, budget=2500)
     parents = [s for s in sources if s["kind"] == "parent"]

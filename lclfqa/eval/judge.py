@@ -24,7 +24,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from lclfqa import prompts
 from lclfqa.eval.triples import Triple, parse_triples
 from lclfqa.nodes import parsing
-from lclfqa.nodes.calls import Meter, chat
+from lclfqa.nodes.calls import Meter, chat, json_schema_kwargs
 
 Label = Literal["Entailment", "Neutral", "Contradiction"]
 Category = Literal["COMPLETE", "PARTIAL", "INCORRECT"]
@@ -132,7 +132,7 @@ def extract_claims(
     meter = meter or Meter("claims")
     t = prompts.template("claim_extraction", "eval")
     msgs = prompts.messages_from("eval", "claim_extraction", question=question, answer=gold_answer)
-    if _constrained(llm):
+    if json_schema_kwargs(llm, {}):  # constrained decoding: ask for the JSON form
         msgs[-1] = HumanMessage(f"{msgs[-1].content}\n\n{prompts.render(t['json'])}")
     raw = chat(llm, msgs, meter, max_tokens=900, schema=TRIPLES_SCHEMA)
     triples = parse_triples(raw)
@@ -227,9 +227,3 @@ def parse_category(text: str) -> Category | None:
     """The last of COMPLETE / PARTIAL / INCORRECT named in ``text`` (the decision comes after the reasoning)."""
     found = _CATEGORY.findall(text)
     return found[-1].upper() if found else None  # type: ignore[return-value]
-
-
-def _constrained(llm: BaseChatModel) -> bool:
-    from lclfqa.nodes.calls import json_schema_kwargs
-
-    return bool(json_schema_kwargs(llm, {}))

@@ -24,7 +24,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -36,7 +36,7 @@ from langchain_core.language_models import BaseChatModel
 from lclfqa.config import Settings
 from lclfqa.eval import answer_metrics as am
 from lclfqa.eval.datasets import QAItem
-from lclfqa.eval.judge import Claims, check_claims, extract_claims, judge_coverage
+from lclfqa.eval.judge import POINTS, Claims, check_claims, extract_claims, judge_coverage
 from lclfqa.eval.variants import Variant
 from lclfqa.nodes.calls import Meter
 
@@ -249,7 +249,7 @@ def judge_row(
         "prompt_tokens": meter.prompt_tokens,
         "completion_tokens": meter.completion_tokens,
     }
-    metrics["points"] = {"COMPLETE": 2, "PARTIAL": 1, "INCORRECT": 0}[metrics["coverage"]]
+    metrics["points"] = POINTS[metrics["coverage"]]
     return {"metrics": metrics, "judge": judge_notes}
 
 
@@ -396,7 +396,3 @@ def _check_config(out: Path, config: QARunConfig) -> None:
             "plain_index": str(config.plain_index) if config.plain_index else None,
         },
     )
-
-
-def items_by_id(items: Iterable[QAItem]) -> dict[str, QAItem]:
-    return {item.id: item for item in items}
