@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from lclfqa.cli import app
 from lclfqa.config import Settings
 from lclfqa.ingest.index import Index
-from lclfqa.ingest.pipeline import discover, ingest
+from lclfqa.ingest.pipeline import PARSER_VERSION, discover, ingest
 from lclfqa.retrieval import hybrid_search
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -101,6 +101,24 @@ def test_changing_chunk_settings_rechunks_everything(tmp_path: Path):
     small = ingest([folder], tmp_path / "idx", Settings(child_size=200, parent_size=800), embeddings=emb)
     big = ingest([folder], tmp_path / "idx", Settings(child_size=500, parent_size=2000), embeddings=emb)
     assert big.reused_documents == 0 and big.children < small.children
+
+
+def test_an_index_from_an_older_parser_reparses_its_documents(tmp_path: Path):
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "a.txt").write_text("1. One\n\n" + "Sentence about credits. " * 60, encoding="utf-8")
+    emb = CountingEmbeddings(size=8)
+    where = tmp_path / "idx"
+    first = ingest([folder], where, Settings(), embeddings=emb)
+    assert Index.load(where).manifest["settings"]["chunking"]["parser"] == PARSER_VERSION
+    assert ingest([folder], where, Settings(), embeddings=emb).reused_documents == 1
+    manifest_path = where / (where / "CURRENT").read_text().strip() / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    del manifest["settings"]["chunking"]["parser"]  # as written before the parser was versioned
+    manifest_path.write_text(json.dumps(manifest))
+    again = ingest([folder], where, Settings(), embeddings=emb)
+    assert again.reused_documents == 0 and again.children == first.children
+    assert again.embedded == 0  # same text, so the stored vectors are reused
 
 
 def test_discover_names_files_relative_to_the_folder(tmp_path: Path):

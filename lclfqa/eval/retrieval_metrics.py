@@ -37,6 +37,7 @@ __all__ = [
     "intersection_length",
     "mean_scores",
     "merge_intervals",
+    "normalize_evidence",
     "normalize_whitespace",
     "score_ranking",
 ]
@@ -217,16 +218,32 @@ def normalize_whitespace(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
+_BARE_SMALL_NUMBER = re.compile(r"(?<!\S)\d{1,2}(?!\S)")
+_BROKEN_WORD = re.compile(r"(?<=\w)- (?=\w)")
+
+
+def normalize_evidence(text: str) -> str:
+    """The matching key of an evidence quote and of the text searched for it.
+
+    Whitespace-normalised, and on both sides without what a quote copied from the printed page carries
+    but the parser's clean text does not: an enrolled bill's printed line numbers (every bare one- or
+    two-digit number goes, on both sides) and words hyphenated across a line break (``Com- pare`` reads
+    ``Compare``).
+    """
+    text = normalize_whitespace(_BARE_SMALL_NUMBER.sub(" ", text))
+    return _BROKEN_WORD.sub("", text)
+
+
 def evidence_recall(quotes: Sequence[str], texts: Sequence[str]) -> float:
-    """Share of ``quotes`` found verbatim (whitespace-normalised) in the retrieved ``texts``.
+    """Share of ``quotes`` found verbatim in the retrieved ``texts``, both keyed by :func:`normalize_evidence`.
 
     The texts are joined with a space before searching, so a quote that runs across two consecutive
     retrieved chunks still counts. No quotes (a question the corpus does not answer) gives ``nan``:
     leave such questions out of an average.
     """
-    wanted = [normalize_whitespace(q) for q in quotes]
+    wanted = [normalize_evidence(q) for q in quotes]
     wanted = [q for q in wanted if q]
     if not wanted:
         return math.nan
-    haystack = " ".join(normalize_whitespace(t) for t in texts)
+    haystack = " ".join(normalize_evidence(t) for t in texts)
     return sum(q in haystack for q in wanted) / len(wanted)

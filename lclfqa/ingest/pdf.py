@@ -258,6 +258,7 @@ class _Heading:
     kind: str
     title: str
     label: str  # the number/letter itself, for telling (i) the letter from (i) the numeral
+    open: bool = False  # an all-caps title that may run on to the next line
 
 
 def _strip_line_number(text: str, has_line_numbers: bool) -> str:
@@ -471,6 +472,8 @@ class _SectionDraft:
     parts: list[str] = field(default_factory=list)
     refs: list[str] = field(default_factory=list)
     breaks: list[int] = field(default_factory=list)  # raw offsets where a new page begins
+    lines: int = 0  # lines appended so far
+    title_lines: int = 1  # of them, lines of the heading's title (0 for the untitled lead-in)
 
     def length(self) -> int:
         return sum(len(p) for p in self.parts)
@@ -590,23 +593,43 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             heading = _classify(ln, text, body, stack, para_start, view, index, has_line_numbers)
             if heading is not None and current is not None and _continues_title(prev, ln, heading, current):
                 # a heading printed over two lines ("TITLE I—COMMITTEE ON" / "FINANCE")
-                stack[-1].title = f"{stack[-1].title} {text.strip()}"
+                stack[-1].title = _join_title(stack[-1].title, text.strip())
+                stack[-1].open = _open_title(stack[-1].title)
                 current.path = tuple(h.title for h in stack)
-                current.parts.append(" " + ln.text)
+                _append_separator(current, " ")
+                current.parts.append(text)
+                current.lines += 1
+                current.title_lines += 1
                 prev = ln
                 continue
+            if (
+                current is not None
+                and stack
+                and stack[-1].open
+                and (heading is None or heading.kind == "bold" or heading.kind.startswith("size"))
+                and _follows_closely(prev, ln, pitch)
+                and (words := _caps_continuation(text))
+            ):
+                # an all-caps heading whose words run on ("SEC. 10201. EXCISE TAX ON REPURCHASE OF CORPORATE"
+                # / "STOCK."; "‘‘(B) RULES FOR AMOUNTS NOT REP-" / "RESENTING REASONABLE COMPENSATION.—The")
+                stack[-1].title = _join_title(stack[-1].title, words)
+                stack[-1].open = _open_title(stack[-1].title) and words == text.strip()
+                current.path = tuple(h.title for h in stack)
+                heading = None
             if heading is not None:
+                heading.open = _open_title(heading.title) and _heading_line_is_title(heading, text)
                 _push(stack, heading)
                 current = _SectionDraft(tuple(h.title for h in stack), page_no, page_no)
                 sections.append(current)
             elif current is None:
-                current = _SectionDraft((), page_no, page_no)
+                current = _SectionDraft((), page_no, page_no, title_lines=0)
                 sections.append(current)
             elif current.parts:
-                current.parts.append("\n\n" if gap > 1.6 * pitch else "\n")
+                _append_separator(current, "\n\n" if gap > 1.6 * pitch else "\n")
             if page_no != current.page_end:
                 current.breaks.extend([current.length()] * (page_no - current.page_end))
-            current.parts.append(ln.text)
+            current.parts.append(text)
+            current.lines += 1
             current.page_end = page_no
             for a, b in ln.superscripts:
                 marker = ln.text[a:b].strip()
@@ -614,7 +637,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                     current.refs.append(marker)
             prev = ln
 
-    footnotes = tuple(Footnote(d.number, d.page, _join([" ".join(d.lines)])) for d in drafts if d.lines)
+    footnotes = tuple(Footnote(d.number, d.page, _join_lines(d.lines)) for d in drafts if d.lines)
     out_sections = tuple(_section(s) for s in sections if _join(s.parts))
     return ParsedDocument(
         name=path.name,
@@ -633,10 +656,79 @@ def _continues_title(prev: Line | None, ln: Line, heading: _Heading, current: _S
     return (
         (heading.kind == "bold" or heading.kind.startswith("size"))
         and prev is not None
-        and len(current.parts) == 1
+        and current.lines == current.title_lines > 0
         and prev.page == ln.page
         and abs(prev.height - ln.height) < 0.5
         and prev.bold == ln.bold
         and prev.top - ln.top < 2.5 * ln.height
         and not prev.text.rstrip().endswith((".", ":"))
     )
+
+
+# --- headings printed over several lines, and words broken at a line's end -------------------
+
+_LEVEL_LABEL = re.compile(
+    r"^[‘’“”'\" ]*(?:(?:TITLE|Subtitle|CHAPTER|Chapter|SUBCHAPTER|Subchapter|PART|Part|Subpart|SUBPART)\s+[\w.-]+"
+    r"\s*[—–.-]?\s*|(?:SEC\.|Sec\.|§+)\s*[\w.()-]+\.?\s+|\(\w{1,5}\)\s+)"
+)
+_CAPS_RUN = re.compile(r"^[‘’“”'\" ]*([A-Z0-9$(][^\sa-z—]*(?:\s+[A-Z0-9$(][^\sa-z—]*)*)(?:—|$)")
+
+
+def _open_title(title: str) -> bool:
+    """A numbered all-caps title with no closing period (``PART 2—EXCISE TAX ON REPURCHASE OF``): its
+    words may go on in the next line. An unnumbered caps line (a caption) does not run on."""
+    words, labelled = _LEVEL_LABEL.subn("", title, count=1)
+    words = words.strip()
+    return (
+        labelled == 1
+        and
+        len(re.findall(r"[A-Z]{2,}", words)) >= 2
+        and not any(c.islower() for c in words)
+        and not words.endswith((".", ":", ".—"))
+        and len(title) < 200
+    )
+
+
+def _heading_line_is_title(heading: _Heading, text: str) -> bool:
+    """The heading's title is its whole line (nothing after it for a run-on to follow)."""
+    line = text.strip().lstrip("‘’“”'\" ").rstrip(" —")
+    return heading.title == line
+
+
+def _caps_continuation(text: str) -> str:
+    """The leading all-caps words of ``text`` that continue an open title, or ``""``.
+
+    ``CORPORATE STOCK`` and ``STOCK.`` whole; ``RESENTING REASONABLE COMPENSATION.—The`` up to the
+    dash; a line that starts in lower case, or holds fewer than two capitals, continues nothing.
+    """
+    m = _CAPS_RUN.match(text.strip())
+    if not m:
+        return ""
+    words = m.group(1).strip()
+    return words if sum(c.isupper() for c in words) >= 2 else ""
+
+
+def _join_title(title: str, more: str) -> str:
+    """``title`` + ``more``: a word PDFium marked as broken at the line's end is joined back."""
+    if title.endswith(SOFT_HYPHEN):
+        return title[:-1] + more
+    return f"{title} {more}"
+
+
+def _follows_closely(prev: Line | None, ln: Line, pitch: float) -> bool:
+    """``ln`` is the next line of ``prev``'s block on the same page: no blank line between them (the
+    enrolled bill's double-spaced lines count as one block)."""
+    return prev is not None and prev.page == ln.page and prev.bottom - ln.top <= 1.6 * pitch
+
+
+def _append_separator(current: _SectionDraft, sep: str) -> None:
+    """Separate the next line with ``sep``, or join it to a word PDFium marked as broken at the line end."""
+    if current.parts and current.parts[-1].endswith(SOFT_HYPHEN):
+        current.parts[-1] = current.parts[-1][: -len(SOFT_HYPHEN)]
+    else:
+        current.parts.append(sep)
+
+
+def _join_lines(lines: list[str]) -> str:
+    """A footnote's lines as one paragraph, words broken at a line's end joined back."""
+    return _join([" ".join(lines).replace(SOFT_HYPHEN + " ", "")])

@@ -46,7 +46,11 @@ CHUNK_SETTINGS = (
     "summary_chars",
 )
 #: What an index written before a chunk setting existed was built with (compared as if recorded).
-LEGACY_CHUNK_SETTINGS = {"chunking": "layout"}
+LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
+#: The parsers' output version, recorded with the chunk settings: raise it when parsing changes what a
+#: document's sections or footnotes say, so that existing indexes re-parse their documents on the next
+#: ingest (2: PDF printed line numbers dropped, line-end word breaks joined, run-on caps titles whole).
+PARSER_VERSION = 2
 
 Summarizer = Callable[[ParsedDocument], str]
 
@@ -104,7 +108,7 @@ def discover(paths: Iterable[str | Path], suffixes: Iterable[str]) -> list[tuple
 
 
 def _chunk_settings(settings: Settings) -> dict:
-    return {k: getattr(settings, k) for k in CHUNK_SETTINGS}
+    return {**{k: getattr(settings, k) for k in CHUNK_SETTINGS}, "parser": PARSER_VERSION}
 
 
 def _recorded_chunk_settings(index: Index) -> dict | None:
