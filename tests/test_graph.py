@@ -168,7 +168,7 @@ def test_refusal_has_no_citations_and_is_allowed_only_without_relevant_sources(s
     none_relevant = lambda msgs: json.dumps({"relevant": [False] * _count_refs(msgs)})  # noqa: E731
     script = good_script(answer="The documents provided do not answer this question.", verdicts=none_relevant)
     graph, llm = graph_with(sample_index, script)
-    result = graph.invoke({"question": "What is the home office deduction under section 280A?"})
+    result = graph.invoke({"question": "What is the home office deduction?"})
     assert result["refused"] is True and result.citations == []
     assert 'answer exactly: "The documents provided do not answer' in _reader_prompt(llm)
     assert result["steps"]["read"]["filter_judged_relevant"] is False
@@ -177,6 +177,38 @@ def test_refusal_has_no_citations_and_is_allowed_only_without_relevant_sources(s
     result = graph.invoke({"question": QUESTION})
     assert "checked and are relevant" in _reader_prompt(llm) and "answer exactly" not in _reader_prompt(llm)
     assert result["steps"]["read"]["filter_judged_relevant"] is True
+
+
+def test_filter_verdict_no_invites_a_refusal_even_with_relevant_children(sample_index: Path):
+    unanswered = lambda msgs: json.dumps({"relevant": [True] * _count_refs(msgs), "answered": "no"})  # noqa: E731
+    graph, llm = graph_with(sample_index, good_script(verdicts=unanswered))
+    result = graph.invoke({"question": QUESTION})
+    assert result["answered"] == "no" and result["steps"]["filter"]["answered"] == "no"
+    assert 'answer exactly: "The documents provided do not answer' in _reader_prompt(llm)
+    assert result["steps"]["read"]["filter_judged_relevant"] is False
+    partly = lambda msgs: json.dumps({"relevant": [True] * _count_refs(msgs), "answered": "partly"})  # noqa: E731
+    graph, llm = graph_with(sample_index, good_script(verdicts=partly))
+    assert graph.invoke({"question": QUESTION})["answered"] == "partly"
+    assert "checked and are relevant" in _reader_prompt(llm)
+
+
+def test_a_question_citing_sections_no_source_mentions_is_refused_without_the_reader(sample_index: Path):
+    graph, llm = graph_with(sample_index, good_script())
+    result = graph.invoke({"question": "What does section 280A say about a home office used for tutoring?"})
+    assert llm.routes() == ["passage", "rewrites"]  # no filter, extractor or reader call: decided, not generated
+    assert "filter" not in result["steps"] and "extract" not in result["steps"]
+    assert result["refused"] is True and result.citations == []
+    assert result.answer == (
+        "The documents provided do not answer this question. None of the sources found mentions section 280A."
+    )
+    assert result["steps"]["read"]["missing_sections"] == ["280A"]
+    # One of two cited sections present (the sample memo cites IRC §25A throughout): the reader answers
+    # and is told which one the documents do not cover.
+    graph, llm = graph_with(sample_index, good_script())
+    result = graph.invoke({"question": "How do section 25A and section 280A apply to tutoring costs?"})
+    assert result["refused"] is False
+    assert "No source mentions section 280A: say plainly that the documents do not cover it" in _reader_prompt(llm)
+    assert result["steps"]["read"]["missing_sections"] == ["280A"]
 
 
 def test_rag_baseline_reads_children_directly_with_one_llm_call(sample_index: Path):
@@ -266,6 +298,25 @@ def test_chat_memory_across_two_turns(sample_index: Path, tmp_path: Path):
         checkpointer=SqliteSaver(conn),
     )
     assert len(again.get_state(cfg).values["history"]) == 4
+    conn.close()
+
+
+def test_a_refused_turn_in_a_chat_thread_leaves_nothing_of_the_previous_turn(sample_index: Path, tmp_path: Path):
+    conn = sqlite3.connect(str(tmp_path / "chat.sqlite"), check_same_thread=False)
+    graph = load_graph(
+        sample_index,
+        Settings(),
+        llm=ScriptedChat(script=good_script()),
+        embeddings=DeterministicFakeEmbedding(size=32),
+        checkpointer=SqliteSaver(conn),
+    )
+    cfg = {"configurable": {"thread_id": "t1"}}
+    first = graph.invoke({"question": QUESTION}, cfg)
+    assert first["filtered"] and first["information"] and first.citations
+    second = graph.invoke({"question": "And under section 280A?"}, cfg)
+    assert second["refused"] is True and second.citations == []
+    assert second["filtered"] == [] and second["information"] == "" and second["thought"] == ""
+    assert "section 280A" in second.answer and len(second["history"]) == 4
     conn.close()
 
 

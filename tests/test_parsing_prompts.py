@@ -10,6 +10,7 @@ from lclfqa import prompts
 from lclfqa.config import Settings
 from lclfqa.graph.context import plan_for
 from lclfqa.nodes import parsing
+from lclfqa.nodes.refusal import FILTER_VERDICTS, cited_sections, missing_sections, refusal_reason
 from lclfqa.weights import SplitWeights, WeightsError, ensure_joined
 
 
@@ -176,3 +177,46 @@ def test_llm_cache_setting_makes_reruns_free(tmp_path):
     prompt = "Answer the question from the sources above"
     assert llm.invoke(prompt).content == llm.invoke(prompt).content == "cached"
     assert len(llm.calls) == 1
+
+
+# --- refusal checks ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "cited"),
+    [
+        ("What do these documents say about the home office deduction under section 280A?", ["280A"]),
+        ("Under §§ 1.25A-1 and 1.25A-2, who may claim the credit?", ["1.25A-1", "1.25A-2"]),
+        ("Does 26 CFR 1.21-3(b)(2) apply to a surviving spouse?", ["1.21-3"]),
+        ("Is sec. 45x limited by IRC 4501(c)(1)?", ["45X", "4501"]),
+        ("See Treas. Reg. 1.21-4 and sections 21, 25A and 280A.", ["1.21-4", "21", "25A", "280A"]),
+        ("What rate did the IRA set for the ERC in 2023 under this section?", []),
+        ("What does IRC §25A(g)(6) require?", ["25A"]),
+    ],
+)
+def test_cited_sections(question, cited):
+    assert cited_sections(question) == cited
+
+
+def test_missing_sections_match_whole_provision_numbers():
+    texts = ["Under § 1.21-3(a) a joint return is required.", "Section 1280A and 280AB are other rules."]
+    assert missing_sections("section 280A and § 1.21-3", texts) == (["280A", "1.21-3"], ["280A"])
+    assert missing_sections("§ 1.21-30", texts) == (["1.21-30"], ["1.21-30"])
+    assert missing_sections("What is a joint return?", texts) == ([], [])
+    assert missing_sections("IRC §25A(d)(3)", ["IRC \u00a725A(d)(3)."]) == (["25A"], [])
+    assert refusal_reason(["280A", "1.25A-1"]) == "None of the sources found mentions section 280A or § 1.25A-1."
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        ('{"relevant": [true], "answered": "no"}', "no"),
+        ('{"relevant": [true], "answered": " Partly "}', "partly"),
+        ('{"relevant": [true]}', ""),
+        ('{"relevant": [true], "answered": "maybe"}', ""),
+        ("relevant: true, true\nanswered: yes", "yes"),
+        ("", ""),
+    ],
+)
+def test_choice_reads_a_verdict_defensively(raw, value):
+    assert parsing.choice(raw, "answered", FILTER_VERDICTS) == value

@@ -309,7 +309,8 @@ def test_ira_headings_printed_over_several_lines_keep_all_their_words(ira):
         "TITLE VI—COMMITTEE ON ENVIRONMENT AND PUBLIC WORKS",
     ):
         assert whole in titles, whole
-    for fragment in ("FORESTRY", "WORKS", "AFFAIRS", "PART 2—EXCISE TAX ON REPURCHASE OF", "(B) RULES FOR AMOUNTS NOT REP-"):
+    fragments = ("FORESTRY", "WORKS", "AFFAIRS", "PART 2—EXCISE TAX ON REPURCHASE OF", "(B) RULES FOR AMOUNTS NOT REP-")
+    for fragment in fragments:
         assert fragment not in titles, fragment
     (sec,) = [s for s in ira.sections if s.path[-1:] == ("SEC. 10201. EXCISE TAX ON REPURCHASE OF CORPORATE STOCK.",)]
     assert sec.path[-2] == "PART 2—EXCISE TAX ON REPURCHASE OF CORPORATE STOCK"

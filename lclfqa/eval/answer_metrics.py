@@ -4,8 +4,9 @@ children a graph run retrieved.
 - Coverage score (LCLF-QA §4): ``(2·complete + partial) / (2·total)``.
 - Evidence recall: the share of gold evidence quotes (whitespace, printed line numbers and line-end
   hyphens aside) inside the context the reader saw — the expanded sources (parents with injected
-  footnotes) and the filtered children — and inside the top-k children before filtering. Low top-k evidence recall is a retrieval failure; high evidence recall
-  with a poor coverage category is a reading failure.
+  footnotes) and the filtered children — and inside the top-k children before filtering. Low top-k
+  evidence recall is a retrieval failure; high evidence recall with a poor coverage category is a
+  reading failure.
 - Refusal: a question the corpus does not answer (no gold documents, and a gold answer that says so) is
   right when refused; an answerable one refused is a wrong refusal.
 """

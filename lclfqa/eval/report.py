@@ -263,8 +263,8 @@ def render_report(
         "- p: paired permutation test on per-question values (mean over runs) against the baseline; with tens of "
         "questions only large differences are significant, and one LLM judge is itself noisy.",
         "- evidence recall: gold evidence quotes found verbatim (whitespace, printed line numbers and line-end "
-        "hyphens aside) in what the reader saw (sources and kept children) / in the top-k children. High evidence recall with a poor score is a "
-        "reading failure; low evidence recall is a retrieval failure.",
+        "hyphens aside) in what the reader saw (sources and kept children) / in the top-k children. High "
+        "evidence recall with a poor score is a reading failure; low evidence recall is a retrieval failure.",
         "- refusals right: unanswerable questions refused; wrong refusals: answerable questions refused.",
         "- s / question: the graph's wall time per row; rows replayed from the LLM cache take ~0 s, so after a "
         "rerun this column is not a latency.",

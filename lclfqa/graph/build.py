@@ -26,6 +26,7 @@ from lclfqa.nodes.expand import expand
 from lclfqa.nodes.extract import extract_information
 from lclfqa.nodes.filter import filter_children
 from lclfqa.nodes.read import read
+from lclfqa.nodes.refusal import nothing_cited_is_found
 from lclfqa.nodes.retrieve import retrieve
 from lclfqa.nodes.rewrite import rewrite
 
@@ -36,7 +37,9 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, *, parallel: bo
     """The compiled state graph; run it with ``context=QAContext(...)`` (or use :func:`load_graph`).
 
     ``filter`` and ``extract`` both follow ``expand``, so LangGraph runs them in the same step, in
-    parallel; ``read`` waits for both. ``parallel=False`` chains them (for the latency benchmark).
+    parallel; ``read`` waits for both. ``parallel=False`` chains them (for the latency benchmark). A
+    question citing provisions that no retrieved source mentions goes from ``expand`` straight to
+    ``read``, which refuses (:mod:`lclfqa.nodes.refusal`).
     """
     builder = StateGraph(QAState, context_schema=QAContext, input_schema=QAInput)
     builder.add_node("rewrite", rewrite)
@@ -49,12 +52,15 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, *, parallel: bo
     builder.add_edge(START, "rewrite")
     builder.add_edge("rewrite", "retrieve")
     builder.add_edge("retrieve", "expand")
+    after_expand = ["filter", "extract"] if parallel else ["filter"]
+    builder.add_conditional_edges(
+        "expand",
+        lambda state: ["read"] if nothing_cited_is_found(state) else after_expand,
+        ["filter", "extract", "read"],
+    )
     if parallel:
-        builder.add_edge("expand", "filter")
-        builder.add_edge("expand", "extract")
         builder.add_edge(["filter", "extract"], "read")
     else:
-        builder.add_edge("expand", "filter")
         builder.add_edge("filter", "extract")
         builder.add_edge("extract", "read")
     builder.add_edge("read", END)

@@ -51,6 +51,9 @@ class QAState(TypedDict, total=False):
     """The children the CoT filter kept, each with ``source`` (its number in ``sources``)."""
     dropped: list[str]
     """Ids of the children the filter dropped."""
+    answered: str
+    """The filter's verdict whether the kept children state the answer: ``yes``, ``partly``, ``no``, or
+    ``""`` (not judged, or unreadable)."""
     information: str
     """The extractor's ``<information>`` over the sources, with [n] source numbers."""
     # --- read

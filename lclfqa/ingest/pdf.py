@@ -681,8 +681,7 @@ def _open_title(title: str) -> bool:
     words = words.strip()
     return (
         labelled == 1
-        and
-        len(re.findall(r"[A-Z]{2,}", words)) >= 2
+        and len(re.findall(r"[A-Z]{2,}", words)) >= 2
         and not any(c.islower() for c in words)
         and not words.endswith((".", ":", ".—"))
         and len(title) < 200

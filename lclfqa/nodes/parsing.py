@@ -76,6 +76,18 @@ def _truthy(value: Any) -> bool:
     return True
 
 
+def choice(text: str, key: str, options: tuple[str, ...]) -> str:
+    """The value of ``key`` in the JSON object in ``text`` if it is one of ``options`` (case and spaces
+    aside), else ``""``; without readable JSON, ``"key": "value"`` anywhere in the text."""
+    obj = json_object(text)
+    value = obj.get(key) if obj is not None else None
+    if not isinstance(value, str):
+        m = re.search(rf'"?{re.escape(key)}"?\s*[:=]\s*"?(\w+)', text, re.I)
+        value = m.group(1) if m else ""
+    value = value.strip().lower()
+    return value if value in options else ""
+
+
 def string_list(value: Any) -> list[str]:
     """Non-empty strings from a JSON value (list of strings or of ``{"question": …}`` objects, or a string)."""
     if isinstance(value, str):

@@ -4,9 +4,12 @@ Reads ``standalone_question``, ``translation``, ``history``, ``information``, ``
 writes ``answer``, ``citations``, ``refused`` and appends this turn to ``history``. The context is the
 extractor's information followed by the filtered children, each under the number of its source. The
 domain reader also gets the key legal phrases (levels of comfort, characterization terms); the basic
-reader (baselines) does not. With nothing retrieved it refuses without calling the LLM. When the CoT filter
-judged some children relevant (well-formed verdicts, not "none"), the reader is told to answer from them
-rather than invited to refuse: small local models otherwise refuse even with the answer in front of them.
+reader (baselines) does not. With nothing retrieved it refuses without calling the LLM, and so it does
+when the question cites provisions (``section 280A``) that none of its sources mentions (see
+:mod:`lclfqa.nodes.refusal`). When the CoT filter judged some children relevant (well-formed verdicts,
+not "none") and did not find that they leave the question unanswered, the reader is told to answer from
+them rather than invited to refuse: small local models otherwise refuse even with the answer in front of
+them.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from lclfqa.graph.state import QAState, question_fields
 from lclfqa.nodes import parsing
 from lclfqa.nodes.calls import Meter, chat
 from lclfqa.nodes.refs import body, citation, label
+from lclfqa.nodes.refusal import provision, refusal_reason, state_missing_sections
 
 _REFUSAL = re.compile(
     r"(do(?:es)?|did) not (?:answer|address|contain|discuss|cover|mention)|no information (?:about|on|regarding)"
@@ -68,6 +72,22 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     sources = state.get("sources", [])
     information = state.get("information", "")
     turn = [{"role": "user", "content": state["question"]}]
+    cited, missing = state_missing_sections(state)
+    if cited and len(missing) == len(cited):
+        # routed here from expand: filter and extract did not run this turn, so clear what they left in a
+        # chat thread's state from the previous turn
+        answer = f"{prompts.refusal()} {refusal_reason(missing)}"
+        return {
+            "answer": answer,
+            "citations": [],
+            "refused": True,
+            "history": [*turn, {"role": "assistant", "content": answer}],
+            "thought": "",
+            "filtered": [],
+            "dropped": [],
+            "answered": "",
+            "information": "",
+        } | meter.record(skipped=True, missing_sections=missing)
     if not children and not information.strip():
         answer = prompts.refusal()
         return {
@@ -76,18 +96,25 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             "refused": True,
             "history": [*turn, {"role": "assistant", "content": answer}],
         } | meter.record(skipped=True)
+    fields = question_fields(state)
     reader = ctx.plan.reader
     judged = (state.get("steps") or {}).get("filter", {})
-    relevant = ctx.plan.filter and bool(judged.get("well_formed")) and not judged.get("none_relevant_kept_all")
+    relevant = (
+        ctx.plan.filter
+        and bool(judged.get("well_formed"))
+        and not judged.get("none_relevant_kept_all")
+        and state.get("answered") != "no"
+    )
+    rule = prompts.reader_rule(relevant, missing=[provision(n) for n in missing])
     msgs = prompts.messages(
         "read_domain" if reader == "domain" else "read_basic",
         vocabulary=prompts.vocabulary(),
         context=build_context(information, children),
         history=prompts.format_history(state.get("history") or []) or "(none)",
         examples=prompts.answer_examples(),
-        **question_fields(state),
+        **fields,
         refusal=prompts.refusal(),
-        refusal_rule=prompts.reader_rule(relevant),
+        refusal_rule=rule,
     )
     answer = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=ctx.settings.max_answer_tokens))
     refused = is_refusal(answer)
@@ -97,4 +124,9 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         "citations": citations,
         "refused": refused,
         "history": [*turn, {"role": "assistant", "content": answer}],
-    } | meter.record(reader=reader, filter_judged_relevant=relevant, context_chars=sum(len(m.content) for m in msgs))
+    } | meter.record(
+        reader=reader,
+        filter_judged_relevant=relevant,
+        missing_sections=missing,
+        context_chars=sum(len(m.content) for m in msgs),
+    )

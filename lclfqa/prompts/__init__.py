@@ -77,10 +77,15 @@ def refusal() -> str:
     return _load("templates")["refusal"]
 
 
-def reader_rule(relevant: bool) -> str:
-    """The reader's last rule: answer from sources the filter judged relevant, else refusal allowed."""
+def reader_rule(relevant: bool, missing: list[str] | None = None) -> str:
+    """The reader's last rule: answer from sources the filter judged relevant, else refusal allowed; and
+    when the question cites provisions no source mentions (``missing``), say they are not covered."""
     t = _load("templates")
-    return t["answer_rule"] if relevant else render(t["refusal_rule"], refusal=t["refusal"])
+    rule = t["answer_rule"] if relevant else render(t["refusal_rule"], refusal=t["refusal"])
+    if missing:
+        names = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " and " + missing[-1]
+        rule += " " + render(t["missing_rule"], sections=names, it="it" if len(missing) == 1 else "them")
+    return rule
 
 
 # --- glossary -------------------------------------------------------------------------------------

@@ -1,0 +1,86 @@
+"""When the reader must refuse: the question cites a section no source mentions, or the filter says so.
+
+A 1.5B reader with sources in front of it answers, whether or not they hold the answer (the dev set's
+unanswerable questions got invented rates from every pipeline). Two checks that do not rely on the
+reader decide instead:
+
+- **Cited sections** (no LLM): a question that cites ``section 280A``, ``§ 1.25A-1`` or ``26 CFR 1.21-3``
+  is about that provision. When none of the sources the reader would see mentions any of the provisions
+  the question cites, the graph goes from ``expand`` straight to ``read``, which refuses and names them
+  (no filter, extractor or reader call); when only some are missing, the reader is told which, so that
+  it says they are not covered.
+- **The filter's verdict**: the CoT filter's validation call also states whether the kept references,
+  taken together, state the answer (``yes`` / ``partly`` / ``no``). On ``no`` the reader is invited to
+  refuse instead of told to answer from the sources.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+# "section 280A(c)(1)", "sec. 45X", "§§ 1.25A-1 and 1.25A-2", "IRC 4501", "26 CFR 1.21-3", "Treas. Reg.
+# 1.21-4", "26 U.S.C. 280A": the provision numbers, without their paragraph parentheses.
+_NUMBER = r"\d+[A-Z]{0,2}(?:\.\d+[A-Z]{0,2})?(?:-\d+[A-Z]?)?"
+_CITED = re.compile(
+    r"(?:\bsections?|\bsecs?\.|§§?|\bIRC|\bI\.R\.C\.|\bCFR|\bC\.F\.R\.|\bReg(?:ulation)?s?\.?|\bU\.S\.C\.)"
+    rf"\s*({_NUMBER}(?:\([\w]{{1,4}}\))*(?:\s*(?:,|and|or|&)\s*{_NUMBER}(?:\([\w]{{1,4}}\))*)*)",
+    re.I,
+)
+
+
+def cited_sections(question: str) -> list[str]:
+    """The provision numbers ``question`` cites (``280A``, ``1.25A-1``), in order, each once."""
+    spans = (re.sub(r"\(\w{1,4}\)", " ", m.group(1)) for m in _CITED.finditer(question))
+    found = [n.upper() for span in spans for n in re.findall(_NUMBER, span, re.I)]
+    return list(dict.fromkeys(found))
+
+
+def _mentions(number: str, text: str) -> bool:
+    # "280A" is not "1280A" nor "280AB"; "1.25A-1" is not "1.25A-10". Case-insensitive: "sec. 45x".
+    return re.search(rf"(?<![\w.-]){re.escape(number)}(?![\w-])", text, re.I) is not None
+
+
+def missing_sections(question: str, texts: Iterable[str]) -> tuple[list[str], list[str]]:
+    """``(cited, missing)``: the sections ``question`` cites, and those no text in ``texts`` mentions."""
+    cited = cited_sections(question)
+    if not cited:
+        return [], []
+    haystack = "\n".join(texts)
+    return cited, [n for n in cited if not _mentions(n, haystack)]
+
+
+def state_missing_sections(state: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """:func:`missing_sections` for a graph state: the question as asked and made stand-alone, against
+    this turn's sources and retrieved children (everything the filter, extractor and reader get)."""
+    question = f"{state.get('question', '')}\n{state.get('standalone_question', '')}"
+    texts = [
+        *(s.get("text", "") for s in state.get("sources", [])),
+        *(c.get("text", "") for c in state.get("retrieved", [])),
+    ]
+    return missing_sections(question, texts)
+
+
+def nothing_cited_is_found(state: Mapping[str, Any]) -> bool:
+    """The question cites provisions and no source mentions any of them: refuse without reading."""
+    cited, missing = state_missing_sections(state)
+    return bool(cited) and len(missing) == len(cited)
+
+
+def refusal_reason(missing: list[str]) -> str:
+    """The sentence that follows the refusal: which cited provisions no source mentions."""
+    return f"None of the sources found mentions {_and(provision(n) for n in missing)}."
+
+
+def provision(number: str) -> str:
+    """``280A`` → ``section 280A``; ``1.25A-1`` → ``§ 1.25A-1`` (a regulation)."""
+    return f"§ {number}" if "." in number else f"section {number}"
+
+
+def _and(items: Iterable[str]) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+FILTER_VERDICTS = ("yes", "partly", "no")
