@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rich.console import Console
+from rich.markup import escape
 
 from lclfqa.graph.build import QAGraph
 from lclfqa.graph.result import QAResult
@@ -94,6 +95,9 @@ def run_streaming(
 
 
 def print_sources(result: QAResult, console: Console) -> None:
+    """The warning about figures/quotations found in no source (if any), then the numbered sources."""
+    if result.unsupported:
+        console.print(f"\n[bold yellow]Warning.[/] {escape(result.warning_text())}", highlight=False)
     text = result.sources_text()
     if text:
         console.print("\n[bold]Sources[/]", highlight=False)

@@ -93,3 +93,12 @@ def test_the_example_notebook_runs(tmp_path: Path, fake_models: ScriptedChat, mo
             exec("".join(cell["source"]), namespace)  # noqa: S102
     assert namespace["result"].answer.startswith("No.") and namespace["result"].citations
     assert namespace["followup"]["standalone_question"].startswith("Can spouses filing separately")
+
+
+def test_ask_prints_a_warning_for_figures_no_source_contains(index_dir: Path, fake_models: ScriptedChat):
+    fake_models.script["answer"] = "No. The credit is 45% of qualified expenses [1]."
+    result = runner.invoke(app, ["ask", QUESTION, "--index", str(index_dir)])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "Warning. Not found in any source; check before relying on it: 45%" in out
+    assert out.index("Warning.") < out.index("Sources")

@@ -38,6 +38,17 @@ class QAResult(dict):
             lines.insert(0, "(the answer cites no source by number; these are the sources it was given)")
         return "\n".join(lines)
 
+    @property
+    def unsupported(self) -> list[str]:
+        """Figures and quotations of the answer found in no source (see :mod:`lclfqa.nodes.grounding`)."""
+        return list(self.get("unsupported", []))
+
+    def warning_text(self) -> str:
+        """The check-first line shown under the answer, or ``""``."""
+        if not self.unsupported:
+            return ""
+        return "Not found in any source; check before relying on it: " + "; ".join(self.unsupported)
+
     def to_json(self) -> dict[str, Any]:
         """The ``lclfqa ask --json`` object."""
         steps = self.get("steps", {})
@@ -46,6 +57,7 @@ class QAResult(dict):
             "question": self.get("question", ""),
             "answer": self.answer,
             "refused": bool(self.get("refused", False)),
+            "unsupported": self.unsupported,
             "citations": [
                 {k: c[k] for k in ("n", "document", "pages", "section", "inferred") if k in c} for c in self.citations
             ],
@@ -68,6 +80,8 @@ class QAResult(dict):
 
     def _repr_markdown_(self) -> str:
         out = [self.answer or "*(no answer)*"]
+        if self.unsupported:
+            out.append(f"\n> **Warning.** {self.warning_text()}")
         if self.citations:
             out.append("\n**Sources**\n")
             out += [f"- {format_citation(c)}" for c in self.citations]
@@ -77,4 +91,5 @@ class QAResult(dict):
         items = "".join(f"<li>{html.escape(format_citation(c))}</li>" for c in self.citations)
         sources = f"<p><b>Sources</b></p><ul>{items}</ul>" if items else ""
         answer = html.escape(self.answer).replace("\n", "<br>")
-        return f"<div><p>{answer}</p>{sources}</div>"
+        warning = f"<p><b>Warning.</b> {html.escape(self.warning_text())}</p>" if self.unsupported else ""
+        return f"<div><p>{answer}</p>{warning}{sources}</div>"

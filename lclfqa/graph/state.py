@@ -62,6 +62,8 @@ class QAState(TypedDict, total=False):
     """``{"n", "document", "pages", "section", "inferred"}`` for each source the answer cites."""
     refused: bool
     """True when the answer says the documents do not answer the question."""
+    unsupported: list[str]
+    """Percentages, dollar amounts and quotations of the answer that no source contains (a warning)."""
     steps: Annotated[dict[str, Any], merge_steps]
     """Per node: ``{"seconds", "llm_calls", "prompt_tokens", "completion_tokens", ...notes}``."""
 

@@ -1,7 +1,8 @@
 """``read`` — the domain reader (LCLF-QA §3.6): the answer, with inline [n] citations, or a plain refusal.
 
 Reads ``standalone_question``, ``translation``, ``history``, ``information``, ``filtered``, ``sources``;
-writes ``answer``, ``citations``, ``refused`` and appends this turn to ``history``. The context is the
+writes ``answer``, ``citations``, ``refused``, ``unsupported`` (figures and quotations of the answer
+that no source contains, :mod:`lclfqa.nodes.grounding`) and appends this turn to ``history``. The context is the
 extractor's information followed by the filtered children, each under the number of its source. The
 domain reader also gets the key legal phrases (levels of comfort, characterization terms); the basic
 reader (baselines) does not. With nothing retrieved it refuses without calling the LLM, and so it does
@@ -24,6 +25,7 @@ from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState, question_fields
 from lclfqa.nodes import parsing
 from lclfqa.nodes.calls import Meter, chat
+from lclfqa.nodes.grounding import unsupported
 from lclfqa.nodes.refs import body, citation, label
 from lclfqa.nodes.refusal import provision, refusal_reason, state_missing_sections
 
@@ -87,6 +89,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             "dropped": [],
             "answered": "",
             "information": "",
+            "unsupported": [],
         } | meter.record(skipped=True, missing_sections=missing)
     if not children and not information.strip():
         answer = prompts.refusal()
@@ -94,6 +97,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             "answer": answer,
             "citations": [],
             "refused": True,
+            "unsupported": [],
             "history": [*turn, {"role": "assistant", "content": answer}],
         } | meter.record(skipped=True)
     fields = question_fields(state)
@@ -119,10 +123,12 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     answer = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=ctx.settings.max_answer_tokens))
     refused = is_refusal(answer)
     citations = [] if refused else cite(answer, sources, children)
+    documents = [*(s.get("text", "") for s in sources), *(c.get("text", "") for c in children)]
     return {
         "answer": answer,
         "citations": citations,
         "refused": refused,
+        "unsupported": [] if refused else unsupported(answer, documents),
         "history": [*turn, {"role": "assistant", "content": answer}],
     } | meter.record(
         reader=reader,

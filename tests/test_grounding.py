@@ -1,0 +1,66 @@
+"""Figures and quotations of an answer that no source contains: lookup rules and the graph's warning.
+
+(What ``lclfqa ask`` prints is tested in ``test_cli_qa.py``.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lclfqa.nodes.grounding import dollar_amounts, percentages, quotations, unsupported
+from tests.test_graph import QUESTION, good_script, graph_with
+
+SOURCE = (
+    "‘‘(a) GENERAL RULE.—There is hereby imposed on each covered corporation a tax equal to 1 percent of the\n"
+    "fair market value of any stock of the corporation which is repurchased. The credit amount is $24 million\n"
+    "(.2 × $120 million); the limit is $1,500,000 and 2.5 percentage points. Any such election, once made, shall be "
+    "irre-\nvocable."
+)
+
+
+def test_figures_are_read_with_their_values():
+    assert percentages("20% and 1 percent, 2.5 percentage points, per cent 7") == {
+        20.0: "20%",
+        1.0: "1 percent",
+        2.5: "2.5 percentage points",
+    }
+    assert dollar_amounts("$15,000, $1.5 million, $ 24 million and $3.50") == {
+        15000.0: "$15,000",
+        1500000.0: "$1.5 million",
+        24000000.0: "$ 24 million",
+        3.5: "$3.50",
+    }
+    assert quotations('He said "five words are not enough" and “this one has six words in it”.') == [
+        "this one has six words in it"
+    ]
+
+
+def test_figures_and_quotations_found_in_no_source_are_listed_as_written():
+    answer = (
+        "The tax is 1% of the fair market value [1], the limit is $1.5 million and the credit $24 million. "
+        'The statute says: "a tax equal to 1 percent of the fair market value of any stock". '
+        'An election "once made, shall be irrevocable" applies. The ERC rate is 20% and the cap $15,000; '
+        '"The credit rate for the employee retention credit is 20 percent."'
+    )
+    assert unsupported(answer, [SOURCE]) == [
+        "20%",
+        "$15,000",
+        "“The credit rate for the employee retention credit is 20 percent.”",
+    ]
+    assert unsupported(answer, [SOURCE, "an employee retention credit of 20%, capped at $15,000"]) == [
+        "“The credit rate for the employee retention credit is 20 percent.”"
+    ]
+    assert unsupported("No figures here.", [SOURCE]) == []
+    assert unsupported("The rate is 20%.", []) == ["20%"]
+
+
+def test_the_graph_flags_an_invented_figure_and_the_user_sees_it(sample_index: Path):
+    invented = "No. The credit is 45% of qualified expenses, up to $9,999 [1]."
+    graph, _ = graph_with(sample_index, good_script(answer=invented))
+    result = graph.invoke({"question": QUESTION})
+    assert result.unsupported == ["45%", "$9,999"]
+    assert result.to_json()["unsupported"] == ["45%", "$9,999"]
+    assert "Warning." in result._repr_markdown_() and "45%; $9,999" in result._repr_html_()
+    assert result.warning_text() == "Not found in any source; check before relying on it: 45%; $9,999"
+    graph, _ = graph_with(sample_index, good_script())  # the scripted answer has no figures
+    clean = graph.invoke({"question": QUESTION})
+    assert clean.unsupported == [] and clean.warning_text() == "" and "Warning" not in clean._repr_markdown_()
