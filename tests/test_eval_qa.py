@@ -248,6 +248,8 @@ def _answering(fail_on: str | None = None) -> ScriptedChat:
             raise TimeoutError("the model timed out")
         if "home office" in text:
             return "The documents do not address this question."
+        if "Key legal phrases" not in str(msgs[0].content):  # the basic reader (rag) invents a figure
+            return "No. Married taxpayers must file a joint return to claim the 45% credit [1]."
         return "No. Married taxpayers must file a joint return to claim the credit [1]."
 
     return ScriptedChat(
@@ -305,12 +307,15 @@ def test_runner_writes_judged_rows_summary_report_and_plots(sample_index: Path, 
     assert (lclf["complete"], lclf["partial"], lclf["incorrect"], lclf["coverage_score"]) == (2, 0, 0, 1.0)
     assert lclf["necessary_recall"] == 1.0 and lclf["coverage_score_claims"] == 1.0
     assert lclf["correct_refusals"] == 1 and lclf["unanswerable"] == 1 and lclf["wrong_refusals"] == 0
+    assert rows[1]["unsupported"] == ["45%"] and t1["unsupported"] == []
+    assert (lclf["unsupported_answers"], summary["variants"]["rag"]["unsupported_answers"]) == (0, 1)
     assert summary["baseline"] == "rag" and lclf["vs_baseline"]["p_score"] == 1.0
     report = (out / "report.md").read_text()
     assert (
         "| lclf | 1.000 / 1.000 | 2 | 0 | 0 | 1.000 [1.00, 1.00] | 1.000 |" in report
         and "| T2 | C 1.00 | C 1.00 |" in report
     )
+    assert "| 1/1 | 0/1 | 0/1 |" in report  # refusals right, wrong refusals, unsupported figures
     assert (out / "score.png").stat().st_size > 1000 and (out / "retrieval.png").exists()
     assert json.loads((out / "summary.json").read_text())["variants"]["rag"]["rows"] == 2
 

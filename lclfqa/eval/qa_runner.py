@@ -259,6 +259,7 @@ def _answer_fields(result: dict[str, Any]) -> dict[str, Any]:
     return {
         "answer": result.get("answer", ""),
         "refused": bool(result.get("refused")),
+        "unsupported": result.get("unsupported", []),
         "citations": result.get("citations", []),
         "rewrites": result.get("rewrites", []),
         "translation": result.get("translation", ""),

@@ -88,6 +88,8 @@ def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]
         "unanswerable": unanswerable,
         "wrong_refusals": refusals.count("wrong_refusal"),
         "answerable": answerable,
+        "unsupported_answers": sum(bool(r.get("unsupported")) for r in rows if not r.get("refused")),
+        "answers": sum(not r.get("refused") for r in rows),
         "judge_well_formed": sum(well_formed) / len(well_formed) if well_formed else math.nan,
         "judges_disagree": sum(judges_disagree(r) for r in rows),
         "seconds": mean(r.get("seconds") for r in rows),
@@ -172,9 +174,10 @@ def _table(summary: dict[str, Any], names: list[str]) -> list[str]:
     head = (
         "| variant | recall: triples / necessary | complete | partial | incorrect | score [95 % CI] | score by claims "
         "| p score / recall vs "
-        f"{base} | evidence recall: context / top-k | refusals right | wrong refusals | s / question | failed |"
+        f"{base} | evidence recall: context / top-k | refusals right | wrong refusals | unsupported figures "
+        "| s / question | failed |"
     )
-    lines = [head, "|" + "---|" * 13]
+    lines = [head, "|" + "---|" * 14]
     for n in names:
         s = summary["variants"][n]
         vs = s.get("vs_baseline")
@@ -185,7 +188,7 @@ def _table(summary: dict[str, Any], names: list[str]) -> list[str]:
             f"{_f(s['coverage_score'])}{_ci(s['coverage_score_ci'])} | {_f(s['coverage_score_claims'])} | {p} | "
             f"{_f(s['evidence_recall_context'], 2)} / {_f(s['evidence_recall_topk'], 2)} | "
             f"{s['correct_refusals']}/{s['unanswerable']} | {s['wrong_refusals']}/{s['answerable']} | "
-            f"{_f(s['seconds'], 1)} | {s['failed']} |"
+            f"{s.get('unsupported_answers', 0)}/{s.get('answers', 0)} | {_f(s['seconds'], 1)} | {s['failed']} |"
         )
     return lines
 
@@ -266,6 +269,8 @@ def render_report(
         "hyphens aside) in what the reader saw (sources and kept children) / in the top-k children. High "
         "evidence recall with a poor score is a reading failure; low evidence recall is a retrieval failure.",
         "- refusals right: unanswerable questions refused; wrong refusals: answerable questions refused.",
+        "- unsupported figures: answers (not refusals) stating a percentage, dollar amount or quotation that no "
+        "source they were given contains (the warning users see under such an answer).",
         "- s / question: the graph's wall time per row; rows replayed from the LLM cache take ~0 s, so after a "
         "rerun this column is not a latency.",
         "- judges disagree (coverage COMPLETE while the claim check found a contradiction or nothing entailed, "
