@@ -282,6 +282,8 @@ def test_ira_printed_line_numbers_dropped_and_broken_words_joined(ira):
     sec, m = _section_with(ira, r"beginning after December 31, 2022\.", page=30)
     assert "Decem-" not in sec.text
     assert any("low-income" in s.text for s in ira.sections)
+    body = " ".join(s.text for s in ira.sections)
+    assert "costsharing" not in body.lower() and body.count("cost-sharing") >= 10
     numbered = [s for s in ira.sections if re.search(r"(?m)^\d{1,2} \S", s.text)]
     assert len(numbered) < 0.01 * len(ira.sections), [s.text[:60] for s in numbered[:5]]
 
@@ -307,11 +309,16 @@ def test_ira_headings_printed_over_several_lines_keep_all_their_words(ira):
         "(11) ADJUSTMENT WITH RESPECT TO DEFINED BENEFIT PENSIONS.",
         "TITLE II—COMMITTEE ON AGRICULTURE, NUTRITION, AND FORESTRY",  # three larger lines, "AGRI-" broken
         "TITLE VI—COMMITTEE ON ENVIRONMENT AND PUBLIC WORKS",
+        # p. 91: "(A) APPLICATION TO PAYMENTS UNDER" / "PART B.—Section 1847A…" is no Part of the Act, and
+        # "COST-" / "SHARING" keeps the hyphen the bill prints inside lines elsewhere
+        "(A) APPLICATION TO PAYMENTS UNDER PART B.",
+        "(B) APPLICATION UNDER MA OF COST-SHARING FOR PART B DRUGS BASED OFF OF NEGOTIATED PRICE.",
     ):
         assert whole in titles, whole
     fragments = ("FORESTRY", "WORKS", "AFFAIRS", "PART 2—EXCISE TAX ON REPURCHASE OF", "(B) RULES FOR AMOUNTS NOT REP-")
     for fragment in fragments:
         assert fragment not in titles, fragment
+    assert not [t for t in titles if t.startswith("PART B")]
     (sec,) = [s for s in ira.sections if s.path[-1:] == ("SEC. 10201. EXCISE TAX ON REPURCHASE OF CORPORATE STOCK.",)]
     assert sec.path[-2] == "PART 2—EXCISE TAX ON REPURCHASE OF CORPORATE STOCK"
     # The run-on stops at the next heading, and an untitled enumeration stays as printed.

@@ -554,6 +554,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
     body = _body_height(all_lines)
     headers, footers = _find_running_lines(pages, heights, body)
     has_line_numbers = _has_line_numbers(all_lines)
+    compounds = _inline_compounds(all_lines)
 
     drafts: list[_FootnoteDraft] = []
     sections: list[_SectionDraft] = []
@@ -593,10 +594,10 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             heading = _classify(ln, text, body, stack, para_start, view, index, has_line_numbers)
             if heading is not None and current is not None and _continues_title(prev, ln, heading, current):
                 # a heading printed over two lines ("TITLE I—COMMITTEE ON" / "FINANCE")
-                stack[-1].title = _join_title(stack[-1].title, text.strip())
+                stack[-1].title = _join_title(stack[-1].title, text.strip(), compounds)
                 stack[-1].open = _open_title(stack[-1].title)
                 current.path = tuple(h.title for h in stack)
-                _append_separator(current, " ")
+                _append_separator(current, " ", text, compounds)
                 current.parts.append(text)
                 current.lines += 1
                 current.title_lines += 1
@@ -606,13 +607,20 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 current is not None
                 and stack
                 and stack[-1].open
-                and (heading is None or heading.kind == "bold" or heading.kind.startswith("size"))
                 and _follows_closely(prev, ln, pitch)
                 and (words := _caps_continuation(text))
+                and (
+                    heading is None
+                    or heading.kind == "bold"
+                    or heading.kind.startswith("size")
+                    # "(A) APPLICATION TO PAYMENTS UNDER" / "PART B.—Section 1847A…": a named level that
+                    # closes the open title with its ".—" is the title's end, not a Part of the Act
+                    or (heading.kind in _RANKED_KINDS and text.strip().startswith(words + "—"))
+                )
             ):
                 # an all-caps heading whose words run on ("SEC. 10201. EXCISE TAX ON REPURCHASE OF CORPORATE"
                 # / "STOCK."; "‘‘(B) RULES FOR AMOUNTS NOT REP-" / "RESENTING REASONABLE COMPENSATION.—The")
-                stack[-1].title = _join_title(stack[-1].title, words)
+                stack[-1].title = _join_title(stack[-1].title, words, compounds)
                 stack[-1].open = _open_title(stack[-1].title) and words == text.strip()
                 current.path = tuple(h.title for h in stack)
                 heading = None
@@ -625,7 +633,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 current = _SectionDraft((), page_no, page_no, title_lines=0)
                 sections.append(current)
             elif current.parts:
-                _append_separator(current, "\n\n" if gap > 1.6 * pitch else "\n")
+                _append_separator(current, "\n\n" if gap > 1.6 * pitch else "\n", text, compounds)
             if page_no != current.page_end:
                 current.breaks.extend([current.length()] * (page_no - current.page_end))
             current.parts.append(text)
@@ -637,7 +645,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                     current.refs.append(marker)
             prev = ln
 
-    footnotes = tuple(Footnote(d.number, d.page, _join_lines(d.lines)) for d in drafts if d.lines)
+    footnotes = tuple(Footnote(d.number, d.page, _join_lines(d.lines, compounds)) for d in drafts if d.lines)
     out_sections = tuple(_section(s) for s in sections if _join(s.parts))
     return ParsedDocument(
         name=path.name,
@@ -707,10 +715,32 @@ def _caps_continuation(text: str) -> str:
     return words if sum(c.isupper() for c in words) >= 2 else ""
 
 
-def _join_title(title: str, more: str) -> str:
+def _inline_compounds(lines: list[Line]) -> set[str]:
+    """Hyphenated words the document prints inside a line (``cost-sharing``, ``low-income``), lower-cased.
+
+    PDFium marks every hyphen at a line's end as a word break; when the two halves form one of these
+    words, the hyphen is the word's own and stays (``COST-`` / ``SHARING``), else the word is joined
+    (``Com-`` / ``pare``).
+    """
+    return {m.group(0).lower() for ln in lines for m in _COMPOUND.finditer(ln.text)}
+
+
+_COMPOUND = re.compile(r"\b[^\W\d_]+(?:-[^\W\d_]+)+\b")
+_LAST_WORD = re.compile(r"([^\W\d_]+)$")
+_FIRST_WORD = re.compile(r"^\W*?([^\W\d_]+)")
+
+
+def _rejoin(left: str, right: str, compounds: set[str]) -> str:
+    """What replaces PDFium's line-end hyphen mark between ``left`` and ``right``: ``-`` or nothing."""
+    a, b = _LAST_WORD.search(left), _FIRST_WORD.match(right)
+    return "-" if a and b and f"{a.group(1)}-{b.group(1)}".lower() in compounds else ""
+
+
+def _join_title(title: str, more: str, compounds: set[str] = frozenset()) -> str:
     """``title`` + ``more``: a word PDFium marked as broken at the line's end is joined back."""
     if title.endswith(SOFT_HYPHEN):
-        return title[:-1] + more
+        head = title[: -len(SOFT_HYPHEN)]
+        return head + _rejoin(head, more, compounds) + more
     return f"{title} {more}"
 
 
@@ -720,14 +750,23 @@ def _follows_closely(prev: Line | None, ln: Line, pitch: float) -> bool:
     return prev is not None and prev.page == ln.page and prev.bottom - ln.top <= 1.6 * pitch
 
 
-def _append_separator(current: _SectionDraft, sep: str) -> None:
-    """Separate the next line with ``sep``, or join it to a word PDFium marked as broken at the line end."""
+def _append_separator(current: _SectionDraft, sep: str, following: str, compounds: set[str]) -> None:
+    """Separate the ``following`` line with ``sep``, or join it to a word PDFium marked as broken at the
+    line's end (keeping the hyphen of a compound the document prints whole elsewhere)."""
     if current.parts and current.parts[-1].endswith(SOFT_HYPHEN):
-        current.parts[-1] = current.parts[-1][: -len(SOFT_HYPHEN)]
+        head = current.parts[-1][: -len(SOFT_HYPHEN)]
+        current.parts[-1] = head + _rejoin(head, following, compounds)
     else:
         current.parts.append(sep)
 
 
-def _join_lines(lines: list[str]) -> str:
+def _join_lines(lines: list[str], compounds: set[str] = frozenset()) -> str:
     """A footnote's lines as one paragraph, words broken at a line's end joined back."""
-    return _join([" ".join(lines).replace(SOFT_HYPHEN + " ", "")])
+    out = ""
+    for line in lines:
+        if out.endswith(SOFT_HYPHEN):
+            head = out[: -len(SOFT_HYPHEN)]
+            out = head + _rejoin(head, line, compounds) + line
+        else:
+            out = f"{out} {line}" if out else line
+    return _join([out])
