@@ -49,8 +49,9 @@ CHUNK_SETTINGS = (
 LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: The parsers' output version, recorded with the chunk settings: raise it when parsing changes what a
 #: document's sections or footnotes say, so that existing indexes re-parse their documents on the next
-#: ingest (2: PDF printed line numbers dropped, line-end word breaks joined, run-on caps titles whole).
-PARSER_VERSION = 2
+#: ingest (2: PDF printed line numbers dropped, line-end word breaks joined, run-on caps titles whole;
+#: 3: compounds broken at a line's end keep their hyphen, a title closed by "PART B.—" is not a Part).
+PARSER_VERSION = 3
 
 Summarizer = Callable[[ParsedDocument], str]
 
