@@ -164,6 +164,15 @@ def _reader_prompt(llm) -> str:
     return "\n".join(str(m.content) for m in next(m for key, m, _ in llm.calls if key == "answer"))
 
 
+def test_the_models_own_source_list_is_not_shown_but_its_numbers_count(sample_index: Path):
+    written = "No. A joint return is required.\n\nSources:\n[1] (26 CFR 1.2401(a)(3).pdf, p. 1)"
+    graph, _ = graph_with(sample_index, good_script(answer=written))
+    result = graph.invoke({"question": QUESTION})
+    assert result.answer == "No. A joint return is required."
+    assert [c["n"] for c in result.citations] == [1] and not result.citations[0].get("inferred")
+    assert "1.2401" not in result.sources_text()
+
+
 def test_refusal_has_no_citations_and_is_allowed_only_without_relevant_sources(sample_index: Path):
     none_relevant = lambda msgs: json.dumps({"relevant": [False] * _count_refs(msgs)})  # noqa: E731
     script = good_script(answer="The documents provided do not answer this question.", verdicts=none_relevant)

@@ -220,3 +220,20 @@ def test_missing_sections_match_whole_provision_numbers():
 )
 def test_choice_reads_a_verdict_defensively(raw, value):
     assert parsing.choice(raw, "answered", FILTER_VERDICTS) == value
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        (
+            "Yes [1].\n\nSources:\n[1] (treasury-regulations/26 CFR 1.2401(a)(3).pdf, p. 1)\n[2] (x, p. 3)",
+            "Yes [1].",
+        ),
+        ("No [2].\n\n**References**\n- [2] memo, p. 3", "No [2]."),
+        ("The requirements are:\n1. a joint return [1];\n2. a qualifying person [2].", None),  # a list, no sources
+        ("See the following sources:\n[4] (ira.pdf, p. 30)\n\nThis source gives the rate.", None),  # text after
+        ("[7] (statutes/ira.pdf, pp. 473-474)", None),  # nothing but the list: kept
+    ],
+)
+def test_a_source_list_the_model_writes_at_the_end_is_dropped(written, shown):
+    assert parsing.strip_source_list(written) == (written if shown is None else shown)

@@ -140,3 +140,24 @@ def clean_answer(text: str) -> str:
     body = tagged(text, "answer")
     body = re.sub(r"^\s*(?:\*\*)?answer\s*:\s*(?:\*\*)?\s*", "", body, flags=re.I)
     return body.strip()
+
+
+# A line that introduces a list of sources ("Sources:", "**References**", "This information can be found
+# in the following sources:"), then list lines "[1] (…)", "- [2] …", "1. …" to the end of the answer.
+_SOURCE_HEADING = re.compile(r"^[^\n]*\b(?:sources?|references?|citations?)\b[^\n]*:?\s*(?:\*\*)?\s*$", re.I)
+_LIST_LINE = re.compile(r"^\s*(?:[-*•]\s*)?(?:\[\d+\]|\d+[.)])")
+
+
+def strip_source_list(answer: str) -> str:
+    """``answer`` without a list of sources the model wrote at its end (the graph prints the real ones,
+    from the cited numbers; a small model's own list can name documents that do not exist)."""
+    lines = answer.rstrip().split("\n")
+    end = len(lines)
+    while end > 0 and (_LIST_LINE.match(lines[end - 1]) or not lines[end - 1].strip()):
+        end -= 1
+    if end == len(lines) or end == 0 or not _SOURCE_HEADING.match(lines[end - 1]):
+        return answer.strip()
+    listed = [ln for ln in lines[end:] if ln.strip()]
+    if not listed:
+        return answer.strip()
+    return "\n".join(lines[: end - 1]).strip() or answer.strip()

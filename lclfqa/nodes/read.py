@@ -120,9 +120,10 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         refusal=prompts.refusal(),
         refusal_rule=rule,
     )
-    answer = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=ctx.settings.max_answer_tokens))
+    written = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=ctx.settings.max_answer_tokens))
+    answer = parsing.strip_source_list(written)  # the numbers it lists still count as cited
     refused = is_refusal(answer)
-    citations = [] if refused else cite(answer, sources, children)
+    citations = [] if refused else cite(written, sources, children)
     documents = [*(s.get("text", "") for s in sources), *(c.get("text", "") for c in children)]
     return {
         "answer": answer,
