@@ -638,6 +638,20 @@ def test_numbered_sentence_is_not_a_heading(dobbs, tmp_path):
     assert "\n3. The taxpayer paid the tuition" in doc.sections[0].text
 
 
+def test_ecfr_part_title_with_an_abbreviation_at_the_line_end_is_whole(ecfr):
+    # "… Act of December 29, 1981 (Pub. L." / "97-123)": the period of "L." does not end the title
+    doc = ecfr["26 CFR 32.1 (up to date as of 6-26-2026).pdf"]
+    part = "Part 32 —Temporary Employment Tax Regulations Under the Act of December 29, 1981 (Pub. L. 97-123)"
+    (sec,) = [
+        s
+        for s in doc.sections
+        if s.path[-1:]
+        == ("§ 32.1 Social security taxes with respect to payments on account of sickness or accident disability.",)
+    ]
+    assert sec.path[3] == part
+    assert not [s for s in doc.sections if s.path and s.path[-1] == "97-123)"]
+
+
 def test_ecfr_subchapter_nests_under_chapter(reg_25a1, tmp_path):
     b = "(b) Coordination of Hope Scholarship Credit and Lifetime Learning Credit"
     (sec,) = _by_path_suffix(reg_25a1, b, "(1) In general.")

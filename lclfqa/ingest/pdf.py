@@ -669,7 +669,8 @@ def _continues_title(prev: Line | None, ln: Line, heading: _Heading, current: _S
         and abs(prev.height - ln.height) < 0.5
         and prev.bold == ln.bold
         and prev.top - ln.top < 2.5 * ln.height
-        and not prev.text.rstrip().endswith((".", ":"))
+        # a period ends the title, unless inside an open parenthesis ("… (Pub. L." / "97-123)")
+        and (not prev.text.rstrip().endswith((".", ":")) or prev.text.count("(") > prev.text.count(")"))
     )
 
 

@@ -50,8 +50,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: The parsers' output version, recorded with the chunk settings: raise it when parsing changes what a
 #: document's sections or footnotes say, so that existing indexes re-parse their documents on the next
 #: ingest (2: PDF printed line numbers dropped, line-end word breaks joined, run-on caps titles whole;
-#: 3: compounds broken at a line's end keep their hyphen, a title closed by "PART B.—" is not a Part).
-PARSER_VERSION = 3
+#: 3: compounds broken at a line's end keep their hyphen, a title closed by "PART B.—" is not a Part;
+#: 4: a bold title line ending "(Pub. L." goes on in the next line).
+PARSER_VERSION = 4
 
 Summarizer = Callable[[ParsedDocument], str]
 
