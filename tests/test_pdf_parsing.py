@@ -584,7 +584,12 @@ def test_dobbs_appendix_statute_sections_are_not_headings(dobbs):
     titles = {t for s in dobbs.sections for t in s.path}
     assert not [t for t in titles if re.match(r"(?:Sec\.|SEC\.|§)", t)]
     (missouri,) = [s for s in dobbs.sections if s.path[-1:] == ("1. Missouri (1825):",)]
-    assert missouri.path[0] == SCOTUS and missouri.path[-2] == "A"
+    # "APPENDICES" / "A" (p. 87) closes the opinion's outline: Appendix A is no subsection of Part VII
+    assert missouri.path == (SCOTUS, "APPENDICES", "A", "1. Missouri (1825):")
+    (hawaii,) = [s for s in dobbs.sections if s.path[-1:] == ("1. Hawaii (1850):",)]
+    assert hawaii.path == (SCOTUS, "APPENDICES", "B", "1. Hawaii (1850):")
+    (dissent_appendix,) = [s for s in dobbs.sections if s.path[-1:] == ("APPENDIX",)]
+    assert dissent_appendix.page_start == 208 and dissent_appendix.path == (SCOTUS, "APPENDIX")
     assert "Sec. 12. “That every person who shall wilfully and" in missouri.text
     # Each later opinion (Thomas p. 117, Kavanaugh p. 124, Roberts p. 136, the dissent p. 148) starts afresh.
     for page in (117, 124, 136, 148):

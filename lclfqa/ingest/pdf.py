@@ -241,6 +241,9 @@ _DYNAMIC = [
     (re.compile(r"^(\d{1,2})\.\s+[A-Z]"), "1."),
     (re.compile(r"^Example\s+(\d+)\b"), "example"),
 ]
+# "APPENDICES", "APPENDIX A", "Appendix B to Part 1" on a line of its own: the outline of the text before
+# it ends (Dobbs: the appendices' "A" and "B" are not Part VII's subsections).
+_APPENDIX = re.compile(r"^(?:APPENDIX|APPENDICES|Appendix|Appendices)\b(?:\s+\S+){0,5}$")
 _LONE = [
     (re.compile(r"^([IVXL]{1,6})$"), "I."),
     (re.compile(r"^([A-Z])$"), "A."),
@@ -383,6 +386,8 @@ def _classify(
             if display or (para_start and _opens_named_level(stack)):
                 return _Heading(kind, _title(stripped, ln, display), "")
             break
+    if (para_start or display) and _APPENDIX.match(stripped):
+        return _Heading("appendix", stripped, "")
     for pattern, kind in _LONE:
         m = pattern.match(stripped)
         if m:
@@ -453,6 +458,9 @@ def _push(stack: list[_Heading], heading: _Heading) -> None:
             and (stack[-1].kind not in ranked)
             and not (stack[-1].kind.startswith("size") and int(stack[-1].kind[4:]) > size)
         ):
+            stack.pop()
+    elif heading.kind == "appendix":  # closes the numbered outline, keeps named and display levels above it
+        while stack and not (stack[-1].kind in ranked or stack[-1].kind.startswith("size") or stack[-1].kind == "bold"):
             stack.pop()
     else:
         kinds = [h.kind for h in stack]
