@@ -29,6 +29,7 @@ ROUTES = [
     ("<information></information>", "information"),
     ("Answer the question from the sources", "answer"),
     ("Summarize", "summary"),
+    ("Document file name:", "summary"),  # the SAC document summary (lclfqa/ingest/summaries.py)
 ]
 
 

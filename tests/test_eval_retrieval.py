@@ -20,7 +20,7 @@ from lclfqa.eval.datasets import (
     load_long_answers,
     load_qa_jsonl,
 )
-from lclfqa.eval.retrieval_eval import run_retrieval_eval
+from lclfqa.eval.retrieval_eval import graph_rewriter, run_retrieval_eval
 from lclfqa.eval.retrieval_metrics import (
     RetrievalScores,
     RetrievedSpan,
@@ -34,6 +34,7 @@ from lclfqa.eval.retrieval_metrics import (
     score_ranking,
 )
 from lclfqa.ingest.document import Chunk
+from tests.fakes import ScriptedChat
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 LB = DATA / "legalbench-rag"
@@ -328,9 +329,12 @@ def test_cli_prints_a_table_and_json(small_corpus, monkeypatch):
     tests = [t for t in json.loads(BENCHMARK.read_text())["tests"] if t["snippets"][0]["file_path"] == SLICE[0]]
     bench.write_text(json.dumps({"tests": tests}))
     args = ["retrieval", "--corpus", str(corpus), "--benchmark", str(bench), "--k", "1,8", "--limit", "5"]
-    result = CliRunner().invoke(eval_app, [*args, "--configs", "bm25,+rewrites"])
+    result = CliRunner().invoke(eval_app, [*args, "--configs", "bm25,+summaries"])
     assert result.exit_code == 0, result.output
-    assert "bm25" in result.output and "DRM" in result.output and "needs a rewriter" in result.output
+    out = " ".join(result.output.split())
+    assert "bm25" in out and "DRM" in out and "+summaries" in out and "skipped: needs an index" in out
+    result = CliRunner().invoke(eval_app, [*args, "--configs", "+rewrites", "--rewrites", "0"])
+    assert result.exit_code == 2 and "+rewrites needs --rewrites 1 or 3" in result.output
     result = CliRunner().invoke(eval_app, [*args, "--configs", "naive,hybrid", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -339,3 +343,53 @@ def test_cli_prints_a_table_and_json(small_corpus, monkeypatch):
     assert set(data["configs"][0]["scores"]["8"]) == {"drm", "char_precision", "char_recall", "doc_recall"}
     result = CliRunner().invoke(eval_app, [*args, "--configs", "bogus"])
     assert result.exit_code == 2 and "unknown configuration" in result.output
+
+
+@needs_data
+def test_cli_rewrites_and_summaries_use_the_chat_model(small_corpus, monkeypatch, tmp_path: Path):
+    corpus, _ = small_corpus
+    import lclfqa.eval.retrieval_eval as retrieval_eval
+
+    monkeypatch.setattr(retrieval_eval, "get_embeddings", lambda *a, **kw: DeterministicFakeEmbedding(size=16))
+    llm = ScriptedChat(
+        script={
+            "passage": "A privacy policy describes what personal data an app collects and shares.",
+            "rewrites": json.dumps({"rewrites": ["What personal data does Keep collect?"], "translation": "x"}),
+            "summary": "Keep's privacy policy: data collected, sharing, retention.",
+        }
+    )
+    monkeypatch.setattr("lclfqa.models.get_chat_model", lambda *a, **kw: llm)
+    bench = corpus.parent / "slice.json"
+    tests = [t for t in json.loads(BENCHMARK.read_text())["tests"] if t["snippets"][0]["file_path"] == SLICE[0]]
+    bench.write_text(json.dumps({"tests": tests[:3]}))
+    args = ["retrieval", "--corpus", str(corpus), "--benchmark", str(bench), "--k", "1,8", "--json"]
+    args += ["--configs", "hybrid,+rewrites,+summaries", "--rewrites", "1", "--summaries-index", str(tmp_path / "s")]
+    result = CliRunner().invoke(eval_app, args)
+    assert result.exit_code == 0, result.output
+    rows = {c["name"]: c for c in json.loads(result.stdout)["configs"]}
+    assert not rows["+rewrites"]["note"] and not rows["+summaries"]["note"]
+    routes = llm.routes()
+    assert routes.count("passage") == 3 and routes.count("rewrites") == 3  # one query2doc per query
+    assert routes.count("summary") == 2  # one summary per document
+    rewrites_prompt = next(m for key, m, _ in llm.calls if key == "rewrites")
+    assert "Answer in JSON" in str(rewrites_prompt[-1].content)
+
+
+def test_graph_rewriter_builds_the_retrieve_nodes_query_lists():
+    llm = ScriptedChat(
+        script={
+            "passage": "Under section 25A(g)(6) no credit is allowed on a separate return.",
+            "rewrites": json.dumps({"rewrites": ["Is the AOTC denied on a separate return?"], "translation": "x"}),
+        }
+    )
+    sparse, dense = graph_rewriter(llm, n=1)("Can MFS filers claim the AOTC?")
+    expanded = "Can MFS (married filing separately) filers claim the AOTC (American Opportunity Tax Credit)?"
+    assert sparse[0] == "Can MFS filers claim the AOTC?" and sparse[1] == expanded
+    assert sparse[2].startswith(" ".join([expanded] * 5)) and sparse[2].endswith("separate return.")
+    assert dense[2] == f"{expanded}\nUnder section 25A(g)(6) no credit is allowed on a separate return."
+    assert sparse[3] == dense[3] == "Is the AOTC (American Opportunity Tax Credit) denied on a separate return?"
+    broken = ScriptedChat(script={"passage": TimeoutError("the model timed out")})
+    assert graph_rewriter(broken, n=1)("What is a REMIC?") == (
+        ["What is a REMIC?", "What is a REMIC (real estate mortgage investment conduit)?"],
+        ["What is a REMIC?", "What is a REMIC (real estate mortgage investment conduit)?"],
+    )

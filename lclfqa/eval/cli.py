@@ -95,10 +95,31 @@ def retrieval(
     config: Annotated[
         Path | None, typer.Option("--config", help="TOML settings file (fields of lclfqa.config.Settings).")
     ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model", help="Chat model for +rewrites and +summaries (default: the settings').", metavar="NAME"
+        ),
+    ] = None,
+    rewrites: Annotated[
+        int | None, typer.Option("--rewrites", help="Rewrites per query for +rewrites: 1 or 3.")
+    ] = None,
+    summaries_index: Annotated[
+        Path | None,
+        typer.Option(
+            "--summaries-index",
+            help="For +summaries: an index built with document summaries, or where to build one (one LLM call "
+            "per document; reused when it exists).",
+        ),
+    ] = None,
+    llm_cache: Annotated[
+        Path | None, typer.Option("--llm-cache", help="SQLite file caching LLM responses (reruns cost nothing).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
     per_query: Annotated[bool, typer.Option("--per-query", help="With --json: add every query's scores.")] = False,
 ) -> None:
-    """Retrieval quality of naive RAG, BM25, dense and hybrid on a LegalBench-RAG benchmark."""
+    """Retrieval quality of naive RAG, BM25, dense, hybrid, +rewrites and +summaries on a LegalBench-RAG
+    benchmark (the last two call the chat model: the local default takes tens of seconds per call)."""
     from lclfqa.config import Settings
     from lclfqa.eval.datasets import DatasetError, load_legalbench
     from lclfqa.eval.retrieval_eval import run_retrieval_eval
@@ -115,15 +136,37 @@ def retrieval(
     if limit is not None:
         queries = queries[:limit]
     try:
-        settings = Settings.load(config, embedding_model=embedding_model)
+        overrides = {"chat_model": model, "rewrites": rewrites, "llm_cache": str(llm_cache) if llm_cache else None}
+        settings = Settings.load(config, embedding_model=embedding_model, **overrides)
     except (OSError, ValueError) as e:
         _fail(f"settings: {e}")
+    if "+rewrites" in names and settings.rewrites == 0:
+        _fail("+rewrites needs --rewrites 1 or 3")
+    rewriter = summarizer = None
+    if "+rewrites" in names or ("+summaries" in names and summaries_index is not None):
+        from lclfqa.eval.retrieval_eval import graph_rewriter
+        from lclfqa.ingest.summaries import make_summarizer
+        from lclfqa.models import get_chat_model
+
+        llm = get_chat_model(settings.chat_model, settings.openai_base_url, settings=settings)
+        rewriter = graph_rewriter(llm, settings.rewrites) if "+rewrites" in names else None
+        summarizer = make_summarizer(settings, llm) if "+summaries" in names else None
 
     def progress(line: str) -> None:
         _err.print(f"[dim]{line}[/]", highlight=False)
 
     table = run_retrieval_eval(
-        queries, corpus, configs=names, ks=ks, index_dir=index, settings=settings, depth=depth, progress=progress
+        queries,
+        corpus,
+        configs=names,
+        ks=ks,
+        index_dir=index,
+        settings=settings,
+        depth=depth,
+        rewriter=rewriter,
+        summaries_index=summaries_index,
+        summarizer=summarizer,
+        progress=progress,
     )
     if as_json:
         json.dump({"date": date.today().isoformat(), **table.to_json(per_query)}, sys.stdout, indent=2)

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
+from langchain_core.language_models import BaseChatModel
 
 from lclfqa.config import Settings
 from lclfqa.eval.datasets import RetrievalQuery
@@ -34,7 +35,7 @@ from lclfqa.eval.retrieval_metrics import RetrievalScores, RetrievedSpan, as_ret
 from lclfqa.ingest.index import Index, IndexNotFound
 from lclfqa.ingest.pipeline import Summarizer, discover, ingest
 from lclfqa.models import embed_array, get_embeddings
-from lclfqa.retrieval import hybrid_search
+from lclfqa.retrieval import fused_search, hybrid_search
 
 __all__ = [
     "CONFIGS",
@@ -44,13 +45,39 @@ __all__ = [
     "NaiveDenseIndex",
     "RetrievalTable",
     "Rewriter",
+    "graph_rewriter",
     "run_retrieval_eval",
 ]
 
 from lclfqa.eval.configs import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS  # noqa: E402,F401  (re-exported)
 
-Rewriter = Callable[[str], list[str]]
-"""Question -> rewrites (the question itself is searched too; do not repeat it)."""
+Rewriter = Callable[[str], "list[str] | tuple[list[str], list[str]]"]
+"""Question -> its rewrites (searched with BM25 and dense next to the question; do not repeat it), or
+``(sparse_queries, dense_queries)`` in full, as the graph's ``retrieve`` node builds them."""
+
+
+def graph_rewriter(llm: BaseChatModel, n: int = 3) -> Rewriter:
+    """The graph's query side as a :data:`Rewriter`: acronyms expanded, query2doc passage and ``n``
+    rewrites from ``llm``, then the same BM25 and dense query lists the ``retrieve`` node searches. An LLM
+    failure leaves the question alone (as in the graph)."""
+    from lclfqa import prompts
+    from lclfqa.nodes.calls import Meter
+    from lclfqa.nodes.retrieve import queries
+    from lclfqa.nodes.rewrite import query2doc
+
+    def rewrite(question: str) -> tuple[list[str], list[str]]:
+        expanded = prompts.expand_acronyms(question)
+        try:
+            passage, rewrites, _, _ = query2doc(llm, expanded, n, Meter("rewrite"))
+        except Exception:  # noqa: BLE001 - as the graph: retrieval goes on with the question
+            passage, rewrites = "", []
+        sparse, dense = queries(expanded, passage, rewrites)
+        if expanded != question:
+            sparse, dense = [question, *sparse], [question, *dense]
+        return sparse, dense
+
+    return rewrite
+
 
 Progress = Callable[[str], None]
 
@@ -209,8 +236,13 @@ def _hybrid_rankings(
 ) -> list[list[Any]]:
     out = []
     for q in queries:
-        texts = [q.query, *(rewriter(q.query) if rewriter else [])]
-        out.append([h.chunk for h in hybrid_search(index, embeddings, texts, k=k, depth=depth)])
+        more = rewriter(q.query) if rewriter else []
+        if isinstance(more, tuple):
+            sparse, dense = more
+            hits = fused_search(index, embeddings, sparse_queries=sparse, dense_queries=dense, k=k, depth=depth)
+        else:
+            hits = hybrid_search(index, embeddings, [q.query, *more], k=k, depth=depth)
+        out.append([h.chunk for h in hits])
     return out
 
 

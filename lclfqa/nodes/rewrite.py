@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
@@ -60,24 +61,29 @@ def rewrite(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     n = ctx.plan.rewrites
     if n == 0:
         return out | meter.record(skipped=True)
-    llm = ctx.resources.llm
     try:
-        msgs = prompts.messages("query2doc", examples=prompts.query2doc_examples(), question=expanded)
-        passage = chat(llm, msgs, meter, max_tokens=PASSAGE_TOKENS).strip()
-        out["passage"] = parsing.tagged(passage, "passage")
-        follow = prompts.render(prompts.template("rewrites")["user"], n=n)
-        raw = chat(
-            llm,
-            [*msgs, AIMessage(out["passage"]), HumanMessage(follow)],
-            meter,
-            max_tokens=80 * n + 120,
-            schema=rewrites_schema(n),
-        )
-        found, translation, ok = parsing.rewrites(raw, n)
-        out["rewrites"] = [prompts.expand_acronyms(r) for r in found if r.strip() and r.strip() != expanded]
-        out["translation"] = translation
+        passage, rewrites, translation, ok = query2doc(ctx.resources.llm, expanded, n, meter)
+        out |= {"passage": passage, "rewrites": rewrites, "translation": translation}
         meter.notes["well_formed"] = ok
     except Exception as exc:
         log.warning("query rewriting failed, retrieving with the question alone: %s", exc)
         meter.notes["error"] = str(exc)
     return out | meter.record()
+
+
+def query2doc(llm: BaseChatModel, question: str, n: int, meter: Meter) -> tuple[str, list[str], str, bool]:
+    """``(passage, rewrites, translation, well_formed)`` for ``question`` (acronyms already expanded): the
+    passage call, then ``n`` rewrites and the translation in the same conversation. LLM errors propagate."""
+    msgs = prompts.messages("query2doc", examples=prompts.query2doc_examples(), question=question)
+    passage = parsing.tagged(chat(llm, msgs, meter, max_tokens=PASSAGE_TOKENS).strip(), "passage")
+    follow = prompts.render(prompts.template("rewrites")["user"], n=n)
+    raw = chat(
+        llm,
+        [*msgs, AIMessage(passage), HumanMessage(follow)],
+        meter,
+        max_tokens=80 * n + 120,
+        schema=rewrites_schema(n),
+    )
+    found, translation, ok = parsing.rewrites(raw, n)
+    rewrites = [prompts.expand_acronyms(r) for r in found if r.strip() and r.strip() != question]
+    return passage, rewrites, translation, ok
