@@ -10,7 +10,14 @@ from lclfqa import prompts
 from lclfqa.config import Settings
 from lclfqa.graph.context import plan_for
 from lclfqa.nodes import parsing
-from lclfqa.nodes.refusal import FILTER_VERDICTS, cited_sections, missing_sections, refusal_reason
+from lclfqa.nodes.refusal import (
+    FILTER_VERDICTS,
+    cited_sections,
+    missing_sections,
+    nothing_cited_is_found,
+    refusal_reason,
+    state_missing_sections,
+)
 from lclfqa.weights import SplitWeights, WeightsError, ensure_joined
 
 
@@ -192,6 +199,7 @@ def test_llm_cache_setting_makes_reruns_free(tmp_path):
         ("See Treas. Reg. 1.21-4 and sections 21, 25A and 280A.", ["1.21-4", "21", "25A", "280A"]),
         ("What rate did the IRA set for the ERC in 2023 under this section?", []),
         ("What does IRC §25A(g)(6) require?", ["25A"]),
+        ("Did the regulation 2023 amendment change anything?", []),  # a year, not a regulation number
     ],
 )
 def test_cited_sections(question, cited):
@@ -237,3 +245,17 @@ def test_choice_reads_a_verdict_defensively(raw, value):
 )
 def test_a_source_list_the_model_writes_at_the_end_is_dropped(written, shown):
     assert parsing.strip_source_list(written) == (written if shown is None else shown)
+
+
+def test_a_cited_section_named_only_by_a_document_or_section_path_is_found():
+    state = {
+        "question": "Does § 1.21-3(b) apply to a surviving spouse, and what about section 280A?",
+        "sources": [
+            {"text": "(b) Married taxpayers living apart …", "document": "26 CFR 1.21-3 (2026).pdf", "section": []}
+        ],
+        "retrieved": [{"text": "(d) Death of a spouse …", "document": "memo.pdf", "section": ["§ 25A", "(d)"]}],
+    }
+    assert state_missing_sections(state) == (["1.21-3", "280A"], ["280A"])
+    assert not nothing_cited_is_found(state)
+    state["question"] = "What does section 280A say?"
+    assert nothing_cited_is_found(state)

@@ -23,16 +23,18 @@ from typing import Any
 # "section 280A(c)(1)", "sec. 45X", "§§ 1.25A-1 and 1.25A-2", "IRC 4501", "26 CFR 1.21-3", "Treas. Reg.
 # 1.21-4", "26 U.S.C. 280A": the provision numbers, without their paragraph parentheses.
 _NUMBER = r"\d+[A-Z]{0,2}(?:\.\d+[A-Z]{0,2})?(?:-\d+[A-Z]?)?"
+_LIST = rf"{_NUMBER}(?:\(\w{{1,4}}\))*(?:\s*(?:,|and|or|&)\s*{_NUMBER}(?:\(\w{{1,4}}\))*)*"
 _CITED = re.compile(
-    r"(?:\bsections?|\bsecs?\.|§§?|\bIRC|\bI\.R\.C\.|\bCFR|\bC\.F\.R\.|\bReg(?:ulation)?s?\.?|\bU\.S\.C\.)"
-    rf"\s*({_NUMBER}(?:\([\w]{{1,4}}\))*(?:\s*(?:,|and|or|&)\s*{_NUMBER}(?:\([\w]{{1,4}}\))*)*)",
+    rf"(?:\bsections?|\bsecs?\.|§§?|\bIRC|\bI\.R\.C\.|\bU\.S\.C\.)\s*({_LIST})"
+    # "Reg." and "CFR" cite regulations, always dotted ("1.21-4"): "the regulation 2023 …" cites nothing
+    rf"|(?:\bCFR|\bC\.F\.R\.|\bReg(?:ulation)?s?\.?)\s*(?=\d+[A-Z]{{0,2}}\.\d)({_LIST})",
     re.I,
 )
 
 
 def cited_sections(question: str) -> list[str]:
     """The provision numbers ``question`` cites (``280A``, ``1.25A-1``), in order, each once."""
-    spans = (re.sub(r"\(\w{1,4}\)", " ", m.group(1)) for m in _CITED.finditer(question))
+    spans = (re.sub(r"\(\w{1,4}\)", " ", m.group(1) or m.group(2)) for m in _CITED.finditer(question))
     found = [n.upper() for span in spans for n in re.findall(_NUMBER, span, re.I)]
     return list(dict.fromkeys(found))
 
@@ -53,11 +55,13 @@ def missing_sections(question: str, texts: Iterable[str]) -> tuple[list[str], li
 
 def state_missing_sections(state: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     """:func:`missing_sections` for a graph state: the question as asked and made stand-alone, against
-    this turn's sources and retrieved children (everything the filter, extractor and reader get)."""
+    this turn's sources and retrieved children (everything the filter, extractor and reader get) with
+    their document names and section paths ("26 CFR 1.21-3 ….pdf", "§ 1.21-3 Special rules …")."""
     question = f"{state.get('question', '')}\n{state.get('standalone_question', '')}"
     texts = [
-        *(s.get("text", "") for s in state.get("sources", [])),
-        *(c.get("text", "") for c in state.get("retrieved", [])),
+        part
+        for ref in (*state.get("sources", []), *state.get("retrieved", []))
+        for part in (ref.get("text", ""), ref.get("document", ""), *ref.get("section", []))
     ]
     return missing_sections(question, texts)
 
