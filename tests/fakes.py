@@ -23,7 +23,7 @@ ROUTES = [
     # the graph's nodes (lclfqa/prompts/templates.toml)
     ("Follow-up question:", "condense"),
     ("Passage:", "passage"),
-    ("rewrite the query", "rewrites"),
+    ("rewrite this query", "rewrites"),
     ("Give your thought process", "thought"),
     ("booleans", "verdicts"),
     ("<information></information>", "information"),

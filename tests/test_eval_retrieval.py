@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 from typer.testing import CliRunner
 
 from lclfqa.eval.cli import eval_app
@@ -376,20 +376,69 @@ def test_cli_rewrites_and_summaries_use_the_chat_model(small_corpus, monkeypatch
 
 
 def test_graph_rewriter_builds_the_retrieve_nodes_query_lists():
+    passage = (
+        "Under section 25A(g)(6) no American Opportunity Tax Credit is allowed to married taxpayers filing a "
+        "separate return."
+    )
     llm = ScriptedChat(
         script={
-            "passage": "Under section 25A(g)(6) no credit is allowed on a separate return.",
+            "passage": passage,
             "rewrites": json.dumps({"rewrites": ["Is the AOTC denied on a separate return?"], "translation": "x"}),
         }
     )
     sparse, dense = graph_rewriter(llm, n=1)("Can MFS filers claim the AOTC?")
     expanded = "Can MFS (married filing separately) filers claim the AOTC (American Opportunity Tax Credit)?"
     assert sparse[0] == "Can MFS filers claim the AOTC?" and sparse[1] == expanded
-    assert sparse[2].startswith(" ".join([expanded] * 5)) and sparse[2].endswith("separate return.")
-    assert dense[2] == f"{expanded}\nUnder section 25A(g)(6) no credit is allowed on a separate return."
+    assert sparse[2] == " ".join([expanded] * 5) + " " + passage
+    assert dense[2] == f"{expanded}\n{passage}"
     assert sparse[3] == dense[3] == "Is the AOTC (American Opportunity Tax Credit) denied on a separate return?"
     broken = ScriptedChat(script={"passage": TimeoutError("the model timed out")})
     assert graph_rewriter(broken, n=1)("What is a REMIC?") == (
         ["What is a REMIC?", "What is a REMIC (real estate mortgage investment conduit)?"],
         ["What is a REMIC?", "What is a REMIC (real estate mortgage investment conduit)?"],
     )
+
+
+class _TopicEmbeddings(Embeddings):
+    """Two topics: texts about privacy policies point one way, everything else the other."""
+
+    def embed_documents(self, texts):
+        return [[1.0, 0.0] if "privacy" in t.lower() or "fiverr" in t.lower() else [0.0, 1.0] for t in texts]
+
+    def embed_query(self, text):
+        return self.embed_documents([text])[0]
+
+
+def test_graph_rewriter_drops_a_copied_few_shot_example():
+    # What the 1.5B default did with a PrivacyQA question: it continued the tax examples.
+    llm = ScriptedChat(
+        script={
+            "passage": "No. For exchanges completed after December 31, 2017, section 1031(a)(1) applies only to real "
+            "property held for productive use in a trade or business.",
+            "rewrites": json.dumps(
+                {
+                    "rewrites": [
+                        "Is a PFIC (passive foreign investment company) distribution an excess distribution?",
+                        "What information does Fiverr keep about its users?",  # shares few words, same meaning
+                        "What does Fiverr's privacy policy say the company stores about me?",
+                    ],
+                    "translation": "x",
+                }
+            ),
+        }
+    )
+    question = 'Consider "Fiverr"\'s privacy policy; what information does the company store about me?'
+    sparse, dense = graph_rewriter(llm, n=3, embeddings=_TopicEmbeddings())(question)
+    assert (
+        sparse
+        == dense
+        == [
+            question,
+            "What information does Fiverr keep about its users?",
+            "What does Fiverr's privacy policy say the company stores about me?",
+        ]
+    )
+    # without an embedder the words alone decide; the copied example still goes
+    sparse, _ = graph_rewriter(llm, n=3)(question)
+    assert "PFIC" not in " ".join(sparse) and "1031" not in " ".join(sparse)
+    assert "What does Fiverr's privacy policy say the company stores about me?" in sparse

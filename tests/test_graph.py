@@ -34,7 +34,7 @@ def good_script(**over) -> dict:
             {
                 "rewrites": [
                     "Does section 25A(g)(6) deny the American Opportunity Tax Credit to married filing separately?",
-                    "Must spouses file a joint return to claim the education credits?",
+                    "Must a married couple file a joint return to claim the AOTC education credit?",
                     "Is the AOTC available on a separate return?",
                 ],
                 "translation": "If a married couple files two separate tax returns, can they get the college credit?",

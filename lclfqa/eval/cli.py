@@ -144,12 +144,14 @@ def retrieval(
         _fail("+rewrites needs --rewrites 1 or 3")
     rewriter = summarizer = None
     if "+rewrites" in names or ("+summaries" in names and summaries_index is not None):
+        from lclfqa.eval import retrieval_eval
         from lclfqa.eval.retrieval_eval import graph_rewriter
         from lclfqa.ingest.summaries import make_summarizer
         from lclfqa.models import get_chat_model
 
         llm = get_chat_model(settings.chat_model, settings.openai_base_url, settings=settings)
-        rewriter = graph_rewriter(llm, settings.rewrites) if "+rewrites" in names else None
+        embedder = retrieval_eval.get_embeddings(settings.embedding_model, settings.openai_base_url)
+        rewriter = graph_rewriter(llm, settings.rewrites, embedder) if "+rewrites" in names else None
         summarizer = make_summarizer(settings, llm) if "+summaries" in names else None
 
     def progress(line: str) -> None:

@@ -56,9 +56,10 @@ Rewriter = Callable[[str], "list[str] | tuple[list[str], list[str]]"]
 ``(sparse_queries, dense_queries)`` in full, as the graph's ``retrieve`` node builds them."""
 
 
-def graph_rewriter(llm: BaseChatModel, n: int = 3) -> Rewriter:
+def graph_rewriter(llm: BaseChatModel, n: int = 3, embeddings: Embeddings | None = None) -> Rewriter:
     """The graph's query side as a :data:`Rewriter`: acronyms expanded, query2doc passage and ``n``
-    rewrites from ``llm``, then the same BM25 and dense query lists the ``retrieve`` node searches. An LLM
+    rewrites from ``llm`` (off-topic ones dropped, judged with ``embeddings`` as the graph does with the
+    index's embedder), then the same BM25 and dense query lists the ``retrieve`` node searches. An LLM
     failure leaves the question alone (as in the graph)."""
     from lclfqa import prompts
     from lclfqa.nodes.calls import Meter
@@ -68,7 +69,7 @@ def graph_rewriter(llm: BaseChatModel, n: int = 3) -> Rewriter:
     def rewrite(question: str) -> tuple[list[str], list[str]]:
         expanded = prompts.expand_acronyms(question)
         try:
-            passage, rewrites, _, _ = query2doc(llm, expanded, n, Meter("rewrite"))
+            passage, rewrites, _, _ = query2doc(llm, expanded, n, Meter("rewrite"), embeddings)
         except Exception:  # noqa: BLE001 - as the graph: retrieval goes on with the question
             passage, rewrites = "", []
         sparse, dense = queries(expanded, passage, rewrites)
