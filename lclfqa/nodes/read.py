@@ -124,7 +124,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     answer = parsing.strip_source_list(written)  # the numbers it lists still count as cited
     refused = is_refusal(answer)
     citations = [] if refused else cite(written, sources, children)
-    documents = [*(s.get("text", "") for s in sources), *(c.get("text", "") for c in children)]
+    documents = [*(body(s) for s in sources), *(c.get("text", "") for c in children)]  # footnotes too
     return {
         "answer": answer,
         "citations": citations,

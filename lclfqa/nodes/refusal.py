@@ -56,12 +56,13 @@ def missing_sections(question: str, texts: Iterable[str]) -> tuple[list[str], li
 def state_missing_sections(state: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     """:func:`missing_sections` for a graph state: the question as asked and made stand-alone, against
     this turn's sources and retrieved children (everything the filter, extractor and reader get) with
-    their document names and section paths ("26 CFR 1.21-3 ….pdf", "§ 1.21-3 Special rules …")."""
+    their document names, section paths ("26 CFR 1.21-3 ….pdf", "§ 1.21-3 Special rules …") and
+    injected footnotes."""
     question = f"{state.get('question', '')}\n{state.get('standalone_question', '')}"
     texts = [
         part
         for ref in (*state.get("sources", []), *state.get("retrieved", []))
-        for part in (ref.get("text", ""), ref.get("document", ""), *ref.get("section", []))
+        for part in (ref.get("text", ""), ref.get("document", ""), *ref.get("section", []), *ref.get("footnotes", []))
     ]
     return missing_sections(question, texts)
 
