@@ -4,10 +4,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from lclfqa.nodes.grounding import dollar_amounts, percentages, quotations, unsupported
-from tests.test_graph import QUESTION, good_script, graph_with
+from tests.test_graph import QUESTION, _count_refs, good_script, graph_with
 
 SOURCE = (
     "‘‘(a) GENERAL RULE.—There is hereby imposed on each covered corporation a tax equal to 1 percent of the\n"
@@ -64,3 +65,18 @@ def test_the_graph_flags_an_invented_figure_and_the_user_sees_it(sample_index: P
     graph, _ = graph_with(sample_index, good_script())  # the scripted answer has no figures
     clean = graph.invoke({"question": QUESTION})
     assert clean.unsupported == [] and clean.warning_text() == "" and "Warning" not in clean._repr_markdown_()
+
+
+def test_a_quotation_from_a_footnote_injected_into_a_parent_is_supported(sample_index: Path):
+    # The filter keeps only the first child; footnote 1 reaches the reader inside its parent's <footnote>.
+    question = "When did the AOTC begin as a temporary expansion of the Hope Scholarship Credit?"
+    quote = "The AOTC began as a temporary expansion of the Hope Scholarship Credit"
+    script = good_script(
+        verdicts=lambda msgs: json.dumps({"relevant": [True] + [False] * (_count_refs(msgs) - 1)}),
+        answer=f'The memo says: "{quote}" [1].',
+    )
+    graph, _ = graph_with(sample_index, script)
+    result = graph.invoke({"question": question})
+    assert not [c for c in result["filtered"] if quote in c["text"]]  # not in what the filter kept
+    assert any(quote in note for s in result["sources"] for note in s.get("footnotes", []))
+    assert result.unsupported == []
