@@ -14,23 +14,20 @@ from __future__ import annotations
 
 import argparse
 import statistics
-from pathlib import Path, PurePath
+from pathlib import Path
 
 from lclfqa.config import Settings
+from lclfqa.eval.answer_metrics import context_texts, retrieval_curve
 from lclfqa.eval.datasets import load_qa_jsonl
 from lclfqa.eval.retrieval_metrics import evidence_recall
 from lclfqa.ingest.index import Index
 from lclfqa.models import get_embeddings
 from lclfqa.nodes.expand import build_sources
-from lclfqa.nodes.refs import body, chunk_ref
+from lclfqa.nodes.refs import chunk_ref
 from lclfqa.retrieval import hybrid_search
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tax-qa" / "dev.jsonl"
 KS = (4, 8, 16)
-
-
-def _doc(name: str) -> str:
-    return PurePath(name).name
 
 
 def measure(index_dir: Path, dataset: Path) -> dict[str, float]:
@@ -39,18 +36,19 @@ def measure(index_dir: Path, dataset: Path) -> dict[str, float]:
     embeddings = get_embeddings(index.embedding_model)
     rows: dict[str, list[float]] = {}
     for item in load_qa_jsonl(dataset):
-        quotes = [e.quote for e in item.evidence]
-        if not quotes:
+        if not item.evidence:
             continue
-        gold = {_doc(e.document) for e in item.evidence}
         hits = hybrid_search(index, embeddings, [item.question], k=max(KS), depth=settings.retrieval_depth)
+        retrieved = [chunk_ref(h.chunk) for h in hits]
+        curve = retrieval_curve(item, {"retrieved": retrieved}, KS)  # what `eval qa` reports per run
         for k in KS:
-            top = [h.chunk for h in hits[:k]]
-            rows.setdefault(f"children@{k}", []).append(evidence_recall(quotes, [c.text for c in top]))
-            rows.setdefault(f"DRM@{k}", []).append(sum(_doc(c.document) not in gold for c in top) / max(1, len(top)))
-        refs = [chunk_ref(h.chunk) for h in hits[: settings.top_k]]
-        sources, _ = build_sources(refs, index, parents=True, expand_footnotes=True, budget=settings.context_chars)
-        context = [body(s) for s in sources]  # parents with their injected footnotes, as the reader sees them
+            rows.setdefault(f"children@{k}", []).append(curve["evidence_recall"][k])
+            rows.setdefault(f"DRM@{k}", []).append(curve["drm"][k])
+        sources, _ = build_sources(
+            retrieved[: settings.top_k], index, parents=True, expand_footnotes=True, budget=settings.context_chars
+        )
+        context = context_texts({"sources": sources})  # parents with their injected footnotes
+        quotes = [e.quote for e in item.evidence]
         rows.setdefault(f"expanded@{settings.top_k}", []).append(evidence_recall(quotes, context))
         rows.setdefault("chars to reader", []).append(sum(len(t) for t in context))
     index.close()

@@ -211,13 +211,14 @@ def test_a_question_citing_sections_no_source_mentions_is_refused_without_the_re
         "The documents provided do not answer this question. None of the sources found mentions section 280A."
     )
     assert result["steps"]["read"]["missing_sections"] == ["280A"]
+    assert result["cited_sections"] == result["missing_sections"] == ["280A"]  # decided once, in expand
     # One of two cited sections present (the sample memo cites IRC §25A throughout): the reader answers
     # and is told which one the documents do not cover.
     graph, llm = graph_with(sample_index, good_script())
     result = graph.invoke({"question": "How do section 25A and section 280A apply to tutoring costs?"})
     assert result["refused"] is False
     assert "No source mentions section 280A: say plainly that the documents do not cover it" in _reader_prompt(llm)
-    assert result["steps"]["read"]["missing_sections"] == ["280A"]
+    assert result["cited_sections"] == ["25A", "280A"] and result["missing_sections"] == ["280A"]
 
 
 def test_rag_baseline_reads_children_directly_with_one_llm_call(sample_index: Path):

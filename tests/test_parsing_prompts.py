@@ -256,6 +256,8 @@ def test_a_cited_section_named_only_by_a_document_or_section_path_is_found():
         "retrieved": [{"text": "(d) Death of a spouse …", "document": "memo.pdf", "section": ["§ 25A", "(d)"]}],
     }
     assert state_missing_sections(state) == (["1.21-3", "280A"], ["280A"])
-    assert not nothing_cited_is_found(state)
+    assert not nothing_cited_is_found({"cited_sections": ["1.21-3", "280A"], "missing_sections": ["280A"]})
     state["question"] = "What does section 280A say?"
-    assert nothing_cited_is_found(state)
+    assert state_missing_sections(state) == (["280A"], ["280A"])
+    assert nothing_cited_is_found({"cited_sections": ["280A"], "missing_sections": ["280A"]})
+    assert not nothing_cited_is_found({"cited_sections": [], "missing_sections": []})

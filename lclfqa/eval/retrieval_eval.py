@@ -35,7 +35,7 @@ from lclfqa.eval.retrieval_metrics import RetrievalScores, RetrievedSpan, as_ret
 from lclfqa.ingest.index import Index, IndexNotFound
 from lclfqa.ingest.pipeline import Summarizer, discover, ingest
 from lclfqa.models import embed_array, get_embeddings
-from lclfqa.retrieval import fused_search, hybrid_search
+from lclfqa.retrieval import fused_search
 
 __all__ = [
     "CONFIGS",
@@ -238,11 +238,8 @@ def _hybrid_rankings(
     out = []
     for q in queries:
         more = rewriter(q.query) if rewriter else []
-        if isinstance(more, tuple):
-            sparse, dense = more
-            hits = fused_search(index, embeddings, sparse_queries=sparse, dense_queries=dense, k=k, depth=depth)
-        else:
-            hits = hybrid_search(index, embeddings, [q.query, *more], k=k, depth=depth)
+        sparse, dense = more if isinstance(more, tuple) else ([q.query, *more], [q.query, *more])
+        hits = fused_search(index, embeddings, sparse_queries=sparse, dense_queries=dense, k=k, depth=depth)
         out.append([h.chunk for h in hits])
     return out
 

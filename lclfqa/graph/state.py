@@ -45,6 +45,10 @@ class QAState(TypedDict, total=False):
     """Top-k children after RRF, best first, with ``score``."""
     sources: list[dict[str, Any]]
     """Numbered context units after expansion: parents (footnotes injected) and orphan children."""
+    cited_sections: list[str]
+    """Provision numbers the question cites (``280A``, ``1.25A-1``)."""
+    missing_sections: list[str]
+    """Of those, the ones no source or retrieved child mentions."""
     # --- filter / extract (run in parallel)
     thought: str
     filtered: list[dict[str, Any]]

@@ -422,11 +422,15 @@ def _bm25s():  # noqa: ANN202 - the module
     return bm25s
 
 
-def _write_bm25(directory: Path, token_lists: list[list[str]]) -> None:
-    bm25s = _bm25s()
-    retriever = bm25s.BM25(**BM25_PARAMS)
+def _bm25_over(token_lists: list[list[str]]):  # noqa: ANN202 - a bm25s.BM25
+    """A bm25s retriever indexed over ``token_lists`` (one list of tokens per searchable chunk)."""
+    retriever = _bm25s().BM25(**BM25_PARAMS)
     retriever.index(token_lists, show_progress=False)
-    retriever.save(directory, corpus=None, allow_pickle=False, show_progress=False)
+    return retriever
+
+
+def _write_bm25(directory: Path, token_lists: list[list[str]]) -> None:
+    _bm25_over(token_lists).save(directory, corpus=None, allow_pickle=False, show_progress=False)
 
 
 def _write_hnsw(path: Path, vectors: np.ndarray) -> None:
@@ -739,10 +743,7 @@ class Index:
         elif manifest["bm25"] is not None:
             bm25s = _bm25s()
             retriever = bm25s.BM25.load(gen_dir / _BM25, mmap=False, allow_pickle=False, show_progress=False)
-            self._bm25_vocab = retriever.vocab_dict
-            self._bm25_data = np.asarray(retriever.scores["data"])
-            self._bm25_indices = np.asarray(retriever.scores["indices"])
-            self._bm25_indptr = np.asarray(retriever.scores["indptr"])
+            self._use_bm25(retriever)
             if retriever.scores["num_docs"] != n:
                 raise IndexFormatError(
                     f"index {gen_dir}: the BM25 index has {retriever.scores['num_docs']} "
@@ -761,10 +762,11 @@ class Index:
         )
         rows = self._con.execute("SELECT indexed_text, text FROM chunks WHERE row IS NOT NULL ORDER BY row")
         token_lists = [tokenize(indexed or text) for indexed, text in rows]
-        if not any(token_lists):
-            return
-        retriever = _bm25s().BM25(**BM25_PARAMS)
-        retriever.index(token_lists, show_progress=False)
+        if any(token_lists):  # bm25s cannot index a corpus without a single token
+            self._use_bm25(_bm25_over(token_lists))
+
+    def _use_bm25(self, retriever) -> None:  # noqa: ANN001 - a bm25s.BM25
+        """Search with ``retriever``'s vocabulary and precomputed (token, chunk) weights (CSC arrays)."""
         self._bm25_vocab = retriever.vocab_dict
         self._bm25_data = np.asarray(retriever.scores["data"])
         self._bm25_indices = np.asarray(retriever.scores["indices"])

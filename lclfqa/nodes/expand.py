@@ -1,6 +1,8 @@
 """``expand`` — parents and footnote expansion (LCLF-QA §3.2/3.4): the numbered sources the reader cites.
 
-Reads ``retrieved``; writes ``sources`` and ``retrieved`` again with each child's ``source`` number.
+Reads ``retrieved``; writes ``sources`` and ``retrieved`` again with each child's ``source`` number, and
+``cited_sections`` / ``missing_sections``: the provisions the question cites and those none of the
+sources mentions (:mod:`lclfqa.nodes.refusal`; all missing routes the graph straight to ``read``).
 Walking the children best first, a section child brings its parent; a footnote child brings *every*
 parent it is linked to (its page's parents and the one holding its marker), each with the footnote text
 injected inside ``<footnote>`` tags. Parents are de-duplicated and kept while they fit the
@@ -21,6 +23,7 @@ from lclfqa.ingest.document import FOOTNOTE
 from lclfqa.ingest.index import Index
 from lclfqa.nodes.calls import Meter
 from lclfqa.nodes.refs import chunk_ref
+from lclfqa.nodes.refusal import state_missing_sections
 
 
 def build_sources(
@@ -89,4 +92,10 @@ def expand(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         budget=ctx.settings.context_chars,
     )
     injected = sum(len(s.get("footnotes", [])) for s in sources if s["kind"] != FOOTNOTE)
-    return {"sources": sources, "retrieved": children} | meter.record(sources=len(sources), footnotes_injected=injected)
+    cited, missing = state_missing_sections({**state, "sources": sources, "retrieved": children})
+    return {
+        "sources": sources,
+        "retrieved": children,
+        "cited_sections": cited,
+        "missing_sections": missing,
+    } | meter.record(sources=len(sources), footnotes_injected=injected, missing_sections=missing)

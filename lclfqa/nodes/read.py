@@ -27,7 +27,7 @@ from lclfqa.nodes import parsing
 from lclfqa.nodes.calls import Meter, chat
 from lclfqa.nodes.grounding import unsupported
 from lclfqa.nodes.refs import body, citation, label
-from lclfqa.nodes.refusal import provision, refusal_reason, state_missing_sections
+from lclfqa.nodes.refusal import nothing_cited_is_found, provision, refusal_reason
 
 _REFUSAL = re.compile(
     r"(do(?:es)?|did) not (?:answer|address|contain|discuss|cover|mention)|no information (?:about|on|regarding)"
@@ -67,6 +67,17 @@ def cite(answer: str, sources: list[dict[str, Any]], children: list[dict[str, An
     return [citation(by_number[n], kept.get(n, []), inferred=inferred) for n in numbers]
 
 
+def _refused(turn: list[dict[str, str]], answer: str) -> dict[str, Any]:
+    """The state update of a refusal decided without the reader."""
+    return {
+        "answer": answer,
+        "citations": [],
+        "refused": True,
+        "unsupported": [],
+        "history": [*turn, {"role": "assistant", "content": answer}],
+    }
+
+
 def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     ctx = runtime.context
     meter = Meter("read")
@@ -74,32 +85,15 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     sources = state.get("sources", [])
     information = state.get("information", "")
     turn = [{"role": "user", "content": state["question"]}]
-    cited, missing = state_missing_sections(state)
-    if cited and len(missing) == len(cited):
+    missing = state.get("missing_sections") or []
+    if nothing_cited_is_found(state):
         # routed here from expand: filter and extract did not run this turn, so clear what they left in a
         # chat thread's state from the previous turn
+        cleared = {"thought": "", "filtered": [], "dropped": [], "answered": "", "information": ""}
         answer = f"{prompts.refusal()} {refusal_reason(missing)}"
-        return {
-            "answer": answer,
-            "citations": [],
-            "refused": True,
-            "history": [*turn, {"role": "assistant", "content": answer}],
-            "thought": "",
-            "filtered": [],
-            "dropped": [],
-            "answered": "",
-            "information": "",
-            "unsupported": [],
-        } | meter.record(skipped=True, missing_sections=missing)
+        return _refused(turn, answer) | cleared | meter.record(skipped=True, missing_sections=missing)
     if not children and not information.strip():
-        answer = prompts.refusal()
-        return {
-            "answer": answer,
-            "citations": [],
-            "refused": True,
-            "unsupported": [],
-            "history": [*turn, {"role": "assistant", "content": answer}],
-        } | meter.record(skipped=True)
+        return _refused(turn, prompts.refusal()) | meter.record(skipped=True)
     fields = question_fields(state)
     reader = ctx.plan.reader
     judged = (state.get("steps") or {}).get("filter", {})

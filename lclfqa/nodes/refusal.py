@@ -68,9 +68,10 @@ def state_missing_sections(state: Mapping[str, Any]) -> tuple[list[str], list[st
 
 
 def nothing_cited_is_found(state: Mapping[str, Any]) -> bool:
-    """The question cites provisions and no source mentions any of them: refuse without reading."""
-    cited, missing = state_missing_sections(state)
-    return bool(cited) and len(missing) == len(cited)
+    """The question cites provisions and no source mentions any of them (as ``expand`` found): refuse
+    without reading."""
+    cited = state.get("cited_sections") or []
+    return bool(cited) and len(state.get("missing_sections") or []) == len(cited)
 
 
 def refusal_reason(missing: list[str]) -> str:
