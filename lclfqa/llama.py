@@ -8,6 +8,11 @@ checked between tokens and LangGraph's ``stream_mode="messages"`` sees every tok
 
 llama.cpp keeps the previous prompt's KV cache and reuses the longest common prefix, which is why the
 prompts put shared material first.
+
+On a CPU that advertises Intel AMX, models load without llama.cpp's "extra buffer types" (its AMX and
+weight-repacking kernels): llama-cpp-python compiles with ``-march=native``, which turns the AMX kernels
+on, and on these sandboxed machines (Xeon with ``amx_tile`` in /proc/cpuinfo) they crash the process in
+``ggml_backend_amx_mul_mat`` at the first token, for both bundled models. Without them it runs.
 """
 
 from __future__ import annotations
@@ -34,14 +39,45 @@ _models: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
 _models_lock = threading.Lock()
 
 
+def cpu_has_amx(cpuinfo: str | Path = "/proc/cpuinfo") -> bool:
+    """Whether the CPU advertises Intel AMX tiles (``amx_tile`` among its flags); False where unreadable."""
+    try:
+        text = Path(cpuinfo).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(line.startswith("flags") and "amx_tile" in line.split() for line in text.splitlines())
+
+
+def _llama(path: str, n_ctx: int, n_threads: int) -> Any:
+    """A ``Llama``; without llama.cpp's extra buffer types (AMX, repacking) where the CPU has AMX (module doc)."""
+    import llama_cpp.llama_cpp as native
+    from llama_cpp import Llama
+
+    def build() -> Any:
+        return Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, n_batch=512, verbose=False, seed=0)
+
+    if not cpu_has_amx():
+        return build()
+    # ``Llama`` takes no switch for it: it reads ``llama_model_default_params()`` while loading the model.
+    defaults = native.llama_model_default_params
+
+    def without_extra_buffers() -> Any:
+        params = defaults()
+        params.use_extra_bufts = False
+        return params
+
+    native.llama_model_default_params = without_extra_buffers
+    try:
+        return build()
+    finally:
+        native.llama_model_default_params = defaults
+
+
 def _load(path: str, n_ctx: int, n_threads: int) -> tuple[Any, threading.Lock]:
     key = (path, n_ctx, n_threads)
-    with _models_lock:
+    with _models_lock:  # also serialises the patch in ``_llama``
         if key not in _models:
-            from llama_cpp import Llama
-
-            llama = Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, n_batch=512, verbose=False, seed=0)
-            _models[key] = (llama, threading.Lock())
+            _models[key] = (_llama(path, n_ctx, n_threads), threading.Lock())
         return _models[key]
 
 
