@@ -137,17 +137,25 @@ def search(
     index: IndexOption = DEFAULT_INDEX,
     k: Annotated[int, typer.Option("-k", help="How many child chunks to return.")] = 8,
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON.")] = False,
+    document_scope: Annotated[
+        bool,
+        typer.Option(
+            "--document-scope/--no-document-scope",
+            help="Search only the documents QUERY names ('In Dobbs, …'), ranked without the naming words.",
+        ),
+    ] = True,
 ) -> None:
     """Hybrid retrieval (BM25 + dense, fused by RRF): the child chunks that best match QUERY, with sources."""
     from lclfqa.ingest.index import Index, IndexStoreError
     from lclfqa.models import get_embeddings
-    from lclfqa.retrieval import hybrid_search
+    from lclfqa.retrieval import hybrid_search, scoped_queries
 
     try:
         idx = Index.load(index)
     except IndexStoreError as e:
         _fail(str(e))
-    hits = hybrid_search(idx, get_embeddings(idx.embedding_model), [query], k=k)
+    scope, sparse, _ = scoped_queries(idx, query, [query], [query], document_scope)
+    hits = hybrid_search(idx, get_embeddings(idx.embedding_model), sparse, k=k, documents=scope.documents or None)
     if as_json:
         rows = [
             {
@@ -164,6 +172,8 @@ def search(
         sys.stdout.write("\n")
         return
     out = Console()
+    if scope:
+        out.print(f"Searched only: {'; '.join(scope.documents)} (named in the query)", highlight=False)
     if not hits:
         out.print("No matching passages in this index.")
     for n, h in enumerate(hits, 1):
@@ -200,6 +210,13 @@ PipelineOption = Annotated[
 ]
 ModelOption = Annotated[
     str | None, typer.Option("--model", "--chat-model", help="'local' (default), 'local-tiny' or 'openai:<model>'.")
+]
+ScopeOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--document-scope/--no-document-scope",
+        help="Search only the documents a question names ('In Dobbs, …'); on unless settings say otherwise.",
+    ),
 ]
 
 
@@ -249,6 +266,7 @@ def ask(
     rewrites: Annotated[int | None, typer.Option(help="query2doc rewrites: 0 (off), 1 or 3.")] = None,
     reader: Annotated[str | None, typer.Option(help="'domain' (default) or 'basic' reader.")] = None,
     top_k: Annotated[int | None, typer.Option("--top-k", "-k", help="Child chunks to retrieve.")] = None,
+    document_scope: ScopeOption = None,
     llm_cache: Annotated[
         str | None, typer.Option(help="SQLite file caching LLM responses (reruns cost nothing).")
     ] = None,
@@ -265,6 +283,7 @@ def ask(
         rewrites=rewrites,
         reader=reader,
         top_k=top_k,
+        document_scope=document_scope,
         llm_cache=llm_cache,
     )
     try:
@@ -296,6 +315,7 @@ def chat(
     ] = None,
     model: ModelOption = None,
     pipeline: PipelineOption = None,
+    document_scope: ScopeOption = None,
 ) -> None:
     """A multi-turn REPL over the index: streamed answers with sources; /help lists commands."""
     import sqlite3
@@ -309,7 +329,14 @@ def chat(
     db.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(db), check_same_thread=False)
     try:
-        graph = _qa_graph(index, config, checkpointer=SqliteSaver(conn), chat_model=model, pipeline=pipeline)
+        graph = _qa_graph(
+            index,
+            config,
+            checkpointer=SqliteSaver(conn),
+            chat_model=model,
+            pipeline=pipeline,
+            document_scope=document_scope,
+        )
         try:
             chat_loop(graph, thread, Console(), sys.stdout)
         except Exception as e:

@@ -70,6 +70,13 @@ class Settings:
     rewrites: int = field(default=3, metadata={"help": "query2doc rewrites: 0 (rewriter off), 1 or 3"})
     reader: Reader = field(default="domain", metadata={"help": "'domain' (key legal phrases) or 'basic' reader"})
     top_k: int = field(default=8, metadata={"help": "child chunks retrieved per question"})
+    document_scope: bool = field(
+        default=True,
+        metadata={
+            "help": "a question that names indexed documents ('In Dobbs, …', 'Under the Inflation Reduction Act, "
+            "…') is searched in those documents only, ranked without the naming words (lclfqa/scope.py)"
+        },
+    )
     retrieval_depth: int = field(default=50, metadata={"help": "candidates per BM25/dense list before fusion"})
     rrf_k: int = field(default=60, metadata={"help": "Reciprocal Rank Fusion constant (lambda)"})
     sparse_weight: float = field(default=1.0, metadata={"help": "RRF weight of every BM25 list"})

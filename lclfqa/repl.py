@@ -113,6 +113,8 @@ def print_steps(result: QAResult, console: Console) -> None:
         console.print(f"[bold]Rewrite {i}:[/] {r}", highlight=False)
     if result.get("translation"):
         console.print(f"[bold]In plain terms:[/] {result['translation']}", highlight=False)
+    if result.get("scope"):
+        console.print(f"[bold]Searched only:[/] {'; '.join(result['scope'])} (named in the question)", highlight=False)
     console.print("[bold]Retrieved children[/] (RRF score; kept or dropped by the filter):")
     for r in result.get("retrieved", []):
         mark = "[red]dropped[/]" if r["id"] in dropped else "[green]kept[/]"

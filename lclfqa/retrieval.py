@@ -1,12 +1,14 @@
 """Hybrid retrieval over child chunks: BM25 and dense lists for every query, fused by RRF.
 
+:func:`scoped_queries` applies a question's document scope (:mod:`lclfqa.scope`) to the query lists.
+
 The ``retrieve`` node calls :func:`hybrid_search` with the question and its rewrites; the CLI's
 ``search`` command calls it with the question alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +18,7 @@ from lclfqa.fusion import rrf
 from lclfqa.ingest.document import Chunk
 from lclfqa.ingest.index import Index
 from lclfqa.models import embed_array
+from lclfqa.scope import DocumentScope, find_scope
 
 
 @dataclass(frozen=True)
@@ -36,11 +39,13 @@ def hybrid_search(
     sparse_weight: float = 1.0,
     dense_weight: float = 1.0,
     rrf_k: int = 60,
+    documents: Collection[str] | None = None,
 ) -> list[Hit]:
     """Top-``k`` children for ``queries`` (the question first, then any rewrites).
 
     Each query contributes one BM25 list and one dense list of ``depth`` candidates; all lists are
-    fused with weighted Reciprocal Rank Fusion (ranks from 1, constant ``rrf_k``).
+    fused with weighted Reciprocal Rank Fusion (ranks from 1, constant ``rrf_k``). ``documents``
+    restricts the search to those documents (a :class:`~lclfqa.scope.DocumentScope`).
     """
     return fused_search(
         index,
@@ -52,6 +57,7 @@ def hybrid_search(
         sparse_weight=sparse_weight,
         dense_weight=dense_weight,
         rrf_k=rrf_k,
+        documents=documents,
     )
 
 
@@ -66,6 +72,7 @@ def fused_search(
     sparse_weight: float = 1.0,
     dense_weight: float = 1.0,
     rrf_k: int = 60,
+    documents: Collection[str] | None = None,
 ) -> list[Hit]:
     """Like :func:`hybrid_search`, with different query texts for BM25 and for the embedder.
 
@@ -79,12 +86,26 @@ def fused_search(
     rankings: list[list[str]] = []
     weights: list[float] = []
     for q in sparse:
-        rankings.append([cid for cid, _ in index.search_bm25(q, depth)])
+        rankings.append([cid for cid, _ in index.search_bm25(q, depth, documents)])
         weights.append(sparse_weight)
     if dense:
         vectors: np.ndarray = embed_array(embeddings, dense)
-        for hits in index.search_dense_many(vectors, depth):
+        for hits in index.search_dense_many(vectors, depth, documents):
             rankings.append([cid for cid, _ in hits])
             weights.append(dense_weight)
     fused = rrf(rankings, k=rrf_k, weights=weights, top_k=k)
     return [Hit(index.chunk(cid), score) for cid, score in fused]
+
+
+def scoped_queries(
+    index: Index, question: str, sparse: Sequence[str], dense: Sequence[str], enabled: bool = True
+) -> tuple[DocumentScope, list[str], list[str]]:
+    """The document scope ``question`` names in ``index`` and the query lists without the naming words.
+
+    Unscoped (or ``enabled=False``): an empty scope and the lists unchanged. Search with
+    ``documents=scope.documents or None``.
+    """
+    scope = find_scope(question, index.documents) if enabled else DocumentScope()
+    if not scope:
+        return scope, list(sparse), list(dense)
+    return scope, [scope.ranking_query(q) for q in sparse], [scope.ranking_query(q) for q in dense]

@@ -301,6 +301,23 @@ def test_eval_runs_every_configuration_on_a_two_document_slice(small_corpus, tmp
 
 
 @needs_data
+def test_scope_searches_the_document_a_query_names(small_corpus, tmp_path: Path):
+    corpus, queries = small_corpus  # every query names "Keep"; the NDA is the distractor
+    table = run_retrieval_eval(
+        queries,
+        corpus,
+        configs=["hybrid", "+scope"],
+        ks=[1, 8, 64],
+        index_dir=tmp_path / "idx",
+        embeddings=DeterministicFakeEmbedding(size=32),
+    )
+    hybrid, scoped = table.row("hybrid"), table.row("+scope")
+    assert hybrid.scores[64].drm > 0.0  # 64 chunks reach into the NDA
+    assert all(s.drm == 0.0 for s in scoped.scores.values())  # the scope never leaves Keep.txt
+    assert scoped.scores[64].char_recall > 0.99
+
+
+@needs_data
 def test_summaries_hook_builds_and_searches_a_summary_index(small_corpus, tmp_path: Path):
     corpus, queries = small_corpus
     table = run_retrieval_eval(

@@ -118,7 +118,7 @@ def retrieval(
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
     per_query: Annotated[bool, typer.Option("--per-query", help="With --json: add every query's scores.")] = False,
 ) -> None:
-    """Retrieval quality of naive RAG, BM25, dense, hybrid, +rewrites and +summaries on a LegalBench-RAG
+    """Retrieval quality of naive RAG, BM25, dense, hybrid, +scope, +rewrites and +summaries on a LegalBench-RAG
     benchmark (the last two call the chat model: the local default takes tens of seconds per call)."""
     from lclfqa.config import Settings
     from lclfqa.eval.datasets import DatasetError, load_legalbench

@@ -7,6 +7,8 @@ Configurations (:data:`CONFIGS`):
 - ``bm25`` / ``dense``: our index (layout-aware children with section header and document prefix), one
   retriever alone.
 - ``hybrid``: our index through :func:`lclfqa.retrieval.hybrid_search` (BM25 + dense, weighted RRF).
+- ``+scope``: ``hybrid`` with the document scope the graph's ``retrieve`` node applies: a query that names
+  an indexed document is searched in it only, ranked without the naming words (:mod:`lclfqa.scope`).
 - ``+rewrites``: ``hybrid`` with the question's rewrites from a ``rewriter`` (needs an LLM).
 - ``+summaries``: ``hybrid`` on an index whose chunks carry document summaries (SAC; needs an LLM to
   build, or an index built with ``summaries = true``).
@@ -35,7 +37,7 @@ from lclfqa.eval.retrieval_metrics import RetrievalScores, RetrievedSpan, as_ret
 from lclfqa.ingest.index import Index, IndexNotFound
 from lclfqa.ingest.pipeline import Summarizer, discover, ingest
 from lclfqa.models import embed_array, get_embeddings
-from lclfqa.retrieval import fused_search
+from lclfqa.retrieval import fused_search, scoped_queries
 
 __all__ = [
     "CONFIGS",
@@ -234,12 +236,22 @@ def _hybrid_rankings(
     k: int,
     depth: int,
     rewriter: Rewriter | None = None,
+    scoped: bool = False,
 ) -> list[list[Any]]:
     out = []
     for q in queries:
         more = rewriter(q.query) if rewriter else []
         sparse, dense = more if isinstance(more, tuple) else ([q.query, *more], [q.query, *more])
-        hits = fused_search(index, embeddings, sparse_queries=sparse, dense_queries=dense, k=k, depth=depth)
+        scope, sparse, dense = scoped_queries(index, q.query, sparse, dense, scoped)
+        hits = fused_search(
+            index,
+            embeddings,
+            sparse_queries=sparse,
+            dense_queries=dense,
+            k=k,
+            depth=depth,
+            documents=scope.documents or None,
+        )
         out.append([h.chunk for h in hits])
     return out
 
@@ -254,14 +266,20 @@ def _rank_on_index(
     depth: int,
     rewriter: Rewriter | None,
 ) -> list[list[Any]]:
-    """Ranked chunks per query for ``bm25``, ``dense``, ``hybrid`` or ``+rewrites`` on our index."""
+    """Ranked chunks per query for ``bm25``, ``dense``, ``hybrid``, ``+scope`` or ``+rewrites`` on our index."""
     if name == "bm25":
         return [[index.chunk(cid) for cid, _ in index.search_bm25(t, max_k)] for t in texts]
     if name == "dense":
         hits = index.search_dense_many(embed_array(embeddings, texts), max_k)
         return [[index.chunk(cid) for cid, _ in row] for row in hits]
     return _hybrid_rankings(
-        index, embeddings, queries, max_k, max(depth, max_k), rewriter if name == "+rewrites" else None
+        index,
+        embeddings,
+        queries,
+        max_k,
+        max(depth, max_k),
+        rewriter if name == "+rewrites" else None,
+        scoped=name == "+scope",
     )
 
 
@@ -304,7 +322,7 @@ def run_retrieval_eval(
 
     with tempfile.TemporaryDirectory(prefix="lclfqa-eval-") as tmp:
         index: Index | None = None
-        needs_index = {"bm25", "dense", "hybrid", "+rewrites"} & set(names)
+        needs_index = {"bm25", "dense", "hybrid", "+scope", "+rewrites"} & set(names)
         build_seconds = 0.0
         if needs_index:
             target = Path(index_dir) if index_dir is not None else Path(tmp) / "index"

@@ -63,6 +63,7 @@ class QAResult(dict):
             ],
             "rewrites": self.get("rewrites", []),
             "translation": self.get("translation", ""),
+            "scope": self.get("scope", []),
             "retrieved": [
                 {
                     "id": r["id"],

@@ -41,6 +41,8 @@ class QAState(TypedDict, total=False):
     translation: str
     """The question in layman terms (``translated_question`` in the prompts)."""
     # --- retrieve / expand
+    scope: list[str]
+    """The documents the question names (retrieval searched only these); empty: the whole index."""
     retrieved: list[dict[str, Any]]
     """Top-k children after RRF, best first, with ``score``."""
     sources: list[dict[str, Any]]

@@ -33,7 +33,7 @@ import shutil
 import sqlite3
 import threading
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import astuple, dataclass
 from datetime import UTC, datetime
@@ -634,6 +634,7 @@ class Index:
     def __init__(self) -> None:  # use Index.load
         self._lock = threading.Lock()
         self._cache: dict[str, Chunk] = {}
+        self._rows_cache: dict[frozenset[str], np.ndarray] = {}
 
     # -- loading
 
@@ -872,9 +873,23 @@ class Index:
 
     # -- search
 
-    def search_bm25(self, query: str, k: int) -> list[tuple[str, float]]:
+    def rows_of(self, documents: Collection[str]) -> np.ndarray:
+        """The search rows (sorted) of the chunks of ``documents``; unknown names have none."""
+        key = frozenset(documents)
+        with self._lock:
+            cached = self._rows_cache.get(key)
+        if cached is None:
+            names = sorted(key)
+            marks = ",".join("?" * len(names))
+            found = self._query(f"SELECT row FROM chunks WHERE row IS NOT NULL AND document IN ({marks})", names)
+            cached = np.array(sorted(r[0] for r in found), dtype=np.int64)
+            with self._lock:
+                self._rows_cache[key] = cached
+        return cached
+
+    def search_bm25(self, query: str, k: int, documents: Collection[str] | None = None) -> list[tuple[str, float]]:
         """Top ``k`` searchable chunks by BM25 (Lucene variant, bm25s), best first; only chunks that share
-        a token with the query (score > 0)."""
+        a token with the query (score > 0), and only of ``documents`` when given (a document scope)."""
         if k <= 0 or not self._bm25_vocab:
             return []
         token_ids = [self._bm25_vocab[t] for t in tokenize(query) if t in self._bm25_vocab]
@@ -888,6 +903,8 @@ class Index:
         weights = np.concatenate([self._bm25_data[s:e] for s, e in spans])
         scores = np.bincount(rows, weights=weights, minlength=len(self._row_ids))
         candidates = np.flatnonzero(scores > 0)
+        if documents is not None:
+            candidates = np.intersect1d(candidates, self.rows_of(documents), assume_unique=True)
         return [(self._row_ids[r], float(scores[r])) for r in _top_k(scores, k, candidates)]
 
     def _as_queries(self, vectors: np.ndarray) -> np.ndarray:
@@ -907,13 +924,23 @@ class Index:
             raise ValueError(f"search_dense takes one vector; got shape {vector.shape} (use search_dense_many)")
         return self.search_dense_many(vector[None, :], k)[0]
 
-    def search_dense_many(self, vectors: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
+    def search_dense_many(
+        self, vectors: np.ndarray, k: int, documents: Collection[str] | None = None
+    ) -> list[list[tuple[str, float]]]:
         """``search_dense`` for each row of ``vectors`` (the question and its rewrites) in one pass over
-        the matrix, which costs about the same as a single query: the scan is memory-bound."""
+        the matrix, which costs about the same as a single query: the scan is memory-bound. With
+        ``documents`` (a document scope), only their chunks, scored exactly."""
         n = len(self._row_ids)
         if n == 0 or k <= 0:  # before the shape check: an empty index may have dimension 0
             return [[] for _ in range(len(np.atleast_2d(vectors)))]
         queries = self._as_queries(vectors)
+        if documents is not None:
+            rows = self.rows_of(documents)
+            if len(rows) == 0:
+                return [[] for _ in range(len(queries))]
+            sub = np.einsum("ij,kj->ki", self._vectors[rows], queries)
+            k = min(k, len(rows))
+            return [[(self._row_ids[rows[i]], float(scores[i])) for i in _top_k(scores, k)] for scores in sub]
         k = min(k, n)
         if self._hnsw is not None:
             import faiss

@@ -1,9 +1,10 @@
 """``retrieve`` — hybrid retrieval (LCLF-QA §3.4): BM25 + dense for the question and each rewrite, RRF.
 
 Reads ``standalone_question``, ``passage``, ``rewrites``; writes ``retrieved`` (top-k children, best first,
-with their fused ``score``). BM25 sees the question repeated five times before the query2doc passage
-(query2doc's recipe, so the passage's words do not swamp the question); the embedder sees the question,
-question + passage, and each rewrite.
+with their fused ``score``) and ``scope``. BM25 sees the question repeated five times before the query2doc
+passage (query2doc's recipe, so the passage's words do not swamp the question); the embedder sees the
+question, question + passage, and each rewrite. A question that names indexed documents is searched in
+those only, every query without the naming words (``document_scope``, :mod:`lclfqa.scope`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState
 from lclfqa.nodes.calls import Meter
 from lclfqa.nodes.refs import chunk_ref
-from lclfqa.retrieval import fused_search
+from lclfqa.retrieval import fused_search, scoped_queries
 
 QUERY_REPEATS = 5
 
@@ -38,6 +39,7 @@ def retrieve(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     meter = Meter("retrieve")
     question = state.get("standalone_question") or state["question"]
     sparse, dense = queries(question, state.get("passage", ""), state.get("rewrites", []))
+    scope, sparse, dense = scoped_queries(ctx.resources.index, question, sparse, dense, s.document_scope)
     hits = fused_search(
         ctx.resources.index,
         ctx.resources.embeddings,
@@ -48,6 +50,10 @@ def retrieve(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         sparse_weight=s.sparse_weight,
         dense_weight=s.dense_weight,
         rrf_k=s.rrf_k,
+        documents=scope.documents or None,
     )
     retrieved = [chunk_ref(h.chunk, score=round(h.score, 6)) for h in hits]
-    return {"retrieved": retrieved} | meter.record(queries=len(sparse) + len(dense), children=len(retrieved))
+    notes = {"queries": len(sparse) + len(dense), "children": len(retrieved)}
+    if scope:
+        notes["scope"] = list(scope.documents)
+    return {"retrieved": retrieved, "scope": list(scope.documents)} | meter.record(**notes)

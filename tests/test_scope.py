@@ -1,0 +1,192 @@
+"""Document scope: questions that name indexed documents are searched in those only, without the names."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from typer.testing import CliRunner
+
+from lclfqa.cli import app
+from lclfqa.ingest.index import Index
+from lclfqa.retrieval import fused_search, scoped_queries
+from lclfqa.scope import MAX_SCOPE, DocumentScope, find_scope, name_aliases
+from tests.test_graph import good_script, graph_with
+
+# document names as they are in ../shared/data (names only: no data needed)
+IRA = "inflation-reduction-act-2022.pdf"
+DOBBS = "dobbs-v-jackson-2022-slip-opinion.pdf"
+REG = "26 CFR 1.21-3 (up to date as of 6-26-2026).pdf"
+TICKTICK = "privacy_qa/TickTick - To Do List with Reminder, Day Planner.txt"
+KEEP = "privacy_qa/Keep.txt"
+FIVERR = "privacy_qa/Fiverr.txt"
+VIBER = "privacy_qa/Viber Messenger.txt"
+HMS = "maud/HMS Holdings Corp._Veritas Capital.txt"
+CUBIC = "maud/Cubic Corporation_Investment Group.pdf||Cubic_Corporation_Investment_Group_Amendment No.1.txt"
+NAMES = [IRA, DOBBS, REG, TICKTICK, KEEP, FIVERR, VIBER, HMS, CUBIC]
+
+
+def test_aliases_come_from_the_name_people_use():
+    assert ("phrase", "inflation reduction act") in name_aliases(IRA)
+    assert ("acronym", "IRA") in name_aliases(IRA)
+    # a case name gives both parties, the year and "slip opinion" are trimmed
+    assert {("phrase", "dobbs v jackson"), ("word", "dobbs"), ("word", "jackson")} <= set(name_aliases(DOBBS))
+    # "(up to date as of …)" is not part of a regulation's name; its own parentheses are
+    assert name_aliases(REG) == [("phrase", "26 CFR 1.21-3")]
+    assert ("word", "TickTick") in name_aliases(TICKTICK) and ("phrase", "Day Planner") in name_aliases(TICKTICK)
+    assert ("word", "Keep") in name_aliases(KEEP)
+    # only the primary part of a name gives a one-word alias: no "Investment", no "Veritas"
+    words = {t for n in (CUBIC, HMS) for kind, t in name_aliases(n) if kind == "word"}
+    assert words == {"Cubic", "HMS"}
+    # a lower-case slug's first word is no name ("inflation")
+    assert not [a for a in name_aliases(IRA) if a[0] == "word"]
+
+
+@pytest.mark.parametrize(
+    ("question", "documents", "query"),
+    [
+        # PrivacyQA's form: the leading clause only scopes, so it goes whole
+        (
+            'Consider "Fiverr"\'s privacy policy; who can see the jobs that i post?',
+            (FIVERR,),
+            "who can see the jobs that i post?",
+        ),
+        ('Consider "Keep"\'s privacy policy; does it sell my data?', (KEEP,), "does it sell my data?"),
+        (
+            "In Dobbs, how did the majority define 'quickening'?",
+            (DOBBS,),
+            "how did the majority define 'quickening'?",
+        ),
+        ("Under the IRA, what is the buyback tax?", (IRA,), "what is the buyback tax?"),
+        # the clause also asks something ("transferability (§6418)"), or the name sits inside the sentence:
+        # the text stays whole (cutting a name out leaves a broken sentence); the filter does the work
+        (
+            "Under IRA transferability (§6418), can the buyer resell the credit?",
+            (IRA,),
+            "Under IRA transferability (§6418), can the buyer resell the credit?",
+        ),
+        (
+            "What does the Inflation Reduction Act say about clean vehicles?",
+            (IRA,),
+            "What does the Inflation Reduction Act say about clean vehicles?",
+        ),
+        (
+            "Compare how the principal dissent in Dobbs v. Jackson treats travel",
+            (DOBBS,),
+            "Compare how the principal dissent in Dobbs v. Jackson treats travel",
+        ),
+        ("Does 26 CFR 1.21-3 allow the credit on a separate return?", (REG,), None),
+        ("Compare Viber and Fiverr on cookies", (FIVERR, VIBER), "Compare Viber and Fiverr on cookies"),
+        ("Under the Inflation Reduction Act: what is the buyback tax?", (IRA,), "what is the buyback tax?"),
+    ],
+)
+def test_a_named_document_scopes_the_question(question: str, documents: tuple[str, ...], query: str | None):
+    scope = find_scope(question, NAMES)
+    assert sorted(scope.documents) == sorted(documents)
+    if query is not None:
+        assert scope.query == query
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Keep records for how long?",  # a common word as the first word is no name
+        "Do I need to keep the receipts?",
+        "What is inflation?",
+        "Is an Investment in stock covered?",  # not the primary part of a name
+        "What do these documents say about the home office deduction under section 280A?",
+        "Can a married couple filing MFS claim the AOTC?",
+        "What does section 1.21-3 say?",  # a citation is no document name
+    ],
+)
+def test_no_scope_without_a_name(question: str):
+    scope = find_scope(question, NAMES)
+    assert not scope and scope.documents == () and scope.ranking_query(question) == question
+
+
+def test_quoted_or_capitalised_one_word_names_only():
+    assert find_scope('What does "Keep" collect?', [KEEP]).documents == (KEEP,)
+    assert find_scope("What does Keep collect?", [KEEP]).documents == (KEEP,)
+    assert not find_scope("what does keep collect?", [KEEP])
+
+
+def test_an_alias_of_too_many_documents_scopes_nothing():
+    names = [f"cuad/Firm{i}_Content License Agreement.txt" for i in range(MAX_SCOPE + 1)]
+    assert not find_scope("What does the Content License Agreement say about royalties?", names)
+    assert find_scope("What does the Content License Agreement say?", names[:MAX_SCOPE]).documents == tuple(
+        sorted(names[:MAX_SCOPE])
+    )
+
+
+def test_strip_keeps_the_text_when_nothing_would_be_left():
+    scope = find_scope('"Fiverr"?', [FIVERR])
+    assert scope.documents == (FIVERR,) and scope.query == '"Fiverr"?'
+    # rewrites and passages lose a naming clause too, not a name inside the sentence
+    assert scope.ranking_query("For Fiverr's privacy policy: who sees my jobs?") == "who sees my jobs?"
+    assert scope.ranking_query("Does Fiverr show my jobs to other users?") == "Does Fiverr show my jobs to other users?"
+    assert DocumentScope().ranking_query("In Fiverr, who sees my jobs?") == "In Fiverr, who sees my jobs?"
+
+
+# ------------------------------------------------------------------------------------ the index filter
+
+MEMO = "tax-memo-education-credits.pdf"
+LETTER = "engagement-letter.txt"
+
+
+def test_index_searches_only_the_scoped_documents(sample_index: Path):
+    with Index.load(sample_index) as index:
+        assert set(index.documents) == {MEMO, LETTER}
+        everything = index.search_bm25("credit fees return", 50)
+        assert {index.chunk(c).document for c, _ in everything} == {MEMO, LETTER}
+        only = index.search_bm25("credit fees return", 50, documents=[LETTER])
+        assert only and {index.chunk(c).document for c, _ in only} == {LETTER}
+        # the same scores as unscoped, in the same order
+        assert only == [hit for hit in everything if index.chunk(hit[0]).document == LETTER][: len(only)]
+        vectors = np.random.default_rng(0).normal(size=(2, index.dimension)).astype(np.float32)
+        full = index.search_dense_many(vectors, 1000)
+        scoped = index.search_dense_many(vectors, 1000, documents=[MEMO])
+        for f, s in zip(full, scoped, strict=True):
+            assert s == [(c, pytest.approx(v, abs=1e-5)) for c, v in f if index.chunk(c).document == MEMO]
+        assert index.search_dense_many(vectors, 5, documents=["no-such.pdf"]) == [[], []]
+        assert index.search_bm25("credit", 5, documents=[]) == []
+
+
+def test_fused_search_with_a_scope(sample_index: Path):
+    emb = DeterministicFakeEmbedding(size=32)
+    with Index.load(sample_index) as index:
+        question = "In the engagement letter, what does the firm charge for the return?"
+        scope, sparse, dense = scoped_queries(index, question, [question], [question])
+        assert scope.documents == (LETTER,) and sparse == dense == ["what does the firm charge for the return?"]
+        hits = fused_search(index, emb, sparse_queries=sparse, dense_queries=dense, k=20, documents=scope.documents)
+        assert hits and {h.chunk.document for h in hits} == {LETTER}
+        off, sparse_off, _ = scoped_queries(index, question, [question], [question], enabled=False)
+        assert not off and sparse_off == [question]
+
+
+def test_the_graph_records_its_scope_and_can_switch_it_off(sample_index: Path):
+    question = "Under the engagement letter, who prepares the return and what is the fee?"
+    graph, _ = graph_with(sample_index, good_script(), top_k=20)
+    result = graph.invoke({"question": question})
+    assert result["scope"] == [LETTER] and result["steps"]["retrieve"]["scope"] == [LETTER]
+    assert result["retrieved"] and {r["document"] for r in result["retrieved"]} == {LETTER}
+    assert result.to_json()["scope"] == [LETTER]
+
+    graph, _ = graph_with(sample_index, good_script(), top_k=20, document_scope=False)
+    result = graph.invoke({"question": question})
+    assert result["scope"] == [] and "scope" not in result["steps"]["retrieve"]
+    assert {r["document"] for r in result["retrieved"]} == {MEMO, LETTER}
+
+
+def test_cli_search_says_what_it_searched(sample_index: Path, monkeypatch):
+    monkeypatch.setattr("lclfqa.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
+    runner = CliRunner()
+    q = "In the engagement letter, what is the fee?"
+    out = runner.invoke(app, ["search", q, "--index", str(sample_index), "-k", "20"])
+    assert out.exit_code == 0, out.output
+    assert "Searched only: engagement-letter.txt" in out.output and MEMO not in out.output
+    out = runner.invoke(app, ["search", q, "--index", str(sample_index), "-k", "20", "--json", "--no-document-scope"])
+    assert out.exit_code == 0, out.output
+    assert {row["document"] for row in json.loads(out.output)} == {MEMO, LETTER}
