@@ -177,6 +177,15 @@ def find_scope(question: str, document_names: Iterable[str]) -> DocumentScope:
     return DocumentScope(tuple(dict.fromkeys(documents)), tuple(mentions), strip_naming_clause(question, mentions))
 
 
+def _without_parentheses(text: str) -> str:
+    """``text`` with every (nested) parenthesised group blanked out, lengths kept."""
+    while True:
+        blanked = re.sub(r"\([^()]*\)", lambda m: " " * len(m.group(0)), text)
+        if blanked == text:
+            return text
+        text = blanked
+
+
 _CLAUSE_END = re.compile(r"[;:,]|\s[—–-]\s|—")
 
 
@@ -192,9 +201,10 @@ def strip_naming_clause(text: str, mentions: Iterable[str]) -> str:
         r"[\"“'‘]?(?:" + "|".join(re.escape(m) for m in mentions) + r")[\"”'’]?(?:['’]s\b)?",
         re.IGNORECASE,
     )
-    end = _CLAUSE_END.search(text)
+    end = _CLAUSE_END.search(_without_parentheses(text))
     if end and mention_re.search(text[: end.start()]):
-        rest = set(_words(mention_re.sub(" ", text[: end.start()])))
+        # a parenthesis in a naming clause glosses the name ("the IRA (Inflation Reduction Act (or …))")
+        rest = set(_words(_without_parentheses(mention_re.sub(" ", text[: end.start()]))))
         if rest <= _SCOPE_CLAUSE_WORDS:
             stripped = text[end.end() :].strip()
             return stripped if _words(stripped) else text

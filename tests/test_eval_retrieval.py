@@ -360,6 +360,14 @@ def test_cli_prints_a_table_and_json(small_corpus, monkeypatch):
     assert set(data["configs"][0]["scores"]["8"]) == {"drm", "char_precision", "char_recall", "doc_recall"}
     result = CliRunner().invoke(eval_app, [*args, "--configs", "bogus"])
     assert result.exit_code == 2 and "unknown configuration" in result.output
+    # --sample: a seeded random subset, the same for the same seed; more than there are takes all
+    sampled = ["retrieval", "--corpus", str(corpus), "--benchmark", str(bench), "--k", "1,8", "--configs", "bm25"]
+    flags = ["--sample", "3", "--json", "--per-query", "--seed"]
+    runs = [json.loads(CliRunner().invoke(eval_app, [*sampled, *flags, s]).stdout) for s in ("1", "1", "2")]
+    scores = [(r["configs"][0]["scores"], r["configs"][0]["per_query"]) for r in runs]
+    assert [r["queries"] for r in runs] == [3, 3, 3] and scores[0] == scores[1]
+    every = json.loads(CliRunner().invoke(eval_app, [*sampled, "--sample", "1000", "--json"]).stdout)
+    assert every["queries"] == len(tests)
 
 
 @needs_data
@@ -380,13 +388,18 @@ def test_cli_rewrites_and_summaries_use_the_chat_model(small_corpus, monkeypatch
     tests = [t for t in json.loads(BENCHMARK.read_text())["tests"] if t["snippets"][0]["file_path"] == SLICE[0]]
     bench.write_text(json.dumps({"tests": tests[:3]}))
     args = ["retrieval", "--corpus", str(corpus), "--benchmark", str(bench), "--k", "1,8", "--json"]
-    args += ["--configs", "hybrid,+rewrites,+summaries", "--rewrites", "1", "--summaries-index", str(tmp_path / "s")]
+    configs = "hybrid,+rewrites,+scope+rewrites,+summaries"
+    args += ["--configs", configs, "--rewrites", "1", "--summaries-index", str(tmp_path / "s")]
     result = CliRunner().invoke(eval_app, args)
     assert result.exit_code == 0, result.output
     rows = {c["name"]: c for c in json.loads(result.stdout)["configs"]}
     assert not rows["+rewrites"]["note"] and not rows["+summaries"]["note"]
+    # the graph's search: scoped to Keep.txt, which every query names, so no chunk of the NDA
+    assert not rows["+scope+rewrites"]["note"]
+    assert all(s["drm"] == 0.0 for s in rows["+scope+rewrites"]["scores"].values())
     routes = llm.routes()
-    assert routes.count("passage") == 3 and routes.count("rewrites") == 3  # one query2doc per query
+    # one query2doc per query, shared by +rewrites and +scope+rewrites
+    assert routes.count("passage") == 3 and routes.count("rewrites") == 3
     assert routes.count("summary") == 2  # one summary per document
     rewrites_prompt = next(m for key, m, _ in llm.calls if key == "rewrites")
     assert "Answer in JSON" in str(rewrites_prompt[-1].content)

@@ -81,6 +81,17 @@ def test_aliases_come_from_the_name_people_use():
         ("Does 26 CFR 1.21-3 allow the credit on a separate return?", (REG,), None),
         ("Compare Viber and Fiverr on cookies", (FIVERR, VIBER), "Compare Viber and Fiverr on cookies"),
         ("Under the Inflation Reduction Act: what is the buyback tax?", (IRA,), "what is the buyback tax?"),
+        # as the graph's rewrite node hands it on, acronyms glossed (a comma inside the gloss ends no clause)
+        (
+            "Under the IRA (Inflation Reduction Act, or individual retirement account), what is the buyback tax?",
+            (IRA,),
+            "what is the buyback tax?",
+        ),
+        (
+            "Under IRA (Inflation Reduction Act) transferability (§6418), what rules govern the payment?",
+            (IRA,),
+            "Under IRA (Inflation Reduction Act) transferability (§6418), what rules govern the payment?",
+        ),
     ],
 )
 def test_a_named_document_scopes_the_question(question: str, documents: tuple[str, ...], query: str | None):

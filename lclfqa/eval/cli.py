@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from lclfqa.eval.configs import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS
+from lclfqa.eval.configs import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS, NEEDS_REWRITER
 
 if TYPE_CHECKING:
     from lclfqa.eval.retrieval_eval import RetrievalTable
@@ -88,6 +88,16 @@ def retrieval(
         typer.Option("--index", help="Build or reuse our index here (default: a temporary folder)."),
     ] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N queries.")] = None,
+    sample: Annotated[
+        int | None,
+        typer.Option(
+            "--sample",
+            min=1,
+            help="A random N of the queries (seeded, in benchmark order): for the LLM configurations, whose "
+            "cost is per query; --limit takes the first N, which in PrivacyQA are about two documents.",
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed for --sample.")] = 0,
     depth: Annotated[int, typer.Option("--depth", min=1, help="Candidates per list for hybrid fusion.")] = 50,
     embedding_model: Annotated[
         str | None, typer.Option("--embedding-model", help="Embedding model (default: the settings').")
@@ -118,8 +128,9 @@ def retrieval(
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
     per_query: Annotated[bool, typer.Option("--per-query", help="With --json: add every query's scores.")] = False,
 ) -> None:
-    """Retrieval quality of naive RAG, BM25, dense, hybrid, +scope, +rewrites and +summaries on a LegalBench-RAG
-    benchmark (the last two call the chat model: the local default takes tens of seconds per call)."""
+    """Retrieval quality of naive RAG, BM25, dense, hybrid, +scope, +rewrites, +scope+rewrites (the graph's own
+    search) and +summaries on a LegalBench-RAG benchmark (the last three call the chat model: the local
+    default takes tens of seconds per call)."""
     from lclfqa.config import Settings
     from lclfqa.eval.datasets import DatasetError, load_legalbench
     from lclfqa.eval.retrieval_eval import run_retrieval_eval
@@ -133,6 +144,11 @@ def retrieval(
         queries = load_legalbench(benchmark, corpus)
     except DatasetError as e:
         _fail(str(e))
+    if sample is not None and sample < len(queries):
+        import random
+
+        picked = sorted(random.Random(seed).sample(range(len(queries)), sample))
+        queries = [queries[i] for i in picked]
     if limit is not None:
         queries = queries[:limit]
     try:
@@ -140,10 +156,11 @@ def retrieval(
         settings = Settings.load(config, embedding_model=embedding_model, **overrides)
     except (OSError, ValueError) as e:
         _fail(f"settings: {e}")
-    if "+rewrites" in names and settings.rewrites == 0:
+    wants_rewriter = bool(NEEDS_REWRITER & set(names))
+    if wants_rewriter and settings.rewrites == 0:
         _fail("+rewrites needs --rewrites 1 or 3")
     rewriter = summarizer = None
-    if "+rewrites" in names or ("+summaries" in names and summaries_index is not None):
+    if wants_rewriter or ("+summaries" in names and summaries_index is not None):
         from lclfqa.eval import retrieval_eval
         from lclfqa.eval.retrieval_eval import graph_rewriter
         from lclfqa.ingest.summaries import make_summarizer
@@ -151,7 +168,7 @@ def retrieval(
 
         llm = get_chat_model(settings.chat_model, settings.openai_base_url, settings=settings)
         embedder = retrieval_eval.get_embeddings(settings.embedding_model, settings.openai_base_url)
-        rewriter = graph_rewriter(llm, settings.rewrites, embedder) if "+rewrites" in names else None
+        rewriter = graph_rewriter(llm, settings.rewrites, embedder) if wants_rewriter else None
         summarizer = make_summarizer(settings, llm) if "+summaries" in names else None
 
     def progress(line: str) -> None:

@@ -10,6 +10,7 @@ Configurations (:data:`CONFIGS`):
 - ``+scope``: ``hybrid`` with the document scope the graph's ``retrieve`` node applies: a query that names
   an indexed document is searched in it only, ranked without the naming words (:mod:`lclfqa.scope`).
 - ``+rewrites``: ``hybrid`` with the question's rewrites from a ``rewriter`` (needs an LLM).
+- ``+scope+rewrites``: both, as the graph's ``retrieve`` node searches with the default settings.
 - ``+summaries``: ``hybrid`` on an index whose chunks carry document summaries (SAC; needs an LLM to
   build, or an index built with ``summaries = true``).
 
@@ -51,7 +52,7 @@ __all__ = [
     "run_retrieval_eval",
 ]
 
-from lclfqa.eval.configs import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS  # noqa: E402,F401  (re-exported)
+from lclfqa.eval.configs import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS, NEEDS_REWRITER  # noqa: E402,F401
 
 Rewriter = Callable[[str], "list[str] | tuple[list[str], list[str]]"]
 """Question -> its rewrites (searched with BM25 and dense next to the question; do not repeat it), or
@@ -278,8 +279,8 @@ def _rank_on_index(
         queries,
         max_k,
         max(depth, max_k),
-        rewriter if name == "+rewrites" else None,
-        scoped=name == "+scope",
+        rewriter if name in NEEDS_REWRITER else None,
+        scoped=name in ("+scope", "+scope+rewrites"),
     )
 
 
@@ -315,6 +316,8 @@ def run_retrieval_eval(
     max_k = ks[-1]
     settings = settings or Settings()
     say = progress or (lambda line: None)
+    if rewriter is not None:
+        rewriter = _once_per_query(rewriter)  # +rewrites and +scope+rewrites share one query2doc per query
     embeddings = embeddings or get_embeddings(settings.embedding_model, settings.openai_base_url)
     queries = list(queries)
     texts = [q.query for q in queries]
@@ -322,7 +325,7 @@ def run_retrieval_eval(
 
     with tempfile.TemporaryDirectory(prefix="lclfqa-eval-") as tmp:
         index: Index | None = None
-        needs_index = {"bm25", "dense", "hybrid", "+scope", "+rewrites"} & set(names)
+        needs_index = {"bm25", "dense", "hybrid", "+scope", *NEEDS_REWRITER} & set(names)
         build_seconds = 0.0
         if needs_index:
             target = Path(index_dir) if index_dir is not None else Path(tmp) / "index"
@@ -355,7 +358,7 @@ def run_retrieval_eval(
                         ranked = _hybrid_rankings(summary_index, embeddings, queries, max_k, max(depth, max_k))
                     finally:
                         summary_index.close()
-                elif name == "+rewrites" and rewriter is None:
+                elif name in NEEDS_REWRITER and rewriter is None:
                     rows.append(ConfigResult(name, note="skipped: needs a rewriter (an LLM); none given"))
                     continue
                 else:
@@ -380,6 +383,17 @@ def run_retrieval_eval(
         index_dir=str(index_dir) if index_dir is not None else "",
         embedding_model=settings.embedding_model,
     )
+
+
+def _once_per_query(rewriter: Rewriter) -> Rewriter:
+    seen: dict[str, Any] = {}
+
+    def rewrite(question: str) -> Any:
+        if question not in seen:
+            seen[question] = rewriter(question)
+        return seen[question]
+
+    return rewrite
 
 
 def _summary_index(
