@@ -185,8 +185,10 @@ def search(
 
 @app.command()
 def info(index: IndexOption = DEFAULT_INDEX) -> None:
-    """What an index holds: documents, pages, chunks, embedding model."""
+    """What an index holds: documents, pages, chunks, embedding model, and the names that scope a question
+    to a document ('In Dobbs, …')."""
     from lclfqa.ingest.index import Index, IndexStoreError
+    from lclfqa.scope import scope_names
 
     try:
         idx = Index.load(index)
@@ -197,10 +199,13 @@ def info(index: IndexOption = DEFAULT_INDEX) -> None:
         f"{index}: {len(idx.documents)} documents, embedding model {idx.embedding_model} ({idx.dimension}-d), "
         f"{idx.chunking} chunking"
     )
+    names = scope_names(idx.documents)
     for rec in sorted(idx.documents.values(), key=lambda r: r.name):
         out.print(
             f"  {rec.name}: {rec.pages} pages, {rec.sections} sections, {rec.footnotes} footnotes", highlight=False
         )
+        if names[rec.name]:
+            out.print(f"    named by: {'; '.join(names[rec.name])}", highlight=False, markup=False)
 
 
 # --- question answering -------------------------------------------------------------------------------

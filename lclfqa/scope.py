@@ -32,7 +32,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from urllib.parse import unquote
 
-__all__ = ["MAX_SCOPE", "DocumentScope", "find_scope", "name_aliases", "strip_naming_clause"]
+__all__ = ["MAX_SCOPE", "DocumentScope", "find_scope", "name_aliases", "scope_names", "strip_naming_clause"]
 
 MAX_SCOPE = 3
 """An alias naming more documents than this does not scope a question."""
@@ -140,16 +140,27 @@ def _compile(kind: str, text: str) -> re.Pattern[str]:
 
 @lru_cache(maxsize=16)
 def _aliases(names: tuple[str, ...]) -> tuple[tuple[_Alias, tuple[str, ...]], ...]:
-    by_text: dict[tuple[str, str], list[str]] = {}
+    by_key: dict[tuple[str, str], tuple[str, list[str]]] = {}  # (kind, folded text) -> (text as written, docs)
     for name in names:
         for kind, text in name_aliases(name):
             key = (kind, text.lower() if kind != "acronym" else text)
-            by_text.setdefault(key, []).append(name)
+            by_key.setdefault(key, (text, []))[1].append(name)
     return tuple(
         (_Alias(_compile(kind, text), kind, text), tuple(dict.fromkeys(docs)))
-        for (kind, text), docs in by_text.items()
+        for (kind, _), (text, docs) in by_key.items()
         if len(set(docs)) <= MAX_SCOPE
     )
+
+
+def scope_names(document_names: Iterable[str]) -> dict[str, list[str]]:
+    """For each document, the names that scope a question to it (``lclfqa info`` prints them): aliases
+    of more than :data:`MAX_SCOPE` documents left out, one-word names marked as needing a capital."""
+    out: dict[str, list[str]] = {name: [] for name in document_names}
+    for alias, docs in _aliases(tuple(sorted(out))):
+        shown = f"{alias.text[:1].upper()}{alias.text[1:]} (capitalised)" if alias.kind == "word" else alias.text
+        for doc in docs:
+            out[doc].append(shown)
+    return out
 
 
 def _word_ok(question: str, m: re.Match[str]) -> bool:

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from lclfqa.cli import app
 from lclfqa.ingest.index import Index
 from lclfqa.retrieval import fused_search, scoped_queries
-from lclfqa.scope import MAX_SCOPE, DocumentScope, find_scope, name_aliases
+from lclfqa.scope import MAX_SCOPE, DocumentScope, find_scope, name_aliases, scope_names
 from tests.test_graph import good_script, graph_with
 
 # document names as they are in ../shared/data (names only: no data needed)
@@ -201,3 +201,13 @@ def test_cli_search_says_what_it_searched(sample_index: Path, monkeypatch):
     out = runner.invoke(app, ["search", q, "--index", str(sample_index), "-k", "20", "--json", "--no-document-scope"])
     assert out.exit_code == 0, out.output
     assert {row["document"] for row in json.loads(out.output)} == {MEMO, LETTER}
+
+
+def test_info_lists_the_names_that_scope_a_question(sample_index: Path):
+    names = scope_names([IRA, DOBBS, KEEP, "privacy_qa/23andMe.txt"])
+    assert names["privacy_qa/23andMe.txt"] == ["23andMe (capitalised)"]  # as the name writes it
+    assert names[IRA] == ["inflation reduction act", "IRA"]
+    assert names[KEEP] == ["Keep (capitalised)"] and "Dobbs (capitalised)" in names[DOBBS]
+    out = CliRunner().invoke(app, ["info", "--index", str(sample_index)])
+    assert out.exit_code == 0, out.output
+    assert "named by: engagement letter" in out.output
