@@ -30,7 +30,8 @@ from lclfqa.ingest.index import Index
 from lclfqa.models import get_chat_model, get_embeddings
 from lclfqa.nodes.expand import build_sources
 from lclfqa.nodes.refs import chunk_ref
-from lclfqa.retrieval import fused_search, scoped_queries
+from lclfqa.retrieval import scoped_search
+from lclfqa.scope import find_scope
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tax-qa" / "dev.jsonl"
 KS = (4, 8, 16)
@@ -55,7 +56,7 @@ def main() -> None:
     items = [item for item in load_qa_jsonl(args.dataset) if item.evidence]
     for item in items:
         question = prompts.expand_acronyms(item.question)
-        named = scoped_queries(index, question, [], [])[0]
+        named = find_scope(question, index.documents)
         print(f"{item.id}: {'; '.join(named.documents) or '(whole index)'}", flush=True)
         subsets = ("all", "named") if named else ("all",)
         for n in counts:
@@ -63,15 +64,15 @@ def main() -> None:
             sparse, dense = rewriters[n](item.question) if n else ([question], [question])
             seconds[n] += time.perf_counter() - t0
             for scoped in (False, True):
-                scope, sp, de = scoped_queries(index, question, sparse, dense, scoped)
-                hits = fused_search(
+                _, hits = scoped_search(
                     index,
                     embeddings,
-                    sparse_queries=sp,
-                    dense_queries=de,
+                    question,
+                    sparse_queries=sparse,
+                    dense_queries=dense,
+                    enabled=scoped,
                     k=max(KS),
                     depth=settings.retrieval_depth,
-                    documents=scope.documents or None,
                 )
                 retrieved = [chunk_ref(h.chunk) for h in hits]
                 curve = retrieval_curve(item, {"retrieved": retrieved}, KS)

@@ -131,31 +131,41 @@ def ingest(
     console.print(f"[green]indexed[/] {report.summary_line()} -> {index}", highlight=False)
 
 
+ScopeOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--document-scope/--no-document-scope",
+        help="Search only the documents a question names ('In Dobbs, …'); on unless settings say otherwise.",
+    ),
+]
+
+
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="The question or search terms.")],
     index: IndexOption = DEFAULT_INDEX,
     k: Annotated[int, typer.Option("-k", help="How many child chunks to return.")] = 8,
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON.")] = False,
-    document_scope: Annotated[
-        bool,
-        typer.Option(
-            "--document-scope/--no-document-scope",
-            help="Search only the documents QUERY names ('In Dobbs, …'), ranked without the naming words.",
-        ),
-    ] = True,
+    document_scope: ScopeOption = None,
 ) -> None:
     """Hybrid retrieval (BM25 + dense, fused by RRF): the child chunks that best match QUERY, with sources."""
     from lclfqa.ingest.index import Index, IndexStoreError
     from lclfqa.models import get_embeddings
-    from lclfqa.retrieval import hybrid_search, scoped_queries
+    from lclfqa.retrieval import scoped_search
 
     try:
         idx = Index.load(index)
     except IndexStoreError as e:
         _fail(str(e))
-    scope, sparse, _ = scoped_queries(idx, query, [query], [query], document_scope)
-    hits = hybrid_search(idx, get_embeddings(idx.embedding_model), sparse, k=k, documents=scope.documents or None)
+    scope, hits = scoped_search(
+        idx,
+        get_embeddings(idx.embedding_model),
+        query,
+        sparse_queries=[query],
+        dense_queries=[query],
+        enabled=document_scope is not False,
+        k=k,
+    )
     if as_json:
         rows = [
             {
@@ -215,13 +225,6 @@ PipelineOption = Annotated[
 ]
 ModelOption = Annotated[
     str | None, typer.Option("--model", "--chat-model", help="'local' (default), 'local-tiny' or 'openai:<model>'.")
-]
-ScopeOption = Annotated[
-    bool | None,
-    typer.Option(
-        "--document-scope/--no-document-scope",
-        help="Search only the documents a question names ('In Dobbs, …'); on unless settings say otherwise.",
-    ),
 ]
 
 

@@ -74,7 +74,7 @@ class Settings:
         default=True,
         metadata={
             "help": "a question that names indexed documents ('In Dobbs, …', 'Under the Inflation Reduction Act, "
-            "…') is searched in those documents only, ranked without the naming words (lclfqa/scope.py)"
+            "…') is searched in those documents only, without its naming clause (lclfqa/scope.py)"
         },
     )
     retrieval_depth: int = field(default=50, metadata={"help": "candidates per BM25/dense list before fusion"})

@@ -1,6 +1,7 @@
 """Hybrid retrieval over child chunks: BM25 and dense lists for every query, fused by RRF.
 
-:func:`scoped_queries` applies a question's document scope (:mod:`lclfqa.scope`) to the query lists.
+:func:`scoped_search` applies a question's document scope (:mod:`lclfqa.scope`) first; the ``retrieve`` node,
+``lclfqa search`` and the retrieval eval all search through it.
 
 The ``retrieve`` node calls :func:`hybrid_search` with the question and its rewrites; the CLI's
 ``search`` command calls it with the question alone.
@@ -97,15 +98,37 @@ def fused_search(
     return [Hit(index.chunk(cid), score) for cid, score in fused]
 
 
-def scoped_queries(
-    index: Index, question: str, sparse: Sequence[str], dense: Sequence[str], enabled: bool = True
-) -> tuple[DocumentScope, list[str], list[str]]:
-    """The document scope ``question`` names in ``index`` and the query lists without the naming words.
-
-    Unscoped (or ``enabled=False``): an empty scope and the lists unchanged. Search with
-    ``documents=scope.documents or None``.
-    """
+def scoped_search(
+    index: Index,
+    embeddings: Embeddings,
+    question: str,
+    *,
+    sparse_queries: Sequence[str],
+    dense_queries: Sequence[str],
+    enabled: bool = True,
+    k: int = 8,
+    depth: int = 50,
+    sparse_weight: float = 1.0,
+    dense_weight: float = 1.0,
+    rrf_k: int = 60,
+) -> tuple[DocumentScope, list[Hit]]:
+    """:func:`fused_search` within the documents ``question`` names (:mod:`lclfqa.scope`), every query
+    without its naming clause; the whole index, queries unchanged, when it names none or ``enabled`` is
+    False. Returns the scope with the hits (the graph records it, the CLI prints it)."""
     scope = find_scope(question, index.documents) if enabled else DocumentScope()
-    if not scope:
-        return scope, list(sparse), list(dense)
-    return scope, [scope.ranking_query(q) for q in sparse], [scope.ranking_query(q) for q in dense]
+    if scope:
+        sparse_queries = [scope.ranking_query(q) for q in sparse_queries]
+        dense_queries = [scope.ranking_query(q) for q in dense_queries]
+    hits = fused_search(
+        index,
+        embeddings,
+        sparse_queries=sparse_queries,
+        dense_queries=dense_queries,
+        k=k,
+        depth=depth,
+        sparse_weight=sparse_weight,
+        dense_weight=dense_weight,
+        rrf_k=rrf_k,
+        documents=scope.documents or None,
+    )
+    return scope, hits

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from lclfqa.cli import app
 from lclfqa.ingest.index import Index
-from lclfqa.retrieval import fused_search, scoped_queries
+from lclfqa.retrieval import fused_search, scoped_search
 from lclfqa.scope import MAX_SCOPE, DocumentScope, find_scope, name_aliases, scope_names
 from tests.test_graph import good_script, graph_with
 
@@ -165,16 +165,22 @@ def test_index_searches_only_the_scoped_documents(sample_index: Path):
         assert index.search_bm25("credit", 5, documents=[]) == []
 
 
-def test_fused_search_with_a_scope(sample_index: Path):
+def test_scoped_search_is_fused_search_in_the_named_document_without_the_naming_clause(sample_index: Path):
     emb = DeterministicFakeEmbedding(size=32)
     with Index.load(sample_index) as index:
         question = "In the engagement letter, what does the firm charge for the return?"
-        scope, sparse, dense = scoped_queries(index, question, [question], [question])
-        assert scope.documents == (LETTER,) and sparse == dense == ["what does the firm charge for the return?"]
-        hits = fused_search(index, emb, sparse_queries=sparse, dense_queries=dense, k=20, documents=scope.documents)
-        assert hits and {h.chunk.document for h in hits} == {LETTER}
-        off, sparse_off, _ = scoped_queries(index, question, [question], [question], enabled=False)
-        assert not off and sparse_off == [question]
+        queries = [question, "Under the engagement letter, who signs the return?"]
+        scope, hits = scoped_search(index, emb, question, sparse_queries=queries, dense_queries=queries, k=20)
+        assert scope.documents == (LETTER,) and hits and {h.chunk.document for h in hits} == {LETTER}
+        stripped = ["what does the firm charge for the return?", "who signs the return?"]
+        expected = fused_search(index, emb, sparse_queries=stripped, dense_queries=stripped, k=20, documents=[LETTER])
+        assert [(h.chunk.id, h.score) for h in hits] == [(h.chunk.id, h.score) for h in expected]
+        off, hits_off = scoped_search(
+            index, emb, question, sparse_queries=queries, dense_queries=queries, enabled=False, k=20
+        )
+        unscoped = fused_search(index, emb, sparse_queries=queries, dense_queries=queries, k=20)
+        assert not off and [h.chunk.id for h in hits_off] == [h.chunk.id for h in unscoped]
+        assert {h.chunk.document for h in hits_off} == {MEMO, LETTER}
 
 
 def test_the_graph_records_its_scope_and_can_switch_it_off(sample_index: Path):

@@ -8,7 +8,7 @@ Configurations (:data:`CONFIGS`):
   retriever alone.
 - ``hybrid``: our index through :func:`lclfqa.retrieval.hybrid_search` (BM25 + dense, weighted RRF).
 - ``+scope``: ``hybrid`` with the document scope the graph's ``retrieve`` node applies: a query that names
-  an indexed document is searched in it only, ranked without the naming words (:mod:`lclfqa.scope`).
+  an indexed document is searched in it only, without its naming clause (:func:`lclfqa.retrieval.scoped_search`).
 - ``+rewrites``: ``hybrid`` with the question's rewrites from a ``rewriter`` (needs an LLM).
 - ``+scope+rewrites``: both, as the graph's ``retrieve`` node searches with the default settings.
 - ``+summaries``: ``hybrid`` on an index whose chunks carry document summaries (SAC; needs an LLM to
@@ -21,6 +21,7 @@ with a note instead of scores.
 
 from __future__ import annotations
 
+import functools
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -38,7 +39,7 @@ from lclfqa.eval.retrieval_metrics import RetrievalScores, RetrievedSpan, as_ret
 from lclfqa.ingest.index import Index, IndexNotFound
 from lclfqa.ingest.pipeline import Summarizer, discover, ingest
 from lclfqa.models import embed_array, get_embeddings
-from lclfqa.retrieval import fused_search, scoped_queries
+from lclfqa.retrieval import scoped_search
 
 __all__ = [
     "CONFIGS",
@@ -52,7 +53,7 @@ __all__ = [
     "run_retrieval_eval",
 ]
 
-from lclfqa.eval.configs import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS, NEEDS_REWRITER  # noqa: E402,F401
+from lclfqa.eval.configs import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS, NEEDS_REWRITER, SCOPED  # noqa: E402,F401
 
 Rewriter = Callable[[str], "list[str] | tuple[list[str], list[str]]"]
 """Question -> its rewrites (searched with BM25 and dense next to the question; do not repeat it), or
@@ -243,15 +244,8 @@ def _hybrid_rankings(
     for q in queries:
         more = rewriter(q.query) if rewriter else []
         sparse, dense = more if isinstance(more, tuple) else ([q.query, *more], [q.query, *more])
-        scope, sparse, dense = scoped_queries(index, q.query, sparse, dense, scoped)
-        hits = fused_search(
-            index,
-            embeddings,
-            sparse_queries=sparse,
-            dense_queries=dense,
-            k=k,
-            depth=depth,
-            documents=scope.documents or None,
+        _, hits = scoped_search(
+            index, embeddings, q.query, sparse_queries=sparse, dense_queries=dense, enabled=scoped, k=k, depth=depth
         )
         out.append([h.chunk for h in hits])
     return out
@@ -280,7 +274,7 @@ def _rank_on_index(
         max_k,
         max(depth, max_k),
         rewriter if name in NEEDS_REWRITER else None,
-        scoped=name in ("+scope", "+scope+rewrites"),
+        scoped=name in SCOPED,
     )
 
 
@@ -317,7 +311,7 @@ def run_retrieval_eval(
     settings = settings or Settings()
     say = progress or (lambda line: None)
     if rewriter is not None:
-        rewriter = _once_per_query(rewriter)  # +rewrites and +scope+rewrites share one query2doc per query
+        rewriter = functools.cache(rewriter)  # +rewrites and +scope+rewrites share one query2doc per query
     embeddings = embeddings or get_embeddings(settings.embedding_model, settings.openai_base_url)
     queries = list(queries)
     texts = [q.query for q in queries]
@@ -325,7 +319,7 @@ def run_retrieval_eval(
 
     with tempfile.TemporaryDirectory(prefix="lclfqa-eval-") as tmp:
         index: Index | None = None
-        needs_index = {"bm25", "dense", "hybrid", "+scope", *NEEDS_REWRITER} & set(names)
+        needs_index = {"bm25", "dense", "hybrid", *SCOPED, *NEEDS_REWRITER} & set(names)
         build_seconds = 0.0
         if needs_index:
             target = Path(index_dir) if index_dir is not None else Path(tmp) / "index"
@@ -383,17 +377,6 @@ def run_retrieval_eval(
         index_dir=str(index_dir) if index_dir is not None else "",
         embedding_model=settings.embedding_model,
     )
-
-
-def _once_per_query(rewriter: Rewriter) -> Rewriter:
-    seen: dict[str, Any] = {}
-
-    def rewrite(question: str) -> Any:
-        if question not in seen:
-            seen[question] = rewriter(question)
-        return seen[question]
-
-    return rewrite
 
 
 def _summary_index(

@@ -4,7 +4,7 @@ Reads ``standalone_question``, ``passage``, ``rewrites``; writes ``retrieved`` (
 with their fused ``score``) and ``scope``. BM25 sees the question repeated five times before the query2doc
 passage (query2doc's recipe, so the passage's words do not swamp the question); the embedder sees the
 question, question + passage, and each rewrite. A question that names indexed documents is searched in
-those only, every query without the naming words (``document_scope``, :mod:`lclfqa.scope`).
+those only, every query without its naming clause (``document_scope``, :mod:`lclfqa.scope`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState
 from lclfqa.nodes.calls import Meter
 from lclfqa.nodes.refs import chunk_ref
-from lclfqa.retrieval import fused_search, scoped_queries
+from lclfqa.retrieval import scoped_search
 
 QUERY_REPEATS = 5
 
@@ -39,18 +39,18 @@ def retrieve(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     meter = Meter("retrieve")
     question = state.get("standalone_question") or state["question"]
     sparse, dense = queries(question, state.get("passage", ""), state.get("rewrites", []))
-    scope, sparse, dense = scoped_queries(ctx.resources.index, question, sparse, dense, s.document_scope)
-    hits = fused_search(
+    scope, hits = scoped_search(
         ctx.resources.index,
         ctx.resources.embeddings,
+        question,
         sparse_queries=sparse,
         dense_queries=dense,
+        enabled=s.document_scope,
         k=s.top_k,
         depth=s.retrieval_depth,
         sparse_weight=s.sparse_weight,
         dense_weight=s.dense_weight,
         rrf_k=s.rrf_k,
-        documents=scope.documents or None,
     )
     retrieved = [chunk_ref(h.chunk, score=round(h.score, 6)) for h in hits]
     notes = {"queries": len(sparse) + len(dense), "children": len(retrieved)}
