@@ -67,7 +67,13 @@ class Settings:
         default="lclf",
         metadata={"help": "'lclf' (the paper), 'longrag' (no rewriter/footnotes, basic reader) or 'rag' (naive)"},
     )
-    rewrites: int = field(default=3, metadata={"help": "query2doc rewrites: 0 (rewriter off), 1 or 3"})
+    rewrites: int | None = field(
+        default=None,
+        metadata={
+            "help": "query2doc rewrites: 0 (rewriter off), 1 or 3; unset: 3 with an API model, 0 with the local "
+            "models, where they cost ~25 s a question and did not raise retrieval (benchmarks/README.md)"
+        },
+    )
     reader: Reader = field(default="domain", metadata={"help": "'domain' (key legal phrases) or 'basic' reader"})
     top_k: int = field(default=8, metadata={"help": "child chunks retrieved per question"})
     document_scope: bool = field(
@@ -85,7 +91,11 @@ class Settings:
         default=8000, metadata={"help": "budget of parent text (characters) given to the extractor"}
     )
     parallel: bool = field(
-        default=True, metadata={"help": "run the CoT filter and the extractor in parallel (they are independent)"}
+        default=False,
+        metadata={
+            "help": "run the CoT filter and the extractor in parallel (API models); off: the extractor continues the "
+            "filter's conversation, so a local model evaluates the shared references once"
+        },
     )
     max_answer_tokens: int = field(default=600, metadata={"help": "longest answer the reader may write"})
 
@@ -95,11 +105,18 @@ class Settings:
             allowed = get_args(kind)
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
-        if self.rewrites not in (0, 1, 3):
+        if self.rewrites not in (None, 0, 1, 3):
             raise ValueError(f"rewrites must be 0, 1 or 3; got {self.rewrites!r}")
         for name in ("parent_size", "child_size", "top_k", "retrieval_depth", "context_chars", "max_answer_tokens"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive; got {getattr(self, name)!r}")
+
+    @property
+    def query_rewrites(self) -> int:
+        """The rewrites the graph makes: ``rewrites``, or its default for the chat model (see the field)."""
+        if self.rewrites is not None:
+            return self.rewrites
+        return 0 if self.chat_model.startswith("local") else 3
 
     def with_overrides(self, **values: Any) -> Settings:
         """A copy with the given fields replaced; ``None`` values are ignored (unset CLI flags)."""

@@ -13,13 +13,13 @@ from rich.markup import escape
 from lclfqa.graph.build import QAGraph
 from lclfqa.graph.result import QAResult
 
-# what the graph does next, once a node has reported (filter and extract run together)
+# what the graph does next, once a node has reported
 STATUS_AFTER = {
     "rewrite": "retrieving (BM25 + dense, RRF)",
     "retrieve": "expanding parents and footnotes",
-    "expand": "filtering and extracting",
-    "filter": "writing the answer",
-    "extract": "writing the answer",
+    "expand": "judging which passages answer the question",
+    "filter": "quoting the passages that answer it",
+    "extract": "writing the answer from the verified quotes",
 }
 
 CHAT_HELP = """Commands:
@@ -67,6 +67,8 @@ def run_streaming(
     state: dict[str, Any] = {}
     stripper = _TagStripper()
     streamed = False
+    first_message: str | None = None  # the reader's first call; a repair call is not streamed
+    shown: list[str] = []
     with status.status("rewriting the question (query2doc)", spinner="dots") as spinner:
         for mode, payload in graph.stream(
             {"question": question}, config, stream_mode=["messages", "updates", "values"]
@@ -74,10 +76,15 @@ def run_streaming(
             if mode == "messages":
                 chunk, meta = payload
                 if meta.get("langgraph_node") == "read" and isinstance(chunk.content, str) and chunk.content:
+                    first_message = first_message or chunk.id
+                    if chunk.id != first_message:
+                        continue
                     if not streamed:
                         spinner.stop()
                         streamed = True
-                    out.write(stripper.feed(chunk.content))
+                    text = stripper.feed(chunk.content)
+                    shown.append(text)
+                    out.write(text)
                     out.flush()
             elif mode == "updates" and not streamed:
                 for node in payload:
@@ -87,15 +94,32 @@ def run_streaming(
                 state = payload
     result = QAResult(state)
     if streamed:
-        out.write(stripper.flush() + "\n")
+        shown.append(stripper.flush())
+        out.write(shown[-1] + "\n")
+        if " ".join("".join(shown).split()) != " ".join(result.answer.split()):
+            out.write(f"\n{correction_note(result)}\n{result.answer}\n")
     else:
         out.write(result.answer + "\n")
     out.flush()
     return result
 
 
+def correction_note(result: QAResult) -> str:
+    """What the check did to the streamed answer (``lclfqa.nodes.answer_check``)."""
+    removed = len(result.get("removed") or [])
+    what = f"{removed} sentence(s) stating what no cited quote contains were removed" if removed else "it was corrected"
+    return f"Checked against the quotes: {what}. The checked answer:"
+
+
 def print_sources(result: QAResult, console: Console) -> None:
-    """The warning about figures/quotations found in no source (if any), then the numbered sources."""
+    """The warning about figures/quotations found in no source (if any), what the check removed, then the
+    numbered sources."""
+    if result.get("removed"):
+        console.print(
+            f"\n[dim]Removed by the check against the quotes ({len(result['removed'])} sentence(s)): "
+            f"{escape(' '.join(result['removed']))}[/]",
+            highlight=False,
+        )
     if result.unsupported:
         console.print(f"\n[bold yellow]Warning.[/] {escape(result.warning_text())}", highlight=False)
     text = result.sources_text()
@@ -121,7 +145,7 @@ def print_steps(result: QAResult, console: Console) -> None:
         where = f"{r['document']} p. {r['pages'][0]} {' › '.join(r['section'][-2:])}"
         console.print(f"  {mark} [{r.get('source', '?')}] {r.get('score', 0):.4f} {r['kind']:<8} {where}")
     if result.get("information"):
-        console.print("[bold]Extracted information:[/]", highlight=False)
+        console.print("[bold]Verified quotes:[/]", highlight=False)
         console.print(result["information"], highlight=False, markup=False)
     console.print("[bold]Steps[/]")
     for node, s in result.get("steps", {}).items():

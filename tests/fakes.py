@@ -24,10 +24,11 @@ ROUTES = [
     ("Follow-up question:", "condense"),
     ("Passage:", "passage"),
     ("rewrite this query", "rewrites"),
-    ("Give your thought process", "thought"),
     ("booleans", "verdicts"),
-    ("<information></information>", "information"),
-    ("Answer the question from the sources", "answer"),
+    ("copy, word for word", "quotes"),
+    ("Write the answer for a tax lawyer", "answer"),
+    ("Answer the question from the", "answer"),
+    ("Rewrite the whole answer", "repair"),
     ("Summarize", "summary"),
     ("Document file name:", "summary"),  # the SAC document summary (lclfqa/ingest/summaries.py)
 ]

@@ -37,17 +37,21 @@ def fake_models(monkeypatch: pytest.MonkeyPatch) -> ScriptedChat:
 
 
 def test_ask_json(index_dir: Path, fake_models: ScriptedChat):
-    result = runner.invoke(app, ["ask", QUESTION, "--index", str(index_dir), "--json"])
+    result = runner.invoke(app, ["ask", QUESTION, "--index", str(index_dir), "--json", "--rewrites", "3"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["answer"].startswith("No.")
     assert data["citations"][0]["document"] == "tax-memo-education-credits.pdf"
     assert data["citations"][0]["pages"] and len(data["rewrites"]) == 3
+    # the verified quote each citation rests on, and the check's record
+    assert data["citations"][0]["quote"] == data["quotes"][0]["text"] and data["removed"] == []
     assert set(data["timings"]) == {"rewrite", "retrieve", "expand", "filter", "extract", "read"}
 
 
 def test_ask_prints_answer_sources_and_steps(index_dir: Path, fake_models: ScriptedChat):
-    result = runner.invoke(app, ["ask", QUESTION, "--index", str(index_dir), "--show-steps", "--pipeline", "lclf"])
+    result = runner.invoke(
+        app, ["ask", QUESTION, "--index", str(index_dir), "--show-steps", "--pipeline", "lclf", "--rewrites", "3"]
+    )
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "No. Married taxpayers must file a joint return" in out
@@ -95,10 +99,16 @@ def test_the_example_notebook_runs(tmp_path: Path, fake_models: ScriptedChat, mo
     assert namespace["followup"]["standalone_question"].startswith("Can spouses filing separately")
 
 
-def test_ask_prints_a_warning_for_figures_no_source_contains(index_dir: Path, fake_models: ScriptedChat):
+def test_ask_never_shows_a_figure_no_cited_quote_contains(index_dir: Path, fake_models: ScriptedChat):
     fake_models.script["answer"] = "No. The credit is 45% of qualified expenses [1]."
+    fake_models.script["repair"] = "No. The credit is 45% of qualified expenses [1]."  # the repair keeps it
     result = runner.invoke(app, ["ask", QUESTION, "--index", str(index_dir)])
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert "Warning. Not found in any source; check before relying on it: 45%" in out
-    assert out.index("Warning.") < out.index("Sources")
+    # the streamed first answer is followed by the checked one, and what was removed is said
+    answer_part, _, rest = out.partition("Checked against the quotes: 1 sentence(s)")
+    assert "45%" in answer_part and "The checked answer:\nNo.\n" in rest
+    assert "Removed by the check against the quotes (1 sentence(s)): The credit is 45%" in " ".join(rest.split())
+    assert out.index("Removed by the check") < out.index("Sources")
+
+

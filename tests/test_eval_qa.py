@@ -21,6 +21,7 @@ from lclfqa.eval.stats import bootstrap_ci, paired_permutation_test
 from lclfqa.eval.triples import Triple, parse_triples
 from lclfqa.eval.variants import select_variants
 from tests.fakes import ScriptedChat
+from tests.test_graph import _opening_words
 
 SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample"
 
@@ -248,7 +249,7 @@ def _answering(fail_on: str | None = None) -> ScriptedChat:
             raise TimeoutError("the model timed out")
         if "home office" in text:
             return "The documents do not address this question."
-        if "Key legal phrases" not in str(msgs[0].content):  # the basic reader (rag) invents a figure
+        if "Key legal phrases" not in text:  # the basic reader (rag) invents a figure
             return "No. Married taxpayers must file a joint return to claim the 45% credit [1]."
         return "No. Married taxpayers must file a joint return to claim the credit [1]."
 
@@ -257,9 +258,8 @@ def _answering(fail_on: str | None = None) -> ScriptedChat:
             "condense": "Can spouses filing separately claim the American Opportunity Tax Credit?",
             "passage": "Section 25A(g)(6) denies the credit to married individuals filing separately.",
             "rewrites": json.dumps({"rewrites": ["a", "b", "c"], "translation": "Can we get the college credit?"}),
-            "thought": "Reference 1 is relevant.",
-            "verdicts": '{"relevant": [true]}',
-            "information": "<information>A joint return is required [1].</information>",
+            "verdicts": '{"thought": "Reference 1 is relevant.", "relevant": [true]}',
+            "quotes": lambda msgs: json.dumps({"quotes": [{"ref": 1, "quote": _opening_words(msgs, 1)}]}),
             "answer": answer,
         }
     )
@@ -307,8 +307,10 @@ def test_runner_writes_judged_rows_summary_report_and_plots(sample_index: Path, 
     assert (lclf["complete"], lclf["partial"], lclf["incorrect"], lclf["coverage_score"]) == (2, 0, 0, 1.0)
     assert lclf["necessary_recall"] == 1.0 and lclf["coverage_score_claims"] == 1.0
     assert lclf["correct_refusals"] == 1 and lclf["unanswerable"] == 1 and lclf["wrong_refusals"] == 0
-    assert rows[1]["unsupported"] == ["45%"] and t1["unsupported"] == []
-    assert (lclf["unsupported_answers"], summary["variants"]["rag"]["unsupported_answers"]) == (0, 1)
+    # rag's invented figure never reaches the answer: the check removed its sentence (the repair kept it)
+    assert rows[1]["answer"] == "No." and rows[1]["unsupported"] == [] and t1["unsupported"] == []
+    assert rows[1]["removed"] == ["Married taxpayers must file a joint return to claim the 45% credit [1]."]
+    assert (lclf["unsupported_answers"], summary["variants"]["rag"]["unsupported_answers"]) == (0, 0)
     assert summary["baseline"] == "rag" and lclf["vs_baseline"]["p_score"] == 1.0
     report = (out / "report.md").read_text()
     assert (
@@ -316,6 +318,7 @@ def test_runner_writes_judged_rows_summary_report_and_plots(sample_index: Path, 
         and "| T2 | C 1.00 | C 1.00 |" in report
     )
     assert "| 1/1 | 0/1 | 0/1 |" in report  # refusals right, wrong refusals, unsupported figures
+    assert "| lclf | " in report.split("## Latency and tokens per node")[1]
     assert (out / "score.png").stat().st_size > 1000 and (out / "retrieval.png").exists()
     assert json.loads((out / "summary.json").read_text())["variants"]["rag"]["rows"] == 2
 
@@ -400,6 +403,56 @@ def test_cli_report_only_and_input_errors(sample_index: Path, tmp_path: Path):
     assert res.exit_code == 2 and "is not an index" in _flat(res.output)
     res = runner.invoke(app, [*base, "--ids", "T1,T7"])
     assert res.exit_code == 2 and "T7" in _flat(res.output)
+
+
+def test_judge_none_scores_the_grading_key_without_any_llm_judge(
+    sample_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    rows = [
+        {
+            "id": "K1",
+            "question": "Can a married couple filing MFS claim the AOTC?",
+            "gold_answer": "No; spouses must file a joint return.",
+            "key_facts": [["joint return", "jointly"], ["section 25A"]],
+            "verdict": "no",
+            "wrong_facts": [["45%"]],
+        },
+        {
+            "id": "K2",
+            "question": "What does the memo say about the home office deduction?",
+            "gold_answer": "The documents do not address this.",
+            "unanswerable": True,
+        },
+        {"id": "K3", "question": "Is the AOTC refundable?", "gold_answer": "Partly."},  # no key: still runs
+    ]
+    dataset = tmp_path / "keyed.jsonl"
+    dataset.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    answering = _answering()
+    monkeypatch.setattr("lclfqa.models.get_chat_model", lambda *a, **k: answering)
+    monkeypatch.setattr("lclfqa.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
+    out = tmp_path / "run"
+    args = ["eval", "qa", "--dataset", str(dataset), "--index", str(sample_index), "--out", str(out)]
+    res = CliRunner().invoke(app, [*args, "--pipeline", "lclf,rag", "--judge", "none"])
+    assert res.exit_code == 0, res.output
+    # the answering model only: no claim, label or coverage prompt was sent
+    assert not {"triples", "labels", "coverage", "decision"} & set(answering.routes())
+    summary = json.loads((out / "summary.json").read_text())
+    lclf = summary["variants"]["lclf"]["key_facts"]
+    # lclf: "No. Married taxpayers must file a joint return to claim the credit [1]." — verdict right,
+    # 1 of 2 key facts; the home office question refused
+    assert (lclf["key_fact_recall"], lclf["verdict_accuracy"], lclf["wrong_fact_rate"]) == (0.5, 1.0, 0.0)
+    assert (lclf["unanswerable_refused"], lclf["over_refusals"], lclf["rows"]) == (1.0, 0, 2)
+    result_rows = read_rows(out / "results.jsonl")
+    k1 = next(r for r in result_rows if r["id"] == "K1" and r["variant"] == "lclf")
+    assert k1["metrics"]["key_facts"]["key_facts_hit"] == ["joint return"]
+    assert k1["metrics"]["key_facts"]["key_facts_missed"] == ["section 25A"] and "coverage" not in k1["metrics"]
+    assert k1["nodes"]["read"]["llm_calls"] == 1 and k1["judge"]["by"] == "none"
+    report = (out / "report.md").read_text()
+    assert "## Judge-free scores" in report and "## Pipelines" not in report
+    assert "| lclf | 0.500 (n=1) | 1.00 (n=1) | 1/1 | 0.00 (0 answers) | 1/1 | 0/1 | 0/2 |" in report
+    assert "| K1 | facts 1/2, verdict ✓ |" in report
+    assert (out / "key_facts.png").stat().st_size > 1000 and not (out / "score.png").exists()
+    assert "key facts 0.500" in _flat(res.output)
 
 
 # -------------------------------------------------------------------------------------------- ragas

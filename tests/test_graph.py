@@ -40,14 +40,25 @@ def good_script(**over) -> dict:
                 "translation": "If a married couple files two separate tax returns, can they get the college credit?",
             }
         ),
-        "thought": "Reference 1 states the joint return requirement. The others are background.",
-        "verdicts": lambda msgs: json.dumps({"relevant": [True] + [False] * (_count_refs(msgs) - 1)}),
-        "information": "<information>A married taxpayer must file a joint return to claim the credit [1]."
-        "</information>",
+        "verdicts": lambda msgs: json.dumps(
+            {
+                "thought": "Reference 1 states the joint return requirement. The others are background.",
+                "relevant": [True] + [False] * (_count_refs(msgs) - 1),
+            }
+        ),
+        "quotes": lambda msgs: json.dumps({"quotes": [{"ref": 1, "quote": _opening_words(msgs, 1)}]}),
         "answer": "No. Married taxpayers must file a joint return to claim the education credits [1].",
     }
     script.update(over)
     return script
+
+
+def _opening_words(messages, ref: int, words: int = 12) -> str:
+    """The first ``words`` words of reference ``ref`` in the prompt: a quote the check will find."""
+    text = "\n".join(str(m.content) for m in messages)
+    start = text.index(f"<reference {ref}>")
+    body = text[text.index("\n", start) + 1 : text.index(f"</reference {ref}>")]
+    return " ".join(body.split()[:words])
 
 
 def _count_refs(messages) -> int:
@@ -61,7 +72,7 @@ def graph_with(sample_index: Path, script: dict, **settings):
 
 
 def test_lclf_pipeline_answers_with_citations_and_records_every_step(sample_index: Path):
-    graph, llm = graph_with(sample_index, good_script())
+    graph, llm = graph_with(sample_index, good_script(), rewrites=3)
     result = graph.invoke({"question": QUESTION})
     assert isinstance(result, QAResult)
     assert result.answer.startswith("No. Married taxpayers")
@@ -69,23 +80,31 @@ def test_lclf_pipeline_answers_with_citations_and_records_every_step(sample_inde
     assert "MFS (married filing separately)" in result["standalone_question"]
     assert "AOTC (American Opportunity Tax Credit)" in result["standalone_question"]
     assert len(result["rewrites"]) == 3 and "college credit" in result["translation"]
-    # the filter kept the first child only; citations name document, pages, section of source [1]
+    # the filter kept the first child only; the quote from it was found verbatim and is citation [1]:
+    # document, pages and section path of the child it was copied from, and the quote itself
     assert len(result["filtered"]) == 1 and len(result["dropped"]) == len(result["retrieved"]) - 1
+    first = result["retrieved"][0]
+    assert [q["child"] for q in result["quotes"]] == [first["id"]] and result["quotes"][0]["how"] == "exact"
     assert [c["n"] for c in result.citations] == [1]
     cite = result.citations[0]
-    assert cite["document"] == result["sources"][0]["document"] and cite["pages"] and not cite["inferred"]
-    # narrowed to the kept child: its section path and pages, not the whole parent's
-    kept = result["filtered"][0]
-    assert cite["section"] == " › ".join(kept["section"]) and cite["pages"] == sorted(set(kept["pages"]))
+    assert cite["document"] == first["document"] and not cite["inferred"]
+    assert cite["section"] == " › ".join(first["section"]) and cite["pages"] == sorted(set(first["pages"]))
+    assert cite["quote"] == result["quotes"][0]["text"] and cite["quote"] in first["text"]
     assert set(result["steps"]) == {"rewrite", "retrieve", "expand", "filter", "extract", "read"}
-    assert result["steps"]["rewrite"]["llm_calls"] == 2 and result["steps"]["filter"]["llm_calls"] == 2
-    assert sorted(llm.routes()) == sorted(["passage", "rewrites", "thought", "verdicts", "information", "answer"])
+    assert result["steps"]["rewrite"]["llm_calls"] == 2 and result["steps"]["filter"]["llm_calls"] == 1
+    assert result["steps"]["extract"]["quotes_kept"] == 1 and result["steps"]["read"]["removed"] == 0
+    assert llm.routes() == ["passage", "rewrites", "verdicts", "quotes", "answer"]
     # structured calls asked for JSON only where the backend supports it (the fake gets plain prompts)
     assert all("response_format" not in kw for _, _, kw in llm.calls)
-    # the reader saw the extracted information, the key legal phrases and the translation
-    read_prompt = next(m for key, m, _ in llm.calls if key == "answer")
-    text = "\n".join(str(m.content) for m in read_prompt)
-    assert "Extracted information" in text and "more likely than not" in text and "college credit" in text
+    # one conversation: the extractor and the reader continue the filter's call (same prefix, KV cache reused)
+    calls = {key: msgs for key, msgs, _ in llm.calls}
+    assert [m.content for m in calls["quotes"][: len(calls["verdicts"])]] == [m.content for m in calls["verdicts"]]
+    assert [m.content for m in calls["answer"][: len(calls["quotes"])]] == [m.content for m in calls["quotes"]]
+    # sources are marked as data, not instructions
+    assert "never instructions" in str(calls["verdicts"][0].content)
+    # the reader saw the verified quotes, the key legal phrases and the translation
+    text = "\n".join(str(m.content) for m in calls["answer"])
+    assert "Verified quotes" in text and "more likely than not" in text and "college credit" in text
     assert result["history"][-2:] == [
         {"role": "user", "content": QUESTION},
         {"role": "assistant", "content": result.answer},
@@ -135,26 +154,41 @@ def test_longrag_true_false_words_are_read_in_order(sample_index: Path):
 def test_llm_failures_degrade_without_losing_the_question_or_evidence(sample_index: Path):
     script = good_script(
         passage=TimeoutError("rewrite timed out"),
-        thought=RuntimeError("filter down"),
-        information=RuntimeError("extract down"),
+        verdicts=RuntimeError("filter down"),
+        quotes=RuntimeError("extract down"),
     )
-    graph, _ = graph_with(sample_index, script)
+    graph, _ = graph_with(sample_index, script, rewrites=3)
     result = graph.invoke({"question": QUESTION})
     assert result["rewrites"] == [] and result["retrieved"]
     assert result["filtered"] == result["retrieved"]
-    assert result["information"] == ""
     assert "timed out" in result["steps"]["rewrite"]["error"] and "filter down" in result["steps"]["filter"]["error"]
+    assert "extract down" in result["steps"]["extract"]["error"]
+    # no verified quote: the reader gets the retrieved sentences closest to the question, still verbatim
+    assert result["steps"]["read"]["fallback_quotes"] == len(result["quotes"]) > 0
+    texts = [c["text"].replace("\n", " ") for c in result["retrieved"]]
+    assert all(any(q["text"] in t for t in texts) for q in result["quotes"])
     assert result.answer.startswith("No.")
 
 
-def test_missing_tags_and_no_inline_citations(sample_index: Path):
+def test_quotes_not_in_the_references_are_dropped_and_counted(sample_index: Path):
+    invented = "Married couples filing separately may always claim the full credit in every year"
     script = good_script(
-        information="<information>The credit requires a joint return [2]",  # no closing tag
-        answer="<answer>A joint return is required.",  # no closing tag, no [n]
+        quotes=lambda msgs: json.dumps(
+            {"quotes": [{"ref": 1, "quote": invented}, {"ref": 2, "quote": _opening_words(msgs, 2)}]}
+        )
     )
     graph, _ = graph_with(sample_index, script)
     result = graph.invoke({"question": QUESTION})
-    assert result["information"] == "The credit requires a joint return [2]"
+    assert [q["child"] for q in result["quotes"]] == [result["retrieved"][1]["id"]]
+    steps = result["steps"]["extract"]
+    assert (steps["quotes_proposed"], steps["quotes_kept"], steps["quotes_dropped"]) == (2, 1, 1)
+    assert invented not in result["information"]
+
+
+def test_missing_tags_and_no_inline_citations(sample_index: Path):
+    script = good_script(answer="<answer>A joint return is required.")  # no closing tag, no [n]
+    graph, _ = graph_with(sample_index, script)
+    result = graph.invoke({"question": QUESTION})
     assert result.answer == "A joint return is required."
     assert result.citations and all(c["inferred"] for c in result.citations)
     assert "cites no source by number" in result.sources_text()
@@ -202,7 +236,7 @@ def test_filter_verdict_no_invites_a_refusal_even_with_relevant_children(sample_
 
 
 def test_a_question_citing_sections_no_source_mentions_is_refused_without_the_reader(sample_index: Path):
-    graph, llm = graph_with(sample_index, good_script())
+    graph, llm = graph_with(sample_index, good_script(), rewrites=3)
     result = graph.invoke({"question": "What does section 280A say about a home office used for tutoring?"})
     assert llm.routes() == ["passage", "rewrites"]  # no filter, extractor or reader call: decided, not generated
     assert "filter" not in result["steps"] and "extract" not in result["steps"]
@@ -233,7 +267,7 @@ def test_rag_baseline_reads_children_directly_with_one_llm_call(sample_index: Pa
 def test_longrag_baseline_skips_the_rewriter_and_uses_the_basic_reader(sample_index: Path):
     graph, llm = graph_with(sample_index, good_script(), pipeline="longrag")
     result = graph.invoke({"question": QUESTION})
-    assert sorted(llm.routes()) == sorted(["thought", "verdicts", "information", "answer"])
+    assert llm.routes() == ["verdicts", "quotes", "answer"]
     assert result["rewrites"] == [] and result["steps"]["rewrite"]["skipped"] is True
 
 
@@ -263,8 +297,8 @@ def test_filter_and_extract_run_in_parallel(sample_index: Path):
         return respond
 
     base = good_script()
-    script = good_script(thought=slow("filter", base["thought"]), information=slow("extract", base["information"]))
-    graph, _ = graph_with(sample_index, script)
+    script = good_script(verdicts=slow("filter", base["verdicts"]), quotes=slow("extract", base["quotes"]))
+    graph, _ = graph_with(sample_index, script, parallel=True)
     graph.invoke({"question": QUESTION})
     (f0, f1), (e0, e1) = spans["filter"], spans["extract"]
     assert f0 < e1 and e0 < f1, "filter and extract did not overlap in time"
@@ -274,7 +308,7 @@ def test_sequential_graph_gives_the_same_answer(sample_index: Path):
     graph, llm = graph_with(sample_index, good_script(), parallel=False)
     result = graph.invoke({"question": QUESTION})
     assert result.answer.startswith("No.") and result["information"] and len(result["filtered"]) == 1
-    assert llm.routes()[2:] == ["thought", "verdicts", "information", "answer"]
+    assert llm.routes() == ["verdicts", "quotes", "answer"]
 
 
 def test_chat_memory_across_two_turns(sample_index: Path, tmp_path: Path):
@@ -322,10 +356,11 @@ def test_a_refused_turn_in_a_chat_thread_leaves_nothing_of_the_previous_turn(sam
     )
     cfg = {"configurable": {"thread_id": "t1"}}
     first = graph.invoke({"question": QUESTION}, cfg)
-    assert first["filtered"] and first["information"] and first.citations
+    assert first["filtered"] and first["information"] and first["quotes"] and first.citations
     second = graph.invoke({"question": "And under section 280A?"}, cfg)
     assert second["refused"] is True and second.citations == []
     assert second["filtered"] == [] and second["information"] == "" and second["thought"] == ""
+    assert second["quotes"] == [] and second["transcript"] == []
     assert "section 280A" in second.answer and len(second["history"]) == 4
     conn.close()
 
@@ -360,3 +395,55 @@ def test_parents_are_deduplicated_and_capped_by_the_context_budget(sample_index:
     assert all(c["source"] in numbers for c in annotated)
     assert any(s["kind"] == "child" for s in sources)
     assert [s["source"] for s in sources] == list(range(1, len(sources) + 1))
+
+
+def test_an_answer_stating_what_no_quote_contains_is_repaired_once_then_cut(sample_index: Path):
+    wrong = "No. [1] The credit is 45% of qualified expenses up to $9,999 [1]."
+    # the repair call names the sentence and what it states; a good repair replaces the answer
+    fixed = "No. Married taxpayers must file a joint return [1]."
+    graph, llm = graph_with(sample_index, good_script(answer=wrong, repair=fixed))
+    result = graph.invoke({"question": QUESTION})
+    assert result.answer == fixed and result["removed"] == []
+    repair = next(m for key, m, _ in llm.calls if key == "repair")
+    assert "45%, $9,999" in repair[-1].content and repair[-2].content == wrong
+    assert result["steps"]["read"]["repaired"] == 1 and result["steps"]["read"]["llm_calls"] == 2
+    # a repair that still states it: the sentence is removed, the verdict stays, nothing unsupported is shown
+    graph, llm = graph_with(sample_index, good_script(answer=wrong, repair=wrong))
+    result = graph.invoke({"question": QUESTION})
+    assert result.answer == "No. [1]"
+    assert result["removed"] == ["The credit is 45% of qualified expenses up to $9,999 [1]."]
+    assert "45%" not in result.answer and result["unsupported"] == []
+    # the failing sentence carried the verdict: the verdict stays, and the quote closest to the question
+    graph, llm = graph_with(sample_index, good_script(answer="No, it is 45% [1].", repair="No, it is 45% [1]."))
+    result = graph.invoke({"question": QUESTION})
+    assert result.answer == f"No. The sources state: “{result['quotes'][0]['text']}” [1]"
+    # nothing left at all: the answer is the first quote itself, cited
+    graph, llm = graph_with(sample_index, good_script(answer="It is 45% [1].", repair="It is 45% [1]."))
+    result = graph.invoke({"question": QUESTION})
+    assert result.answer == f"The sources state: “{result['quotes'][0]['text']}” [1]"
+    assert result["steps"]["read"]["answer_from_quote"] is True
+
+
+def test_an_uncited_sentence_gets_the_quote_that_holds_its_figures(sample_index: Path):
+    def quotes(msgs):
+        return json.dumps(
+            {"quotes": [{"ref": 1, "quote": _opening_words(msgs, 1)}, {"ref": 2, "quote": _numbers(msgs)}]}
+        )
+
+    def answer(msgs):
+        figure = next(w for w in _numbers(msgs).split() if any(ch.isdigit() for ch in w))
+        return f"No. The figure is {figure.rstrip('.,;')}."
+
+    graph, _ = graph_with(sample_index, good_script(quotes=quotes, answer=answer))
+    result = graph.invoke({"question": QUESTION})
+    assert result.answer.endswith("[2].") and [c["n"] for c in result.citations] == [2]
+
+
+def _numbers(messages) -> str:
+    """A sentence of the second reference holding a digit (the sample memo has amounts and dates)."""
+    text = "\n".join(str(m.content) for m in messages)
+    start = text.index("<reference ")
+    for line in text[start:].splitlines():
+        if any(ch.isdigit() for ch in line) and not line.startswith("<") and len(line.split()) >= 6:
+            return " ".join(line.split()[:14])
+    raise AssertionError("no reference line with a number")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from lclfqa.graph.result import QAResult
 from lclfqa.nodes.grounding import dollar_amounts, percentages, quotations, unsupported
 from tests.test_graph import QUESTION, _count_refs, good_script, graph_with
 
@@ -54,29 +55,39 @@ def test_figures_and_quotations_found_in_no_source_are_listed_as_written():
     assert unsupported("The rate is 20%.", []) == ["20%"]
 
 
-def test_the_graph_flags_an_invented_figure_and_the_user_sees_it(sample_index: Path):
+def test_an_invented_figure_never_reaches_the_user_and_a_flagged_one_is_shown(sample_index: Path):
     invented = "No. The credit is 45% of qualified expenses, up to $9,999 [1]."
-    graph, _ = graph_with(sample_index, good_script(answer=invented))
+    graph, _ = graph_with(sample_index, good_script(answer=invented, repair=invented))
     result = graph.invoke({"question": QUESTION})
-    assert result.unsupported == ["45%", "$9,999"]
-    assert result.to_json()["unsupported"] == ["45%", "$9,999"]
-    assert "Warning." in result._repr_markdown_() and "45%; $9,999" in result._repr_html_()
-    assert result.warning_text() == "Not found in any source; check before relying on it: 45%; $9,999"
+    assert "45%" not in result.answer and "$9,999" not in result.answer and result.unsupported == []
+    assert result["removed"] == ["The credit is 45% of qualified expenses, up to $9,999 [1]."]
+    # the warning still renders for anything the sources lack (figures of a source-less answer, say)
+    flagged = QAResult({"answer": invented, "unsupported": ["45%", "$9,999"], "citations": []})
+    assert flagged.to_json()["unsupported"] == ["45%", "$9,999"]
+    assert "Warning." in flagged._repr_markdown_() and "45%; $9,999" in flagged._repr_html_()
+    assert flagged.warning_text() == "Not found in any source; check before relying on it: 45%; $9,999"
     graph, _ = graph_with(sample_index, good_script())  # the scripted answer has no figures
     clean = graph.invoke({"question": QUESTION})
     assert clean.unsupported == [] and clean.warning_text() == "" and "Warning" not in clean._repr_markdown_()
 
 
-def test_a_quotation_from_a_footnote_injected_into_a_parent_is_supported(sample_index: Path):
-    # The filter keeps only the first child; footnote 1 reaches the reader inside its parent's <footnote>.
+def test_a_quotation_from_a_footnote_is_quoted_as_the_footnote_and_supported(sample_index: Path):
+    # The extractor quotes footnote 1, a reference of its own (not the parent it was injected into).
     question = "When did the AOTC begin as a temporary expansion of the Hope Scholarship Credit?"
     quote = "The AOTC began as a temporary expansion of the Hope Scholarship Credit"
+
+    def quotes(msgs):
+        text = "\n".join(str(m.content) for m in msgs)
+        ref = next(i for i in range(1, _count_refs(msgs) + 1) if quote in text.split(f"<reference {i}>")[1])
+        return json.dumps({"quotes": [{"ref": ref, "quote": quote}]})
+
     script = good_script(
         verdicts=lambda msgs: json.dumps({"relevant": [True] + [False] * (_count_refs(msgs) - 1)}),
+        quotes=quotes,
         answer=f'The memo says: "{quote}" [1].',
     )
     graph, _ = graph_with(sample_index, script)
     result = graph.invoke({"question": question})
-    assert not [c for c in result["filtered"] if quote in c["text"]]  # not in what the filter kept
-    assert any(quote in note for s in result["sources"] for note in s.get("footnotes", []))
-    assert result.unsupported == []
+    assert result["quotes"][0]["kind"] == "footnote" and result["quotes"][0]["text"] == quote
+    assert result.answer == f'The memo says: "{quote}" [1].' and result["removed"] == []
+    assert result.citations[0]["quote"] == quote and result.unsupported == []

@@ -91,16 +91,23 @@ def test_every_template_renders_with_the_values_nodes_pass():
         context="c",
         refusal=prompts.refusal(),
         refusal_rule=prompts.reader_rule(False),
+        evidence="q",
+        unit="quote",
+        unit_plural="quotes",
+        problems="p",
+        max_quotes=6,
+        max_words=60,
     )
     for name in (
         "condense",
         "query2doc",
         "rewrites",
+        "reading",
         "filter_cot",
-        "filter_validate",
         "extract",
         "read_domain",
         "read_basic",
+        "repair",
     ):
         t = prompts.template(name)
         text = prompts.render(t.get("system", "") + t["user"], **values)

@@ -49,7 +49,9 @@ def category_counts(categories: Iterable[str]) -> dict[str, int]:
 
 def answerable(item: QAItem) -> bool:
     """False for a question the corpus does not answer: no gold documents or evidence, and a gold answer
-    that says the documents do not address it."""
+    that says the documents do not address it. A grading key's ``unanswerable`` decides where present."""
+    if item.key is not None:
+        return not item.key.unanswerable
     return bool(item.documents or item.evidence or item.snippets) or not is_refusal(item.gold_answer)
 
 

@@ -157,7 +157,7 @@ def retrieval(
     except (OSError, ValueError) as e:
         _fail(f"settings: {e}")
     wants_rewriter = bool(NEEDS_REWRITER & set(names))
-    if wants_rewriter and settings.rewrites == 0:
+    if wants_rewriter and settings.query_rewrites == 0:
         _fail("+rewrites needs --rewrites 1 or 3")
     rewriter = summarizer = None
     if wants_rewriter or ("+summaries" in names and summaries_index is not None):
@@ -168,7 +168,7 @@ def retrieval(
 
         llm = get_chat_model(settings.chat_model, settings.openai_base_url, settings=settings)
         embedder = retrieval_eval.get_embeddings(settings.embedding_model, settings.openai_base_url)
-        rewriter = graph_rewriter(llm, settings.rewrites, embedder) if wants_rewriter else None
+        rewriter = graph_rewriter(llm, settings.query_rewrites, embedder) if wants_rewriter else None
         summarizer = make_summarizer(settings, llm) if "+summaries" in names else None
 
     def progress(line: str) -> None:

@@ -73,6 +73,18 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class GradingKey:
+    """A row's judge-free grading key (``key_facts``, ``verdict``, ``wrong_facts``, ``unanswerable``).
+
+    Each fact is a tuple of accepted surface forms (any one counts); see :mod:`lclfqa.eval.key_facts`."""
+
+    key_facts: tuple[tuple[str, ...], ...] = ()
+    verdict: str | None = None
+    wrong_facts: tuple[tuple[str, ...], ...] = ()
+    unanswerable: bool = False
+
+
+@dataclass(frozen=True)
 class QAItem:
     """A long-form question with its reference answer and whatever gold evidence the set provides."""
 
@@ -84,6 +96,8 @@ class QAItem:
     question_style: str | None = None
     documents: tuple[str, ...] = ()
     snippets: tuple[GoldSpan, ...] = ()
+    key: GradingKey | None = None
+    """The judge-free grading key, where the set has one (:mod:`lclfqa.eval.key_facts`)."""
 
 
 # ------------------------------------------------------------------------------------------ LegalBench
@@ -164,6 +178,42 @@ def _str_tuple(value: Any, where: str, field: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _facts(value: Any, where: str, field: str) -> tuple[tuple[str, ...], ...]:
+    """A list of facts, each a non-empty list of surface forms (a bare string is one form)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise DatasetError(f"{where}: {field!r} must be a list of facts, each a list of accepted forms")
+    facts = []
+    for i, fact in enumerate(value, 1):
+        forms = [fact] if isinstance(fact, str) else fact
+        if not isinstance(forms, list) or not forms or not all(isinstance(f, str) and f.strip() for f in forms):
+            raise DatasetError(f"{where}: {field!r} item {i} must be a non-empty list of non-empty strings")
+        facts.append(tuple(forms))
+    return tuple(facts)
+
+
+_KEY_FIELDS = ("key_facts", "verdict", "wrong_facts", "unanswerable")
+
+
+def _grading_key(row: dict[str, Any], where: str) -> GradingKey | None:
+    """The row's grading key, or ``None`` when it has none of its fields."""
+    if not any(k in row for k in _KEY_FIELDS):
+        return None
+    verdict = row.get("verdict")
+    if verdict is not None and verdict not in ("yes", "no"):
+        raise DatasetError(f'{where}: \'verdict\' must be "yes", "no" or null; got {verdict!r}')
+    unanswerable = row.get("unanswerable", False)
+    if not isinstance(unanswerable, bool):
+        raise DatasetError(f"{where}: 'unanswerable' must be true or false; got {unanswerable!r}")
+    return GradingKey(
+        key_facts=_facts(row.get("key_facts"), where, "key_facts"),
+        verdict=verdict,
+        wrong_facts=_facts(row.get("wrong_facts"), where, "wrong_facts"),
+        unanswerable=unanswerable,
+    )
+
+
 def _evidence(value: Any, where: str) -> tuple[Evidence, ...]:
     if value is None:
         return ()
@@ -182,7 +232,8 @@ def _evidence(value: Any, where: str) -> tuple[Evidence, ...]:
 
 def load_qa_jsonl(path: str | Path) -> list[QAItem]:
     """Rows ``{"id", "question", "gold_answer", "necessary_claims"?, "evidence"?, "question_style"?,
-    "documents"?}`` of a JSON Lines file, one per non-blank line. Unknown keys (``notes``) are ignored."""
+    "documents"?, "key_facts"?, "verdict"?, "wrong_facts"?, "unanswerable"?}`` of a JSON Lines file, one per
+    non-blank line. Unknown keys (``notes``) are ignored; a row without the grading-key fields still runs."""
     p = Path(path)
     if not p.is_file():
         raise DatasetError(f"{p}: QA file not found")
@@ -215,6 +266,7 @@ def load_qa_jsonl(path: str | Path) -> list[QAItem]:
                     evidence=_evidence(row.get("evidence"), where),
                     question_style=style if isinstance(style, str) else None,
                     documents=_str_tuple(row.get("documents"), where, "documents"),
+                    key=_grading_key(row, where),
                 )
             )
     return items

@@ -46,7 +46,14 @@ def qa(
     ] = "",
     runs: Annotated[int, typer.Option("--runs", min=1, help="Runs per question and variant.")] = 1,
     model: Annotated[str | None, typer.Option("--model", help="Answering chat model (default: settings).")] = None,
-    judge: Annotated[str | None, typer.Option("--judge", help="Judge chat model (default: the answering one).")] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            help="Judge chat model (default: the answering one); 'none': only the judge-free scores "
+            "(key facts, verdicts, wrong facts, refusals; seconds, deterministic).",
+        ),
+    ] = None,
     baseline: Annotated[
         str | None, typer.Option("--baseline", help="Variant the others are tested against (default: rag).")
     ] = None,
@@ -80,8 +87,10 @@ def qa(
 ) -> None:
     """Answer a QA set with each pipeline and ablation, judge the answers, and write a report.
 
-    Scores: claim-triple recall, coverage (COMPLETE / PARTIAL / INCORRECT → score), evidence recall, refusals,
-    with a paired permutation test against the baseline. Every LLM call is cached, so a rerun costs nothing.
+    Scores: without an LLM, key-fact recall, verdict accuracy, wrong-fact rate and refusals (rows with a grading
+    key: key_facts, verdict, wrong_facts, unanswerable), evidence recall and latency; with a judge also
+    claim-triple recall and coverage (COMPLETE / PARTIAL / INCORRECT → score); paired permutation tests against
+    the baseline. Every LLM call is cached, so a rerun costs nothing.
     """
     import logging
     import time
@@ -175,6 +184,9 @@ def qa(
             def progress(row: dict) -> None:
                 m = row.get("metrics", {})
                 what = "skipped (done)" if row.get("skipped") else row.get("error") or m.get("coverage", "")
+                kf = m.get("key_facts")
+                if kf and not row.get("skipped") and not row.get("error"):
+                    what = f"{what} key facts {len(kf['key_facts_hit'])}/{kf['key_facts_total']}".strip()
                 bar.console.print(f"[dim]{row['id']} {row['variant']} run {row['run']}: {what}[/]", highlight=False)
                 bar.advance(task)
 
@@ -202,11 +214,21 @@ def qa(
         _fail(str(e))
     failed = sum(s["failed"] for s in summary["variants"].values())
     for name, s in summary["variants"].items():
-        _err.print(
-            f"{name:<13} score {s['coverage_score']:.3f}  recall {s['claim_recall']:.3f}  "
-            f"C/P/I {s['complete']}/{s['partial']}/{s['incorrect']}  failed {s['failed']}",
-            highlight=False,
-        )
+        k = s["key_facts"]
+        line = f"{name:<13} "
+        if k["rows"]:
+            line += (
+                f"key facts {k['key_fact_recall']:.3f}  verdicts {k['verdict_accuracy']:.2f}  "
+                f"wrong {k['wrong_fact_rate']:.2f}  refused {k['unanswerable_refused']:.2f} / "
+                f"over-refused {k['over_refusals']}  "
+            )
+        if s["complete"] + s["partial"] + s["incorrect"]:
+            line += (
+                f"score {s['coverage_score']:.3f}  recall {s['claim_recall']:.3f}  "
+                f"C/P/I {s['complete']}/{s['partial']}/{s['incorrect']}  "
+            )
+        line += f"p50 {s['seconds_p50']:.1f} s  failed {s['failed']}"
+        _err.print(line, highlight=False)
     _err.print(f"report: {out / 'report.md'}", highlight=False)
     if failed:
         _err.print(f"[yellow]{failed} row(s) failed; rerun the same command to retry them[/]")

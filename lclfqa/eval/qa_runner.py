@@ -37,6 +37,7 @@ from lclfqa.config import Settings
 from lclfqa.eval import answer_metrics as am
 from lclfqa.eval.datasets import QAItem
 from lclfqa.eval.judge import POINTS, Claims, check_claims, extract_claims, judge_coverage
+from lclfqa.eval.key_facts import score_item
 from lclfqa.eval.variants import Variant
 from lclfqa.nodes.calls import Meter
 
@@ -46,6 +47,7 @@ RESULTS = "results.jsonl"
 CLAIMS = "claims.json"
 CONFIG = "config.json"
 CURVE_KS: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
+NO_JUDGE = "none"
 
 
 class EvalConfigMismatch(ValueError):
@@ -62,7 +64,7 @@ class QARunConfig:
     variants: list[Variant]
     settings: Settings = field(default_factory=Settings)
     judge_model: str | None = None
-    """Chat model of the judge; ``None``: the answerer's."""
+    """Chat model of the judge; ``None``: the answerer's; ``"none"``: no judge, only the judge-free scores."""
     runs: int = 1
     concurrency: int = 1
     plain_index: Path | None = None
@@ -73,6 +75,11 @@ class QARunConfig:
     @property
     def judge_name(self) -> str:
         return self.judge_model or self.settings.chat_model
+
+    @property
+    def judged(self) -> bool:
+        """Whether an LLM judge scores the answers (``--judge none``: only key facts, refusals, evidence)."""
+        return self.judge_name != NO_JUDGE
 
     def fingerprint(self) -> dict[str, Any]:
         """The fields a resumed run must share with the rows already written."""
@@ -190,18 +197,25 @@ class ClaimStore:
 def judge_row(
     item: QAItem,
     result: dict[str, Any],
-    judge: BaseChatModel,
-    claims: ClaimStore,
+    judge: BaseChatModel | None,
+    claims: ClaimStore | None,
     ks: Sequence[int] = CURVE_KS,
     ragas: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The metrics of one answered question (see the module docstring for the no-judge cases)."""
+    """The metrics of one answered question (see the module docstring for the no-judge cases). With
+    ``judge=None`` only the judge-free scores: key facts (where the set has a grading key), refusals,
+    evidence and retrieval."""
     refused = bool(result.get("refused"))
     outcome = am.refusal_outcome(item, refused)
     metrics: dict[str, Any] = {"refusal": outcome, **am.evidence_scores(item, result)}
     metrics["retrieval"] = am.retrieval_curve(item, result, ks)
+    facts = score_item(item, result.get("answer", ""), refused)
+    if facts is not None:
+        metrics["key_facts"] = facts.to_json()
     meter = Meter("judge")
     judge_notes: dict[str, Any] = {}
+    if judge is None or claims is None:
+        return {"metrics": metrics, "judge": {"by": NO_JUDGE}}
     if outcome in ("correct_refusal", "missed_refusal", "wrong_refusal"):
         right = outcome == "correct_refusal"
         metrics |= {
@@ -268,6 +282,12 @@ def _answer_fields(result: dict[str, Any]) -> dict[str, Any]:
             for c in result.get("retrieved", [])
         ],
         "timings": {node: s.get("seconds") for node, s in steps.items()},
+        "nodes": {
+            node: {k: s.get(k) for k in ("seconds", "llm_calls", "prompt_tokens", "completion_tokens")}
+            for node, s in steps.items()
+        },
+        "quotes": result.get("quotes", []),
+        "removed": result.get("removed", []),
         "llm_calls": sum(int(s.get("llm_calls", 0)) for s in steps.values()),
         "tokens": {
             "prompt": sum(int(s.get("prompt_tokens", 0)) for s in steps.values()),
@@ -303,7 +323,9 @@ def run_qa_eval(
         from lclfqa.models import get_chat_model
 
         llm = get_chat_model(settings.chat_model, settings=settings)
-    if judge is None:
+    if not config.judged:
+        judge = None
+    elif judge is None:
         if config.judge_name == settings.chat_model:
             judge = llm
         else:
@@ -336,7 +358,7 @@ def run_qa_eval(
     results_path = out / RESULTS
     done = {row_key(r): r for r in read_rows(results_path) if not r.get("error")}
     writer = RowWriter(results_path)
-    claims = ClaimStore(out / CLAIMS, config.judge_name)
+    claims = ClaimStore(out / CLAIMS, config.judge_name) if config.judged else None
     tasks = [(item, v, run) for item in items for v in config.variants for run in range(config.runs)]
 
     def one(item: QAItem, variant: Variant, run: int) -> dict[str, Any]:

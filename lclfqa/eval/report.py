@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lclfqa.eval.answer_metrics import category_counts, coverage_score, mean
+from lclfqa.eval.key_facts import score_from_json, summarize_scores
 from lclfqa.eval.qa_runner import write_json_atomic
 from lclfqa.eval.stats import bootstrap_ci, paired_permutation_test
 from lclfqa.eval.variants import Variant
@@ -55,7 +56,7 @@ def necessary_recall(row: dict[str, Any]) -> float | None:
 
 def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]:
     """The summary of one variant's judged rows."""
-    cats = [r["metrics"]["coverage"] for r in rows]
+    cats = [r["metrics"]["coverage"] for r in rows if r["metrics"].get("coverage")]
     points = _per_question(rows, "points")
     refusals = [r["metrics"]["refusal"] for r in rows]
     unanswerable = sum(o in ("correct_refusal", "missed_refusal") for o in refusals)
@@ -92,7 +93,15 @@ def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]
         "answers": sum(not r.get("refused") for r in rows),
         "judge_well_formed": sum(well_formed) / len(well_formed) if well_formed else math.nan,
         "judges_disagree": sum(judges_disagree(r) for r in rows),
+        "key_facts": summarize_scores(
+            score_from_json(r["metrics"]["key_facts"]) for r in rows if r["metrics"].get("key_facts")
+        ),
         "seconds": mean(r.get("seconds") for r in rows),
+        "seconds_p50": _quantile([r.get("seconds") for r in rows], 0.5),
+        "seconds_p95": _quantile([r.get("seconds") for r in rows], 0.95),
+        "node_seconds": _node_means(rows, "seconds"),
+        "node_prompt_tokens": _node_means(rows, "prompt_tokens"),
+        "node_completion_tokens": _node_means(rows, "completion_tokens"),
         "judge_seconds": mean(r["judge"].get("seconds") for r in rows),
         "llm_calls": mean(r.get("llm_calls") for r in rows),
         "prompt_tokens": mean(r.get("tokens", {}).get("prompt") for r in rows),
@@ -101,6 +110,27 @@ def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]
         "drm_at_k": _curve(rows, "drm"),
         "evidence_recall_at_k": _curve(rows, "evidence_recall"),
     }
+
+
+def _quantile(values: list[Any], q: float) -> float:
+    """The ``q`` quantile (linear interpolation) of the numbers among ``values``; ``nan`` for none."""
+    xs = sorted(float(v) for v in values if v is not None and not math.isnan(float(v)))
+    if not xs:
+        return math.nan
+    pos = q * (len(xs) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def _node_means(rows: list[dict[str, Any]], key: str) -> dict[str, float]:
+    """Per graph node, the mean of ``key`` (seconds, prompt or completion tokens) over the rows."""
+    by_node: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        for node, entry in (r.get("nodes") or {}).items():
+            if isinstance(entry, dict) and entry.get(key) is not None:
+                by_node[node].append(float(entry[key]))
+    return {node: mean(vs) for node, vs in by_node.items()}
 
 
 def _ragas(rows: list[dict[str, Any]]) -> dict[str, float]:
@@ -136,6 +166,7 @@ def summarize(
     out: dict[str, Any] = {"baseline": base, "variants": {}}
     base_points = _per_question(judged[base], "points")
     base_recall = _per_question(judged[base], "claim_recall")
+    base_facts = _key_fact_recall(judged[base])
     for v in variants:
         s = summarize_variant(judged[v.name], failed[v.name])
         s |= {"description": v.description, "ablation": v.ablation}
@@ -143,7 +174,14 @@ def summarize(
             points = _per_question(judged[v.name], "points")
             recall = _per_question(judged[v.name], "claim_recall")
             common = sorted(set(points) & set(base_points))
+            facts = _key_fact_recall(judged[v.name])
+            common_facts = sorted(set(facts) & set(base_facts))
             s["vs_baseline"] = {
+                "key_fact_questions": len(common_facts),
+                "key_fact_diff": mean(facts[q] - base_facts[q] for q in common_facts),
+                "p_key_facts": paired_permutation_test(
+                    [facts[q] for q in common_facts], [base_facts[q] for q in common_facts]
+                ),
                 "questions": len(common),
                 "score_diff": mean(points[q] / 2 - base_points[q] / 2 for q in common),
                 "p_score": paired_permutation_test([points[q] for q in common], [base_points[q] for q in common]),
@@ -153,6 +191,16 @@ def summarize(
             }
         out["variants"][v.name] = s
     return out
+
+
+def _key_fact_recall(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """Question id → key-fact recall (mean over runs; a refusal 0) of the answerable rows with key facts."""
+    by_q: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        kf = r["metrics"].get("key_facts")
+        if kf and kf.get("key_facts_total") and not kf.get("unanswerable"):
+            by_q[r["id"]].append(0.0 if kf.get("refused") else float(kf["key_fact_recall"]))
+    return {q: mean(vs) for q, vs in by_q.items()}
 
 
 # ------------------------------------------------------------------------------------------ report.md
@@ -193,6 +241,72 @@ def _table(summary: dict[str, Any], names: list[str]) -> list[str]:
     return lines
 
 
+def _key_fact_table(summary: dict[str, Any], names: list[str]) -> list[str]:
+    base = summary["baseline"]
+    lines = [
+        f"| variant | key-fact recall | p vs {base} | verdicts right | wrong-fact rate | unanswerable refused "
+        "| answerable refused | unsupported figures |",
+        "|" + "---|" * 8,
+    ]
+    for n in names:
+        s = summary["variants"][n]
+        k = s["key_facts"]
+        vs = s.get("vs_baseline")
+        p = f"{_f(vs['p_key_facts'], 2)} (n={vs['key_fact_questions']})" if vs else "baseline"
+        verdicts = round(k["verdict_accuracy"] * k["verdict_rows"]) if k["verdict_rows"] else 0
+        lines.append(
+            f"| {n} | {_f(k['key_fact_recall'])} (n={k['key_fact_rows']}) | {p} | "
+            f"{verdicts}/{k['verdict_rows']} | {_f(k['wrong_fact_rate'], 2)} ({k['wrong_fact_answers']} answers) | "
+            f"{round(k['unanswerable_refused'] * k['unanswerable_rows']) if k['unanswerable_rows'] else 0}"
+            f"/{k['unanswerable_rows']} | {k['over_refusals']}/{k['answerable_rows']} | "
+            f"{s.get('unsupported_answers', 0)}/{s.get('answers', 0)} |"
+        )
+    return lines
+
+
+def _latency_table(summary: dict[str, Any], names: list[str]) -> list[str]:
+    nodes: list[str] = []
+    for n in names:
+        nodes += [node for node in summary["variants"][n]["node_seconds"] if node not in nodes]
+    lines = [
+        "| variant | s / question p50 | p95 | mean | "
+        + " | ".join(f"{node}: s, tokens in/out" for node in nodes)
+        + " |",
+        "|" + "---|" * (4 + len(nodes)),
+    ]
+    for n in names:
+        s = summary["variants"][n]
+        cells = []
+        for node in nodes:
+            sec = s["node_seconds"].get(node)
+            if sec is None:
+                cells.append("–")
+                continue
+            tokens_in = _f(s["node_prompt_tokens"].get(node), 0)
+            cells.append(f"{_f(sec, 1)}, {tokens_in}/{_f(s['node_completion_tokens'].get(node), 0)}")
+        lines.append(
+            f"| {n} | {_f(s['seconds_p50'], 1)} | {_f(s['seconds_p95'], 1)} | {_f(s['seconds'], 1)} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return lines
+
+
+def _key_fact_cell(m: dict[str, Any]) -> str:
+    """``facts 3/5, verdict ✓, wrong: 4 percent`` for a per-question cell."""
+    k = m.get("key_facts")
+    if not k:
+        return ""
+    if k.get("unanswerable"):
+        return "refused ✓" if k.get("refused") else "answered ✗"
+    parts = ["refused" if k.get("refused") else f"facts {len(k['key_facts_hit'])}/{k['key_facts_total']}"]
+    if k.get("verdict_expected"):
+        parts.append("verdict " + ("✓" if k.get("verdict_correct") else "✗"))
+    if k.get("wrong_facts_stated"):
+        parts.append("wrong: " + ", ".join(k["wrong_facts_stated"]))
+    return ", ".join(parts)
+
+
 def render_report(
     summary: dict[str, Any], rows: Sequence[dict[str, Any]], meta: dict[str, Any], plots: Sequence[str] = ()
 ) -> str:
@@ -209,14 +323,20 @@ def render_report(
         f"- index: `{meta.get('index')}`",
         f"- answering model: `{meta.get('chat_model')}`; judge: `{meta.get('judge_model')}`; runs: {meta.get('runs')}",
         "",
-        f"## Pipelines ({PAPER_TABLE})",
-        "",
-        *_table(summary, mains),
     ]
-    if ablations:
-        out += ["", "## Ablations (LCLF-QA Table 2)", ""]
-        out += [f"- **{n}**: {variants[n]['description']}" for n in ablations]
-        out += ["", *_table(summary, ablations)]
+    judged = any(s["complete"] + s["partial"] + s["incorrect"] for s in variants.values())
+    keyed = any(s["key_facts"]["rows"] for s in variants.values())
+    if keyed:
+        out += ["## Judge-free scores (the set's grading key; no LLM)", "", *_key_fact_table(summary, list(variants))]
+        out += [""]
+    if judged:
+        out += [f"## Pipelines ({PAPER_TABLE})", "", *_table(summary, mains)]
+        if ablations:
+            out += ["", "## Ablations (LCLF-QA Table 2)", ""]
+            out += [f"- **{n}**: {variants[n]['description']}" for n in ablations]
+            out += ["", *_table(summary, ablations)]
+    out += ["", "## Latency and tokens per node (means over rows; p50/p95 over rows)", ""]
+    out += _latency_table(summary, list(variants))
     ks = sorted({int(k) for s in variants.values() for k in s["drm_at_k"]})
     if ks:
         out += ["", "## Retrieval on this set (children the graph retrieved, before filtering)", ""]
@@ -235,7 +355,8 @@ def render_report(
         out.append("|" + "---|" * (1 + len(ragas_names)))
         for n, s in variants.items():
             out.append(f"| {n} | " + " | ".join(_f(s["ragas"].get(m)) for m in ragas_names) + " |")
-    out += ["", "## Per question (coverage category, claim recall; runs joined by /)", ""]
+    what = "coverage category, claim recall; " if judged else ""
+    out += ["", f"## Per question ({what}key facts; runs joined by /)", ""]
     names = list(variants)
     out.append("| question | " + " | ".join(names) + " |")
     out.append("|" + "---|" * (1 + len(names)))
@@ -248,7 +369,9 @@ def render_report(
             cells[(r["id"], r["variant"])].append("error")
         elif "metrics" in r:
             m = r["metrics"]
-            cells[(r["id"], r["variant"])].append(f"{m['coverage'][0]} {_f(m.get('claim_recall'), 2)}")
+            cell = [f"{m['coverage'][0]} {_f(m.get('claim_recall'), 2)}"] if m.get("coverage") else []
+            cell += [c for c in [_key_fact_cell(m)] if c]
+            cells[(r["id"], r["variant"])].append("; ".join(cell) or "–")
     for q in ids:
         out.append(f"| {q} | " + " | ".join("/".join(cells.get((q, n), ["–"])) for n in names) + " |")
     for p in plots:
@@ -257,6 +380,11 @@ def render_report(
         "",
         "## How to read this",
         "",
+        "- key-fact recall: of each answerable question's key facts (each a list of accepted surface forms), the "
+        "share the answer states (normalised case, quotes, dashes, §, %, $, thousands, number words, ranges; at "
+        "word boundaries; a refusal states none); verdicts right: yes/no questions whose answer opens with the "
+        "gold verdict; wrong-fact rate: share of the questions listing tempting wrong values whose answer states "
+        "one; no LLM is involved (lclfqa/eval/key_facts.py).",
         "- recall: claim-triple recall, entailed gold triples / all triples the judge extracted from the gold "
         "answer; necessary: entailed / all of the dataset's necessary claims (answerable questions); "
         "score: (2·complete + partial) / (2·questions); 95 % CIs bootstrap over questions.",
@@ -273,14 +401,17 @@ def render_report(
         "source they were given contains (the warning users see under such an answer).",
         "- s / question: the graph's wall time per row; rows replayed from the LLM cache take ~0 s, so after a "
         "rerun this column is not a latency.",
-        "- judges disagree (coverage COMPLETE while the claim check found a contradiction or nothing entailed, "
-        "or INCORRECT with every claim entailed): "
-        + ", ".join(f"{n} {s['judges_disagree']}/{s['rows']}" for n, s in variants.items())
-        + ".",
-        "- judge output well formed (share of rows): "
-        + ", ".join(f"{n} {_f(s['judge_well_formed'], 2)}" for n, s in variants.items())
-        + ".",
     ]
+    if judged:
+        out += [
+            "- judges disagree (coverage COMPLETE while the claim check found a contradiction or nothing entailed, "
+            "or INCORRECT with every claim entailed): "
+            + ", ".join(f"{n} {s['judges_disagree']}/{s['rows']}" for n, s in variants.items())
+            + ".",
+            "- judge output well formed (share of rows): "
+            + ", ".join(f"{n} {_f(s['judge_well_formed'], 2)}" for n, s in variants.items())
+            + ".",
+        ]
     return "\n".join(out) + "\n"
 
 
@@ -297,22 +428,13 @@ def plot(summary: dict[str, Any], out: Path) -> list[str]:
     variants = summary["variants"]
     names = list(variants)
     written: list[str] = []
-    fig, ax = plt.subplots(figsize=(1.2 * len(names) + 2, 3.2))
+    if any(variants[n]["key_facts"]["rows"] for n in names):
+        written.append(_plot_key_facts(plt, variants, names, out))
     scores = [variants[n]["coverage_score"] for n in names]
-    lo = [
-        s - variants[n]["coverage_score_ci"][0] if not math.isnan(s) else 0 for n, s in zip(names, scores, strict=True)
-    ]
-    hi = [
-        variants[n]["coverage_score_ci"][1] - s if not math.isnan(s) else 0 for n, s in zip(names, scores, strict=True)
-    ]
-    ax.bar(names, [0 if math.isnan(s) else s for s in scores], yerr=[lo, hi], capsize=4, color="#4c72b0")
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("coverage score")
-    ax.set_title("Coverage score per variant (95 % bootstrap CI)")
-    fig.tight_layout()
-    fig.savefig(out / "score.png", dpi=120)
-    plt.close(fig)
-    written.append(str(out / "score.png"))
+    if all(math.isnan(x) for x in scores):  # --judge none
+        scores = []
+    if scores:
+        written.append(_plot_coverage(plt, variants, names, scores, out))
     if any(variants[n]["drm_at_k"] for n in names):
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.2))
         for n in names:
@@ -334,6 +456,51 @@ def plot(summary: dict[str, Any], out: Path) -> list[str]:
         plt.close(fig)
         written.append(str(out / "retrieval.png"))
     return written
+
+
+def _plot_coverage(plt: Any, variants: dict[str, Any], names: list[str], scores: list[float], out: Path) -> str:
+    fig, ax = plt.subplots(figsize=(1.2 * len(names) + 2, 3.2))
+    lo = [
+        s - variants[n]["coverage_score_ci"][0] if not math.isnan(s) else 0 for n, s in zip(names, scores, strict=True)
+    ]
+    hi = [
+        variants[n]["coverage_score_ci"][1] - s if not math.isnan(s) else 0 for n, s in zip(names, scores, strict=True)
+    ]
+    ax.bar(names, [0 if math.isnan(s) else s for s in scores], yerr=[lo, hi], capsize=4, color="#4c72b0")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("coverage score")
+    ax.set_title("Coverage score per variant (95 % bootstrap CI)")
+    fig.tight_layout()
+    fig.savefig(out / "score.png", dpi=120)
+    plt.close(fig)
+    return str(out / "score.png")
+
+
+KEY_FACT_BARS = (
+    ("key_fact_recall", "key-fact recall"),
+    ("verdict_accuracy", "verdicts right"),
+    ("wrong_fact_rate", "wrong-fact rate"),
+    ("unanswerable_refused", "unanswerable refused"),
+)
+
+
+def _plot_key_facts(plt: Any, variants: dict[str, Any], names: list[str], out: Path) -> str:
+    """Grouped bars: the judge-free scores per variant."""
+    fig, ax = plt.subplots(figsize=(2.2 * len(KEY_FACT_BARS) + 1, 3.4))
+    width = 0.8 / max(1, len(names))
+    for i, n in enumerate(names):
+        k = variants[n]["key_facts"]
+        values = [k.get(key, math.nan) for key, _ in KEY_FACT_BARS]
+        xs = [j + i * width for j in range(len(KEY_FACT_BARS))]
+        ax.bar(xs, [0 if math.isnan(v) else v for v in values], width, label=n)
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(KEY_FACT_BARS))], [label for _, label in KEY_FACT_BARS])
+    ax.set_ylim(0, 1)
+    ax.set_title("Judge-free scores per variant")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "key_facts.png", dpi=120)
+    plt.close(fig)
+    return str(out / "key_facts.png")
 
 
 def write_report(

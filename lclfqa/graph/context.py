@@ -38,7 +38,7 @@ def plan_for(settings: Settings) -> Plan:
         return Plan(0, False, False, False, False, "basic")
     if settings.pipeline == "longrag":
         return Plan(0, False, True, True, True, "basic")
-    return Plan(settings.rewrites, True, True, True, True, settings.reader)
+    return Plan(settings.query_rewrites, True, True, True, True, settings.reader)
 
 
 class Resources:

@@ -7,13 +7,18 @@ from typing import Any
 
 from lclfqa.nodes.refs import page_label
 
+QUOTE_SHOWN = 240
+
 
 def format_citation(c: dict[str, Any]) -> str:
-    """``"[2] 26 CFR 1.21-3.pdf, p. 1, § 1.21-3 › (a)"``."""
+    """``"[2] 26 CFR 1.21-3.pdf, p. 1, § 1.21-3 › (a): “No credit is allowed …”"`` (the verified quote, if any)."""
     pages = c.get("pages") or [0]
     text = f"[{c['n']}] {c['document']}, {page_label([pages[0], pages[-1]])}"
     if c.get("section"):
         text += f", {c['section']}"
+    quote = " ".join(str(c.get("quote") or "").split())
+    if quote:
+        text += f": “{quote if len(quote) <= QUOTE_SHOWN else quote[: QUOTE_SHOWN - 1].rstrip() + '…'}”"
     return text
 
 
@@ -58,8 +63,13 @@ class QAResult(dict):
             "answer": self.answer,
             "refused": bool(self.get("refused", False)),
             "unsupported": self.unsupported,
+            "removed": list(self.get("removed") or []),
+            "quotes": [
+                {k: q.get(k) for k in ("text", "document", "pages", "section", "how")} for q in self.get("quotes") or []
+            ],
             "citations": [
-                {k: c[k] for k in ("n", "document", "pages", "section", "inferred") if k in c} for c in self.citations
+                {k: c[k] for k in ("n", "document", "pages", "section", "quote", "inferred") if k in c}
+                for c in self.citations
             ],
             "rewrites": self.get("rewrites", []),
             "translation": self.get("translation", ""),

@@ -60,8 +60,15 @@ class QAState(TypedDict, total=False):
     answered: str
     """The filter's verdict whether the kept children state the answer: ``yes``, ``partly``, ``no``, or
     ``""`` (not judged, or unreadable)."""
+    transcript: list[dict[str, str]]
+    """The reading conversation after its shared prefix (:mod:`lclfqa.nodes.reading`): each step's instruction
+    and reply as ``{"role", "content"}``, so the next step continues it and llama.cpp reuses the prefix."""
+    quotes: list[dict[str, Any]]
+    """The extractor's quotes that were found in the references, numbered in order from 1 as the reader cites
+    them: ``{"text", "ref", "child", "source", "document", "pages", "section", "kind", "how"}``, the text
+    being the source's own words (:mod:`lclfqa.nodes.quotes`)."""
     information: str
-    """The extractor's ``<information>`` over the sources, with [n] source numbers."""
+    """The verified quotes as the reader got them (``[k] “…” (where)`` lines), for display."""
     # --- read
     answer: str
     citations: list[dict[str, Any]]
@@ -70,6 +77,9 @@ class QAState(TypedDict, total=False):
     """True when the answer says the documents do not answer the question."""
     unsupported: list[str]
     """Percentages, dollar amounts and quotations of the answer that no source contains (a warning)."""
+    removed: list[str]
+    """Sentences of the reader's answer removed because they stated what no cited quote contains (after one
+    repair call; :mod:`lclfqa.nodes.answer_check`)."""
     steps: Annotated[dict[str, Any], merge_steps]
     """Per node: ``{"seconds", "llm_calls", "prompt_tokens", "completion_tokens", ...notes}``."""
 

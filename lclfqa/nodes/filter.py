@@ -1,10 +1,10 @@
-"""``filter`` — the LongRAG CoT filter (LCLF-QA §3.5): one thought process, then True/False per child.
+"""``filter`` — the LongRAG CoT filter (LCLF-QA §3.5): a short thought, then True/False per child.
 
 Reads ``retrieved`` (children with their source numbers), ``standalone_question``, ``translation``; writes
-``thought``, ``filtered``, ``dropped``, ``answered``. Runs in parallel with ``extract``. The validation call
-continues the thought-process conversation, so a local llama.cpp model reuses the whole reference prompt,
-and it is constrained to JSON: exactly one boolean per child, then whether the references state the
-answer (``yes``/``partly``/``no``; ``""`` when unreadable), which the reader uses to decide on refusal.
+``thought``, ``filtered``, ``dropped``, ``answered`` and starts ``transcript``, the reading conversation the
+extractor and the reader continue (:mod:`lclfqa.nodes.reading`). One call over all children, constrained
+to JSON: a thought of a few sentences, exactly one boolean per child, then whether the references state
+the answer (``yes``/``partly``/``no``; ``""`` when unreadable), which the reader uses to decide on refusal.
 Malformed output keeps the child; an answer that keeps nothing keeps everything (LongRAG's rule: the
 reader decides); an LLM failure keeps everything. Never silently drop evidence.
 """
@@ -14,60 +14,49 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from lclfqa import prompts
 from lclfqa.graph.context import QAContext
-from lclfqa.graph.state import QAState, question_fields
+from lclfqa.graph.state import QAState
 from lclfqa.nodes import parsing
 from lclfqa.nodes.calls import Meter, chat
-from lclfqa.nodes.refs import body, label
+from lclfqa.nodes.reading import instruction, prefix
 from lclfqa.nodes.refusal import FILTER_VERDICTS
 
 log = logging.getLogger(__name__)
 
-THOUGHT_TOKENS = 320
+THOUGHT_CHARS = 500
 
 
 def verdict_schema(n: int) -> dict[str, Any]:
-    """JSON schema of the validation call: exactly ``n`` booleans, then whether the references state the answer."""
+    """JSON schema of the filter call: a short thought, exactly ``n`` booleans, whether the references answer."""
     return {
         "type": "object",
         "properties": {
+            "thought": {"type": "string", "maxLength": THOUGHT_CHARS},
             "relevant": {"type": "array", "items": {"type": "boolean"}, "minItems": n, "maxItems": n},
             "answered": {"type": "string", "enum": list(FILTER_VERDICTS)},
         },
-        "required": ["relevant", "answered"],
+        "required": ["thought", "relevant", "answered"],
     }
-
-
-def references(children: list[dict[str, Any]]) -> str:
-    """The children as numbered ``<reference>`` blocks (numbered by position, 1…n)."""
-    return "\n\n".join(f"<reference {i}> ({label(c)})\n{body(c)}\n</reference {i}>" for i, c in enumerate(children, 1))
 
 
 def filter_children(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     ctx = runtime.context
     meter = Meter("filter")
     children = state.get("retrieved", [])
-    keep_all = {"thought": "", "filtered": children, "dropped": [], "answered": ""}
+    keep_all = {"thought": "", "filtered": children, "dropped": [], "answered": "", "transcript": []}
     if not ctx.plan.filter or not children:
         return keep_all | meter.record(skipped=True, kept=len(children))
     n = len(children)
-    msgs = prompts.messages(
-        "filter_cot",
-        references=references(children),
-        **question_fields(state),
-    )
+    ask = instruction("filter_cot", n=n)
     try:
-        thought = parsing.tagged(chat(ctx.resources.llm, msgs, meter, max_tokens=THOUGHT_TOKENS), "thought_process")
-        follow = prompts.render(prompts.template("filter_validate")["user"], n=n)
         raw = chat(
             ctx.resources.llm,
-            [*msgs, AIMessage(thought), HumanMessage(follow)],
+            [*prefix(state, children), HumanMessage(ask)],
             meter,
-            max_tokens=12 * n + 40,
+            max_tokens=THOUGHT_CHARS // 3 + 12 * n + 40,
             schema=verdict_schema(n),
         )
     except Exception as exc:
@@ -75,12 +64,19 @@ def filter_children(state: QAState, runtime: Runtime[QAContext]) -> dict[str, An
         return keep_all | meter.record(error=str(exc), kept=n)
     verdicts, ok = parsing.booleans(raw, n)
     answered = parsing.choice(raw, "answered", FILTER_VERDICTS)
+    obj = parsing.json_object(raw) or {}
+    thought = obj.get("thought") if isinstance(obj.get("thought"), str) else parsing.tagged(raw, "thought_process")
     notes: dict[str, Any] = {"well_formed": ok, "answered": answered}
     if not any(verdicts):
         verdicts = [True] * n
         notes["none_relevant_kept_all"] = True
     filtered = [c for c, v in zip(children, verdicts, strict=True) if v]
     dropped = [c["id"] for c, v in zip(children, verdicts, strict=True) if not v]
-    return {"thought": thought, "filtered": filtered, "dropped": dropped, "answered": answered} | meter.record(
-        kept=len(filtered), **notes
-    )
+    transcript = [{"role": "user", "content": ask}, {"role": "assistant", "content": raw}]
+    return {
+        "thought": thought.strip(),
+        "filtered": filtered,
+        "dropped": dropped,
+        "answered": answered,
+        "transcript": transcript,
+    } | meter.record(kept=len(filtered), **notes)

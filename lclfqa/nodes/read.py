@@ -1,16 +1,24 @@
-"""``read`` — the domain reader (LCLF-QA §3.6): the answer, with inline [n] citations, or a plain refusal.
+"""``read`` — the domain reader (LCLF-QA §3.6): an answer that rests on verified quotes, or a refusal.
 
-Reads ``standalone_question``, ``translation``, ``history``, ``information``, ``filtered``, ``sources``;
-writes ``answer``, ``citations``, ``refused``, ``unsupported`` (figures and quotations of the answer
-that no source contains, :mod:`lclfqa.nodes.grounding`) and appends this turn to ``history``. The context is the
-extractor's information followed by the filtered children, each under the number of its source. The
-domain reader also gets the key legal phrases (levels of comfort, characterization terms); the basic
-reader (baselines) does not. With nothing retrieved it refuses without calling the LLM, and so it does
-when the question cites provisions (``section 280A``) that none of its sources mentions (see
-:mod:`lclfqa.nodes.refusal`). When the CoT filter judged some children relevant (well-formed verdicts,
-not "none") and did not find that they leave the question unanswered, the reader is told to answer from
-them rather than invited to refuse: small local models otherwise refuse even with the answer in front of
-them.
+Reads the question fields, ``history``, ``transcript``, ``quotes``, ``filtered``, ``retrieved``,
+``sources``; writes ``answer``, ``citations``, ``refused``, ``unsupported``, ``removed`` and appends this
+turn to ``history``.
+
+- **Evidence.** With the extractor (``lclf``, ``longrag``) the reader continues the reading conversation
+  (:mod:`lclfqa.nodes.reading`: the references stay as backup context, already in llama.cpp's cache) and is
+  given the verified quotes, numbered [1]…[k]; it must cite them per sentence. With no verified quote it
+  gets the filtered children's sentences closest to the question instead (counted as ``fallback``). The
+  ``rag`` baseline reads the retrieved children themselves, numbered as its sources.
+- **Verdict first.** A yes/no question is answered "Yes."/"No." first (the instruction; the eval checks it).
+- **Checked, not trusted.** Every figure, section number and quoted phrase of every sentence must occur in
+  the quotes that sentence cites (:mod:`lclfqa.nodes.answer_check`). On a miss: one repair call naming
+  the sentences; what still fails is removed (``removed``). If nothing survives, the answer is the first
+  quote itself. So the answer shown holds no figure that its evidence does not.
+- **Refusals decided, not generated**, where possible: nothing retrieved, or a question citing provisions
+  no source mentions (:mod:`lclfqa.nodes.refusal`), refuses without an LLM call. When the CoT filter
+  judged some children relevant and did not find that they leave the question unanswered, the reader is
+  told to answer from them (small local models otherwise refuse with the answer in front of them).
+- **Citations** name, per cited number, the document, pages and section path, and the quote.
 """
 
 from __future__ import annotations
@@ -18,15 +26,22 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from langchain_core.embeddings import Embeddings
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from lclfqa import prompts
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState, question_fields
+from lclfqa.ingest.index import tokenize
+from lclfqa.models import embed_array
 from lclfqa.nodes import parsing
+from lclfqa.nodes.answer_check import SentenceCheck, check_answer, keep_supported, problems_text, sentences, stated
 from lclfqa.nodes.calls import Meter, chat
+from lclfqa.nodes.extract import information_text
 from lclfqa.nodes.grounding import unsupported
-from lclfqa.nodes.refs import body, citation, label
+from lclfqa.nodes.reading import conversation, instruction
+from lclfqa.nodes.refs import body, citation
 from lclfqa.nodes.refusal import nothing_cited_is_found, provision, refusal_reason
 
 _REFUSAL = re.compile(
@@ -34,6 +49,7 @@ _REFUSAL = re.compile(
     r"|not (?:addressed|answered|covered|discussed) (?:in|by) the",
     re.I,
 )
+FALLBACK_QUOTES = 3
 
 
 def is_refusal(answer: str) -> bool:
@@ -42,17 +58,75 @@ def is_refusal(answer: str) -> bool:
     return not head or head.startswith(prompts.refusal()[:30]) or bool(_REFUSAL.search(head))
 
 
-def build_context(information: str, children: list[dict[str, Any]]) -> str:
-    """Extracted information, then every kept child under ``[n]`` (its source's number)."""
-    parts = []
-    if information.strip():
-        parts.append(f"Extracted information (numbers refer to the sources below):\n{information.strip()}")
-    for c in children:
-        parts.append(f"[{c['source']}] ({label(c)})\n{body(c)}")
-    return "\n\n".join(parts)
+def rank_by_question(question: str, texts: list[str], embeddings: Embeddings | None = None) -> list[int]:
+    """Indices of ``texts``, closest to ``question`` first: cosine with the index's embedder where given,
+    else shared (stemmed) content words."""
+    if not texts:
+        return []
+    if embeddings is not None:
+        vectors = embed_array(embeddings, [question, *texts])
+        scores = [float(x) for x in vectors[1:] @ vectors[0]]
+    else:
+        asked = set(tokenize(question))
+        scores = [len(asked & set(tokenize(t))) / (1 + len(set(tokenize(t)))) ** 0.5 for t in texts]
+    return sorted(range(len(texts)), key=lambda i: (-scores[i], i))
 
 
-def cite(answer: str, sources: list[dict[str, Any]], children: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def fallback_quotes(
+    children: list[dict[str, Any]],
+    question: str,
+    embeddings: Embeddings | None = None,
+    k: int = FALLBACK_QUOTES,
+) -> list[dict[str, Any]]:
+    """The ``k`` sentences of ``children`` (five words or more) closest to ``question``, as quotes: the
+    evidence when the extractor verified none."""
+    found = [(s, c) for c in children for s in sentences(c["text"].replace("\n", " ")) if len(s.split()) >= 5]
+    order = rank_by_question(question, [s for s, _ in found], embeddings)[:k]
+    return [
+        {
+            "text": found[i][0],
+            "ref": None,
+            "child": found[i][1]["id"],
+            "source": found[i][1].get("source"),
+            "document": found[i][1]["document"],
+            "pages": found[i][1]["pages"],
+            "section": found[i][1].get("section", []),
+            "kind": found[i][1].get("kind"),
+            "how": "fallback",
+        }
+        for i in order
+    ]
+
+
+_VERDICT = re.compile(r"^\W*(?:generally,?\s+)?(yes|no)\b", re.I)
+
+
+def verdict_kept(checks: list[SentenceCheck]) -> str:
+    """The verdict word of a failing first sentence ("No, IRC §25A(b)(6) …" → "No."), so removing the
+    sentence does not remove the verdict; "" when the first sentence passes or gives none."""
+    if not checks or checks[0].ok:
+        return ""
+    m = _VERDICT.match(checks[0].text)
+    return f"{m.group(1).capitalize()}." if m else ""
+
+
+def quote_citations(answer: str, quotes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One citation per quote number the answer uses (document, pages, section, the quote); when it uses
+    none, every quote it was given, marked ``inferred``."""
+    numbers = [n for n in parsing.cited_numbers(answer) if 1 <= n <= len(quotes)]
+    inferred = not numbers
+    if inferred:
+        numbers = list(range(1, len(quotes) + 1))
+    out = []
+    for n in numbers:
+        q = quotes[n - 1]
+        out.append(citation({**q, "source": n}, inferred=inferred) | {"quote": q["text"], "source": q.get("source")})
+    return out
+
+
+def source_citations(
+    answer: str, sources: list[dict[str, Any]], children: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """Citations for the [n] the answer uses; if it uses none, the sources of the children it was given
     (marked ``inferred``). A parent spans several sections and pages, so a citation narrows to the kept
     children of that source: their pages and the first one's section path."""
@@ -74,28 +148,65 @@ def _refused(turn: list[dict[str, str]], answer: str) -> dict[str, Any]:
         "citations": [],
         "refused": True,
         "unsupported": [],
+        "removed": [],
         "history": [*turn, {"role": "assistant", "content": answer}],
     }
+
+
+def with_citation(sentence: str, n: int) -> str:
+    """``sentence`` with ``[n]`` before its final full stop (``"… year."`` → ``"… year [n]."``)."""
+    m = re.search(r"([.!?][\"”’']?)?\s*$", sentence)
+    end = m.start() if m else len(sentence)
+    return f"{sentence[:end].rstrip()} [{n}]{(m.group(1) or '') if m else ''}"
+
+
+def _cite_uncited(answer_checks: list[SentenceCheck], quotes: list[str]) -> str:
+    """Sentences that state figures but cite nothing get the number of the first quote holding them all."""
+    out = []
+    for c in answer_checks:
+        text = c.text
+        if c.ok and not c.cites and stated(text):
+            for k, q in enumerate(quotes, 1):
+                if not check_answer(text, [q])[0].missing:
+                    text = with_citation(text, k)
+                    break
+        out.append(text)
+    return " ".join(out)
+
+
+def _embeddings(ctx: QAContext) -> Embeddings | None:
+    """The index's embedder, or None where it cannot be loaded (ranking then falls back on words)."""
+    try:
+        return ctx.resources.embeddings
+    except Exception:  # an index without a loadable embedder still answers
+        return None
 
 
 def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     ctx = runtime.context
     meter = Meter("read")
     children = state.get("filtered", [])
+    retrieved = state.get("retrieved", [])
     sources = state.get("sources", [])
-    information = state.get("information", "")
     turn = [{"role": "user", "content": state["question"]}]
     missing = state.get("missing_sections") or []
     if nothing_cited_is_found(state):
         # routed here from expand: filter and extract did not run this turn, so clear what they left in a
         # chat thread's state from the previous turn
-        cleared = {"thought": "", "filtered": [], "dropped": [], "answered": "", "information": ""}
+        cleared = {
+            "thought": "",
+            "filtered": [],
+            "dropped": [],
+            "answered": "",
+            "information": "",
+            "quotes": [],
+            "transcript": [],
+        }
         answer = f"{prompts.refusal()} {refusal_reason(missing)}"
         return _refused(turn, answer) | cleared | meter.record(skipped=True, missing_sections=missing)
-    if not children and not information.strip():
+    if not children and not retrieved:
         return _refused(turn, prompts.refusal()) | meter.record(skipped=True)
     fields = question_fields(state)
-    reader = ctx.plan.reader
     judged = (state.get("steps") or {}).get("filter", {})
     relevant = (
         ctx.plan.filter
@@ -104,30 +215,90 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         and state.get("answered") != "no"
     )
     rule = prompts.reader_rule(relevant, missing=[provision(n) for n in missing])
-    msgs = prompts.messages(
-        "read_domain" if reader == "domain" else "read_basic",
+    quotes: list[dict[str, Any]] = list(state.get("quotes") or [])
+    notes: dict[str, Any] = {}
+    if ctx.plan.extract:
+        if not quotes:
+            quotes = fallback_quotes(children or retrieved, fields["question"], _embeddings(ctx))
+            notes["fallback_quotes"] = len(quotes)
+        if not quotes:
+            return _refused(turn, prompts.refusal()) | {"quotes": []} | meter.record(no_evidence=True)
+        unit, units = "quote", "quotes"
+        evidence = "Verified quotes, copied from the reference texts and checked against them:\n" + information_text(
+            quotes
+        )
+        texts = [q["text"] for q in quotes]
+        transcript = list(state.get("transcript") or [])
+    else:  # rag: the references are the evidence, numbered as the sources
+        unit, units = "reference text", "reference texts"
+        evidence = f"Answer from the reference texts above, numbered [1] to [{len(retrieved)}]."
+        texts = [body(c) for c in retrieved]
+        transcript = []
+    ask = instruction(
+        "read_domain" if ctx.plan.reader == "domain" else "read_basic",
+        evidence=evidence,
         vocabulary=prompts.vocabulary(),
-        context=build_context(information, children),
         history=prompts.format_history(state.get("history") or []) or "(none)",
-        examples=prompts.answer_examples(),
-        **fields,
-        refusal=prompts.refusal(),
+        unit=unit,
+        unit_plural=units,
         refusal_rule=rule,
+        **fields,
     )
+    msgs = [*conversation(state, retrieved, transcript), HumanMessage(ask)]
     written = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=ctx.settings.max_answer_tokens))
     answer = parsing.strip_source_list(written)  # the numbers it lists still count as cited
     refused = is_refusal(answer)
-    citations = [] if refused else cite(written, sources, children)
-    documents = [*(body(s) for s in sources), *(c.get("text", "") for c in children)]  # footnotes too
+    removed: list[str] = []
+    if not refused:
+        checks = check_answer(answer, texts)
+        if not all(c.ok for c in checks):
+            notes["repaired"] = sum(not c.ok for c in checks)
+            fix = instruction("repair", problems=problems_text(checks), unit_plural=units)
+            try:
+                again = chat(
+                    ctx.resources.llm,
+                    [*msgs, AIMessage(written), HumanMessage(fix)],
+                    meter,
+                    max_tokens=ctx.settings.max_answer_tokens,
+                )
+                written = parsing.clean_answer(again) or written
+                answer = parsing.strip_source_list(written)
+            except Exception as exc:  # the removal below still guarantees a checked answer
+                notes["repair_error"] = str(exc)
+            refused = is_refusal(answer)
+            checks = check_answer(answer, texts)
+        if not refused:
+            _, removed = keep_supported(checks)
+            verdict = verdict_kept(checks)
+            answer = " ".join(p for p in (verdict, _cite_uncited([c for c in checks if c.ok], texts)) if p)
+            if not answer.strip() or answer.strip() == verdict:
+                # nothing but (at most) the verdict survived: state the quote closest to the question
+                best = rank_by_question(fields["question"], texts, _embeddings(ctx))[0] + 1
+                answer = " ".join(p for p in (verdict, f"The sources state: “{texts[best - 1].strip()}” [{best}]") if p)
+                notes["answer_from_quote"] = True
+    # a source list the model wrote at the end is not shown, but its numbers count as cited
+    cited = answer if parsing.cited_numbers(answer) else written
+    if refused:
+        citations: list[dict[str, Any]] = []
+    elif ctx.plan.extract:
+        citations = quote_citations(cited, quotes)
+    else:
+        citations = source_citations(cited, sources, retrieved)
+    documents = [*(body(s) for s in sources), *(c.get("text", "") for c in retrieved)]  # footnotes too
     return {
         "answer": answer,
         "citations": citations,
         "refused": refused,
+        "quotes": quotes,
+        "information": information_text(quotes) if ctx.plan.extract else "",
         "unsupported": [] if refused else unsupported(answer, documents),
+        "removed": removed,
         "history": [*turn, {"role": "assistant", "content": answer}],
     } | meter.record(
-        reader=reader,
+        reader=ctx.plan.reader,
         filter_judged_relevant=relevant,
         missing_sections=missing,
-        context_chars=sum(len(m.content) for m in msgs),
+        removed=len(removed),
+        context_chars=sum(len(m.content) for m in msgs if isinstance(m.content, str)),
+        **notes,
     )

@@ -32,11 +32,16 @@ def page_label(pages: list[int]) -> str:
 
 
 def label(ref: dict[str, Any], max_levels: int = 3) -> str:
-    """``"26 CFR 1.21-3.pdf, p. 1, § 1.21-3 … › (a)"``: where a chunk comes from, for prompts and citations."""
+    """``"26 CFR 1.21-3.pdf, p. 1, § 1.21-3 › … › (a)"``: where a chunk comes from, for prompts and citations.
+
+    A deep path keeps its top level (in a judgment, whose opinion it is: the Court's, a concurrence or a
+    dissent) and its last levels."""
     parts = [ref["document"], page_label(ref["pages"])]
     section = ref.get("section") or []
+    if len(section) > max_levels:
+        section = [section[0], "…", *section[-(max_levels - 1) :]]
     if section:
-        parts.append(" › ".join(section[-max_levels:]))
+        parts.append(" › ".join(section))
     if ref.get("kind") == "footnote":
         parts.append("footnotes")
     return ", ".join(parts)

@@ -1,0 +1,102 @@
+"""Does every sentence of an answer rest on the quotes it cites? A deterministic check, no LLM.
+
+A sentence *states* figures (amounts, rates, counts, years, days), section and paragraph numbers, and
+quoted phrases. Each must occur in the quotes the sentence cites by number — in all the quotes when it
+cites none — compared after :func:`lclfqa.textnorm.normalize` (so "$1.5 million" = "$1,500,000",
+"20%" = "20 percent", "§ 25A" = "section 25A"). The reader acts on the result (one repair call naming the
+sentences, then removal of what still fails), so no unsupported figure reaches the user.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from lclfqa.nodes.parsing import cited_numbers
+from lclfqa.textnorm import normalize
+
+# A sentence ends at . ! ? (after any closing quote and citation markers) before a capital, a quote or a
+# bracket; abbreviations common in legal text do not end one.
+_ABBREVIATIONS = (
+    r"e\.g|i\.e|etc|cf|viz|v|vs|Sec|Secs|Reg|Regs|Treas|Rev|Proc|Rul|Pub|Stat|U\.S|U\.S\.C|C\.F\.R|I\.R\.C"
+    r"|Inc|Co|Corp|Ltd|Mr|Mrs|Ms|Dr|J|JJ|Art|para|paras|p|pp|ch|cl|s|ss|n|nn|Id|id|al|Jan|Feb|Mar|Apr|Jun|Jul"
+    r"|Aug|Sep|Sept|Oct|Nov|Dec"
+)
+_END = re.compile(r"(?<=[.!?])([\"”’']?(?:\s*\[\d+(?:\s*[,;–-]\s*\d+)*\])*)\s+(?=[A-Z\"“(\[])")
+_ABBREVIATED = re.compile(rf"(?:^|[\s(])(?:{_ABBREVIATIONS})\.$")
+_MARKER = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")
+# what a sentence states that must be found: numbers with what is glued to them (1.25A-1(g), 7703(b), 80,000,
+# $1.5, 20%); a lone small number word is not a figure ("one of the conditions")
+_FIGURE = re.compile(
+    r"\$?\d[\d,]*(?:\.\d+)?[A-Za-z]{0,3}(?:[.\-–]\d+[A-Za-z]{0,3})*(?:\([A-Za-z0-9]{1,4}\))*"
+    r"(?:\s?%|\s(?:percent|per cent)\b)?"
+)
+_QUOTED = re.compile(r"[\"“]([^\"“”]{3,}?)[\"”]")
+
+
+def sentences(answer: str) -> list[str]:
+    """The answer split into sentences, each keeping its citation markers (``… year. [1]`` included)."""
+    parts: list[str] = []
+    start = 0
+    for m in _END.finditer(answer):
+        if _ABBREVIATED.search(answer[max(start, m.start() - 8) : m.start()]):
+            continue
+        cut = m.end(1)
+        parts.append(answer[start:cut].strip())
+        start = m.end()
+    parts.append(answer[start:].strip())
+    return [p for p in parts if p]
+
+
+def stated(sentence: str) -> list[str]:
+    """The figures, section numbers and quoted phrases (≥ 3 words) ``sentence`` states, as written."""
+    text = _MARKER.sub(" ", sentence)
+    found = [m.group(0).rstrip(".,") for m in _FIGURE.finditer(text)]
+    found += [q.strip() for q in _QUOTED.findall(text) if len(q.split()) >= 3]
+    return list(dict.fromkeys(f for f in found if f))
+
+
+def _occurs(item: str, haystack: str) -> bool:
+    needle = normalize(item).replace("$ ", "")  # "$80,000" is found in "80,000 dollars" too
+    if not needle:
+        return True
+    return f" {needle} " in f" {haystack} "
+
+
+@dataclass(frozen=True)
+class SentenceCheck:
+    """One sentence: what it cites, and what it states that its quotes do not contain."""
+
+    text: str
+    cites: list[int]
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.missing
+
+
+def check_answer(answer: str, quotes: Sequence[str]) -> list[SentenceCheck]:
+    """Every sentence of ``answer`` against the numbered ``quotes`` (``[1]`` is ``quotes[0]``)."""
+    normalized = [normalize(q) for q in quotes]
+    everything = " ".join(normalized)
+    out = []
+    for s in sentences(answer):
+        cites = [n for n in cited_numbers(s) if 1 <= n <= len(quotes)]
+        pool = " ".join(normalized[n - 1] for n in cites) if cites else everything
+        missing = [item for item in stated(s) if not _occurs(item, pool)]
+        out.append(SentenceCheck(s, cites, missing))
+    return out
+
+
+def problems_text(checks: Sequence[SentenceCheck]) -> str:
+    """The failing sentences as a list for the repair prompt."""
+    return "\n".join(f'- "{c.text}" states {", ".join(c.missing)}' for c in checks if not c.ok)
+
+
+def keep_supported(checks: Sequence[SentenceCheck]) -> tuple[str, list[str]]:
+    """``(answer, removed)``: the sentences that pass, joined; and the text of those removed."""
+    kept = [c.text for c in checks if c.ok]
+    removed = [c.text for c in checks if not c.ok]
+    return " ".join(kept), removed

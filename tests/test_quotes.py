@@ -1,0 +1,159 @@
+"""Quotes checked against their source, and answers checked against their quotes (no LLM)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lclfqa.nodes.answer_check import check_answer, keep_supported, sentences, stated
+from lclfqa.nodes.quotes import check_quotes, locate
+
+SOURCE = (
+    "(a) No credit is allowed under section 21 for taxpayers who are married (within the meaning of section 7703 "
+    "and the regulations thereunder) at the close of the taxable year unless the taxpayer and spouse file a joint "
+    "return for the taxable year. (b) The requirements of para-\ngraph (a) of this section do not apply to a "
+    "taxpayer who is legally separated under a decree of divorce or of separate maintenance. The credit phases "
+    "out between $80,000 and $100,000 of modified adjusted gross income."
+)
+
+
+@pytest.mark.parametrize(
+    ("quote", "how", "found"),
+    [
+        # is there: exact after whitespace, case, quote marks and line-end hyphens
+        (
+            "No credit is allowed under section 21 for taxpayers who are married",
+            "exact",
+            "No credit is allowed under section 21 for taxpayers who are married",
+        ),  # fmt: skip
+        (
+            '"the requirements of paragraph (a) of this section do not apply"',
+            "exact",
+            "The requirements of para-\ngraph (a) of this section do not apply",
+        ),  # fmt: skip
+        (
+            "The credit phases out between $80,000 and $100,000",
+            "exact",
+            "The credit phases out between $80,000 and $100,000",
+        ),  # fmt: skip
+        # almost there: a word dropped or changed; the kept text is the source's, not the model's
+        (
+            "unless the taxpayer and spouse file a joint return for the year",
+            "fuzzy",
+            "unless the taxpayer and spouse file a joint return for the taxable year",
+        ),  # fmt: skip
+        (
+            "a taxpayer who is legally separated under a decree of divorce or separate maintenance",
+            "fuzzy",
+            "a taxpayer who is legally separated under a decree of divorce or of separate maintenance",
+        ),  # fmt: skip
+    ],
+)
+def test_quotes_that_are_or_almost_are_in_the_source_snap_to_its_words(quote: str, how: str, found: str) -> None:
+    m = locate(quote, SOURCE)
+    assert m is not None and m.how == how
+    assert SOURCE[m.start : m.end] == found
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "Married couples filing separately may always claim the credit in full",  # invented
+        "The credit phases out between $150,000 and $450,000",  # a changed figure is a different claim
+        # a parenthetical skipped: too many words off to be a copy
+        "No credit is allowed under section 21 for taxpayers who are married at the close of the taxable year",
+        "the credit",  # too short to check
+        "",
+    ],
+)
+def test_quotes_that_are_not_in_the_source_are_dropped(quote: str) -> None:
+    assert locate(quote, SOURCE) is None
+
+
+def test_check_quotes_counts_and_looks_in_the_other_references_before_dropping() -> None:
+    refs = [
+        {
+            "id": "c1",
+            "text": "An unrelated passage about farm land and its rental value.",
+            "source": 1,
+            "document": "a.pdf",
+            "pages": [1, 1],
+            "section": ["§ 1"],
+            "kind": "child",
+        },  # fmt: skip
+        {
+            "id": "c2",
+            "text": SOURCE,
+            "source": 2,
+            "document": "b.pdf",
+            "pages": [3, 3],
+            "section": ["§ 2", "(a)"],
+            "kind": "child",
+        },  # fmt: skip
+    ]
+    checked = check_quotes(
+        [
+            (2, "No credit is allowed under section 21 for taxpayers who are married"),
+            (1, "The credit phases out between $80,000 and $100,000"),  # named the wrong reference
+            (2, "No credit is allowed under section 21 for taxpayers who are married"),  # the same span again
+            (2, "The credit is refundable for every taxpayer in all cases"),
+        ],
+        refs,
+    )
+    assert [q["text"] for q in checked.kept] == [
+        "No credit is allowed under section 21 for taxpayers who are married",
+        "The credit phases out between $80,000 and $100,000",
+    ]
+    assert [q["ref"] for q in checked.kept] == [2, 2] and checked.kept[0]["section"] == ["§ 2", "(a)"]
+    assert checked.record() == {
+        "quotes_proposed": 4,
+        "quotes_kept": 2,
+        "quotes_exact": 2,
+        "quotes_fuzzy": 0,
+        "quotes_moved": 1,
+        "quotes_dropped": 1,
+    }
+
+
+def test_sentences_keep_their_citations_and_skip_abbreviations() -> None:
+    answer = (
+        "No. [1] Under Treas. Reg. § 1.21-3(a), spouses must file jointly, e.g. on Form 1040 [1]. "
+        'The credit "phases out between $80,000 and $100,000." [2] See U.S. v. Smith for more.'
+    )
+    assert sentences(answer) == [
+        "No. [1]",
+        "Under Treas. Reg. § 1.21-3(a), spouses must file jointly, e.g. on Form 1040 [1].",
+        'The credit "phases out between $80,000 and $100,000." [2]',
+        "See U.S. v. Smith for more.",
+    ]
+
+
+def test_what_a_sentence_states() -> None:
+    assert stated("Under § 1.25A-1(g), the phase-out is $80,000 to $100,000 (20%) in 2024 [3].") == [
+        "1.25A-1(g)",
+        "$80,000",
+        "$100,000",
+        "20%",
+        "2024",
+    ]
+    assert stated('The Court "declined to resolve" that question.') == ["declined to resolve"]
+    assert stated("One of the conditions is a joint return [1].") == []  # a number word is no figure
+
+
+def test_each_sentence_must_rest_on_the_quotes_it_cites() -> None:
+    quotes = [
+        "No credit is allowed under section 21 for taxpayers who are married",
+        "The credit phases out between $80,000 and $100,000 of modified adjusted gross income",
+    ]
+    answer = (
+        "No. [1] No credit is allowed under section 21 unless they file jointly [1]. "
+        "The credit phases out between $150,000 and $450,000 [2]. "
+        "It phases out from $80,000 [1]. "  # the figure is in a quote, but not in the one cited
+        'The rule is "no credit is allowed" for married taxpayers [1]. '
+        "Joint filers phase out at 80,000 dollars."  # cites nothing: any quote may hold it
+    )
+    checks = check_answer(answer, quotes)
+    assert [c.ok for c in checks] == [True, True, False, False, True, True]
+    assert checks[2].missing == ["$150,000", "$450,000"] and checks[3].missing == ["$80,000"]
+    kept, removed = keep_supported(checks)
+    assert "$150,000" not in kept and "$80,000 [1]" not in kept
+    assert removed == [checks[2].text, checks[3].text]
