@@ -372,7 +372,12 @@ def test_to_json_shape(dobbs):
     assert all(set(f) == {"number", "page", "text"} for f in out["footnotes"])
     first = dobbs.footnotes[0]
     assert out["footnotes"][0] == {"number": "1", "page": first.page, "text": first.text}
-    assert out["dropped"] == {"headers": dobbs.dropped_headers, "footers": dobbs.dropped_footers}
+    assert out["dropped"] == {
+        "headers": dobbs.dropped_headers,
+        "footers": dobbs.dropped_footers,
+        "by_rule": dict(dobbs.dropped_by_rule),
+    }
+    assert sum(out["dropped"]["by_rule"].values()) == dobbs.dropped_headers + dobbs.dropped_footers
     assert json.loads(json.dumps(out, ensure_ascii=False)) == out
 
 
@@ -747,3 +752,45 @@ def test_missing_file_and_folder(tmp_path):
     folder = tmp_path / "folder.pdf"
     folder.mkdir()
     assert "not a regular file" in _reason(folder)
+
+
+# --- rules that generalise beyond the corpus prints (issue 15): synthetic pages, exact output -------
+
+
+def _pages(path: Path, pages: list[list[tuple[str, float, float, float, str]]]) -> None:
+    """An A4 PDF whose pages hold ``(font, size, x, y, text)`` rows at absolute positions."""
+    c = canvas.Canvas(str(path), pagesize=(595, 842))
+    for rows in pages:
+        for font, size, x, y, text in rows:
+            c.setFont(font, size)
+            c.drawString(x, y, text)
+        c.showPage()
+    c.save()
+
+
+def _body(y: float, texts: list[str], size: float = 11, x: float = 72) -> list[tuple[str, float, float, float, str]]:
+    return [("Times-Roman", size, x, y - i * size * 1.3, t) for i, t in enumerate(texts)]
+
+
+def test_running_lines_in_the_bands_only_and_counted_by_rule(tmp_path):
+    # Each judge's name over the page number at the top (two pages a judge: too few to repeat on their
+    # own), a compilation footer at the bottom; an offence's "Penalty:" line repeats in the body (the
+    # first line of five pages, at one height) and is kept.
+    pages = []
+    for n in range(1, 11):
+        judge = ["SMITH J", "JONES J", "BROWN J", "GREEN J", "WHITE J"][(n - 1) // 2]
+        offence = f"Offence {n}. A person commits an offence if the person fails to keep the record."
+        body = ["Penalty: 60 penalty units.", offence] if n % 2 else [offence, "Penalty: 60 penalty units."]
+        pages.append(
+            [("Helvetica", 9, 480, 740, judge), ("Helvetica", 9, 290, 720, f"{n}.")]
+            + _body(690, body + ["The record is kept for five years after the contract ends."])
+            + [("Helvetica", 8, 72, 60, f"Compilation No. 3    Compilation date: 1/2/2024    page {n}")]
+        )
+    path = tmp_path / "act.pdf"
+    _pages(path, pages)
+    doc = parse_pdf(path)
+    text = "\n".join(s.text for s in doc.sections)
+    assert text.count("Penalty: 60 penalty units.") == 10
+    assert not re.search(r"SMITH J|JONES J|WHITE J|Compilation|^\d+\.$", text, re.M)
+    assert dict(doc.dropped_by_rule) == {"repeated": 20, "stacked": 10}
+    assert (doc.dropped_headers, doc.dropped_footers) == (20, 10)

@@ -71,6 +71,7 @@ class ParsedDocument:
     footnotes: tuple[Footnote, ...] = ()
     dropped_headers: int = 0
     dropped_footers: int = 0
+    dropped_by_rule: tuple[tuple[str, int], ...] = ()  # running lines dropped by each rule (PDFs)
     source_text: str | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:
@@ -91,7 +92,11 @@ class ParsedDocument:
                 for s in self.sections
             ],
             "footnotes": [asdict(f) for f in self.footnotes],
-            "dropped": {"headers": self.dropped_headers, "footers": self.dropped_footers},
+            "dropped": {
+                "headers": self.dropped_headers,
+                "footers": self.dropped_footers,
+                "by_rule": dict(self.dropped_by_rule),
+            },
         }
 
 

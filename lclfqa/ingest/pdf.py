@@ -136,7 +136,7 @@ def parse_pdf(path: str | Path) -> ParsedDocument:
 def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> ParsedDocument:
     all_lines = [ln for lines in pages for ln in lines]
     body = body_height(all_lines)
-    headers, footers = find_running_lines(pages, heights, body)
+    running = find_running_lines(pages, heights, body)
     has_line_numbers = _has_line_numbers(all_lines)
     compounds = inline_compounds(all_lines)
 
@@ -148,7 +148,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
     pitch = max(body * 1.15, 1.0)
 
     for lines, page_h in zip(pages, heights, strict=True):
-        content = [ln for ln in lines if id(ln) not in headers and id(ln) not in footers]
+        content = [ln for ln in lines if ln not in running]
         if not content:
             continue
         page_no = content[0].page
@@ -238,8 +238,9 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
         pages=len(pages),
         sections=out_sections,
         footnotes=footnotes,
-        dropped_headers=len(headers),
-        dropped_footers=len(footers),
+        dropped_headers=len(running.headers),
+        dropped_footers=len(running.footers),
+        dropped_by_rule=tuple(sorted(running.by_rule.items())),
     )
 
 

@@ -1,62 +1,171 @@
-"""Running headers and footers: lines printed on every page around the body, dropped with per-rule counts."""
+"""Running headers and footers: lines printed around the body on many pages, dropped with per-rule counts.
+
+A running line sits in a page's top or bottom *band*: among the first lines or the last lines of the page,
+outside the body; the band ends at the first line set in the body size that no rule takes. Whether a
+line repeats is judged on its masked text (digits, page numbers and dates become ``#``) *and* its
+position: the same text at the same height on many pages. A line that repeats inside the body (an Act's
+``Penalty: 60 penalty units.`` under each offence) sits at a different height every time, so it is
+never taken for a running line. The rules, each counted in :class:`RunningLines`:
+
+- ``repeated`` — a band line whose masked text is printed at the same height on at least a fifth of the
+  pages (at least two pages; three once the document has six); set in the body size, it must also be
+  set apart from the next line by half a line of white space (or lie in the outer tenth of the page);
+- ``page_number`` — a bare page number (``12``, ``12.``, ``- 12 -``, ``Page 3 of 9``) in the band, at a
+  height where page numbers recur on three pages, or in the outer tenth of the page;
+- ``stacked`` — a band line between the page edge and a running line (the judges' names printed above
+  a judgment's page number, the second row of a compilation footer);
+- ``inward`` — the centred band line right inside a running stack whose very text is printed at its
+  height on three pages (a per-opinion header such as ``THOMAS, J., concurring`` under the case name);
+- ``echo`` — one of a page's first three band lines printed where a running line of the same text was
+  dropped on two other pages (an opinion's first page, without the stack above it);
+- ``set_apart`` — a line in the outer tenth of the page, no larger than the body, that a wide gap sets
+  apart from the body (a one-off notice in the margin).
+"""
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 
 from lclfqa.ingest.layout import Line
 
-# --- running headers and footers -------------------------------------------------------------
+TOP_LINES = 7  # band candidates: the first lines of a page…
+BOTTOM_LINES = 5  # …and the last
+SAME_HEIGHT = 3.0  # points: "printed at the same height" on two pages
 
-_PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s+of\s+\d{1,4})?\s*$|\bpage\s+\d{1,4}\s+of\s+\d{1,4}\b", re.I)
+_PAGE_NUMBER = re.compile(
+    r"^\s*(?:page\s+)?[-–—]?\s*\d{1,4}\.?\s*[-–—]?(?:\s+of\s+\d{1,4})?\s*$|\bpage\s+\d{1,4}\s+of\s+\d{1,4}\b", re.I
+)
+_ROMAN_PAGE = re.compile(r"(?<=\s)[ivxlc]{1,6}$")  # front matter numbered i, ii, iii…
 
 
-def _normalise(text: str) -> str:
-    return re.sub(r"\d+", "#", re.sub(r"\s+", " ", text.strip().lower()))
+def mask(text: str) -> str:
+    """A line's text with case, spacing, numbers and a trailing roman page number masked."""
+    text = re.sub(r"\s+", " ", text.strip().lower())
+    return _ROMAN_PAGE.sub("#", re.sub(r"\d+[a-z]{0,3}\b|\d+", "#", text))
 
 
-def find_running_lines(pages: list[list[Line]], page_height: list[float], body: float) -> tuple[set, set]:
-    """Ids of header and footer lines: candidates are the first two and last two lines of a page."""
+@dataclass
+class RunningLines:
+    """The ids of the lines dropped as headers and footers, and how many each rule dropped."""
+
+    headers: set[int] = field(default_factory=set)
+    footers: set[int] = field(default_factory=set)
+    by_rule: Counter[str] = field(default_factory=Counter)
+
+    def __contains__(self, ln: Line) -> bool:
+        return id(ln) in self.headers or id(ln) in self.footers
+
+
+class _Slots:
+    """Where each masked text is printed: (page, height) pairs, to count repeats at the same height."""
+
+    def __init__(self) -> None:
+        self._at: dict[tuple[str, str], list[tuple[int, float, str]]] = defaultdict(list)
+
+    def add(self, where: str, ln: Line) -> None:
+        self._at[(where, mask(ln.text))].append((ln.page, _edge(ln, where), ln.text))
+
+    def pages(self, where: str, ln: Line, exact: bool = False) -> int:
+        """On how many pages the line's masked text (``exact``: its very text) is printed at its height."""
+        y = _edge(ln, where)
+        at = self._at[(where, mask(ln.text))]
+        return len({p for p, h, text in at if abs(h - y) <= SAME_HEIGHT and (not exact or text == ln.text)})
+
+
+def _edge(ln: Line, where: str) -> float:
+    return ln.top if where == "top" else ln.bottom
+
+
+def find_running_lines(pages: list[list[Line]], page_height: list[float], body: float) -> RunningLines:
+    """The running lines of a document whose pages hold ``pages`` (each top to bottom)."""
     n_pages = len(pages)
-    candidates: list[tuple[Line, str]] = []
-    for lines in pages:
-        for ln in lines[:4]:
-            candidates.append((ln, "top"))
-        for ln in lines[-2:]:
-            candidates.append((ln, "bottom"))
-    seen_on: dict[tuple[str, str], set[int]] = {}
-    for ln, where in candidates:
-        seen_on.setdefault((where, _normalise(ln.text)), set()).add(ln.page)
-    # Per-opinion headers ("Syllabus", "THOMAS, J., concurring") repeat on a few pages only.
-    min_pages = max(2, min(3, int(0.3 * n_pages + 0.999)))
-    headers: set[int] = set()
-    footers: set[int] = set()
-    for ln, where in candidates:
-        height = page_height[ln.page - 1]
-        in_band = ln.top > 0.9 * height if where == "top" else ln.bottom < 0.08 * height
-        key = _normalise(ln.text)
-        repeated = n_pages >= 2 and len(key) >= 4 and len(seen_on[(where, key)]) >= min_pages
-        if where == "bottom" and not in_band:
-            repeated = False  # the last lines of a page are often footnotes, which can repeat ("Ibid.")
-        page_no = bool(_PAGE_NUMBER.search(ln.text)) and (in_band or len(ln.text) < 40)
-        if repeated and ln.height > body * 1.25 and not in_band:
-            repeated = False  # a repeated large heading is content, not a running header
-        if repeated or page_no or (in_band and _set_apart(ln, pages[ln.page - 1], where, body, height)):
-            (headers if where == "top" else footers).add(id(ln))
-    # A running line makes the margin lines it stacks with running text (eCFR prints the paragraph
-    # being continued, "26 CFR 1.25A-1(b)(4) “Example 2”", beside its repeated header). Only lines up
-    # to the last running line of the band (from the first, at the bottom) go: the band is 10 % of
-    # the page, and body lines below an eCFR header stack still sit inside it.
-    for lines, height in zip(pages, page_height, strict=True):
-        top = [ln for ln in lines[:6] if ln.top > 0.9 * height]
-        marked = [i for i, ln in enumerate(top) if id(ln) in headers]
-        if marked:
-            headers.update(id(ln) for ln in top[: marked[-1] + 1])
-        bottom = [ln for ln in lines[-4:] if ln.bottom < 0.08 * height]
-        marked = [i for i, ln in enumerate(bottom) if id(ln) in footers]
-        if marked:
-            footers.update(id(ln) for ln in bottom[marked[0] :])
-    return headers, footers
+    bands = [(_band(lines, "top"), _band(lines, "bottom")) for lines in pages]
+    slots = _Slots()
+    for top, bottom in bands:
+        for ln in top:
+            slots.add("top", ln)
+        for ln in bottom:
+            slots.add("bottom", ln)
+    min_pages = max(2, math.ceil(0.2 * n_pages)) if n_pages < 6 else max(3, math.ceil(0.2 * n_pages))
+    out = RunningLines()
+    decided: list[tuple[str, list[Line], dict[int, str]]] = []
+    for (top, bottom), lines, height in zip(bands, pages, page_height, strict=True):
+        for where, band in (("top", top), ("bottom", bottom)):
+            rules: dict[int, str] = {}
+            for i, ln in enumerate(band):
+                outer = ln.top > 0.9 * height if where == "top" else ln.bottom < 0.08 * height
+                key = mask(ln.text)
+                if n_pages >= 2 and len(key) >= 2 and slots.pages(where, ln) >= min_pages:
+                    # a repeated large heading is content; a body-size line must be set apart from the body
+                    if outer or (
+                        ln.height <= body * 1.25
+                        and (abs(ln.height - body) >= 0.5 or _gap_inside(band, i, where) > 0.5 * body)
+                    ):
+                        rules[i] = "repeated"
+                        continue
+                if _PAGE_NUMBER.search(ln.text) and (outer or (len(ln.text) < 40 and slots.pages(where, ln) >= 3)):
+                    rules[i] = "page_number"
+                elif outer and _set_apart(ln, lines, where, body, height):
+                    rules[i] = "set_apart"
+                elif abs(ln.height - body) < 0.5:
+                    break  # a body line: the band ends here, what repeats beyond it is content
+            if rules:
+                last = max(rules)
+                for i in range(last):
+                    rules.setdefault(i, "stacked")
+                # the centred caption inside the stack (two captions overprinted at one height count once)
+                for j in range(last + 1, len(band)):
+                    inner = band[j]
+                    if (
+                        (j > last + 1 and abs(_edge(inner, where) - _edge(band[last + 1], where)) > SAME_HEIGHT)
+                        or slots.pages(where, inner, exact=True) < 3
+                        or inner.height > body * 1.25
+                        or not _centred(inner, lines)
+                    ):
+                        break
+                    rules[j] = "inward"
+            decided.append((where, band, rules))
+    # A band line printed where a running line of the same text was dropped on two other pages is one
+    # too, even on a page that lacks the stack above it (an opinion's first page).
+    dropped = _Slots()
+    for where, band, rules in decided:
+        for i in rules:
+            dropped.add(where, band[i])
+    for where, band, rules in decided:
+        for i, ln in enumerate(band[:3]):
+            if i not in rules and dropped.pages(where, ln) >= 2 and ln.height <= body * 1.25:
+                rules[i] = "echo"
+        target = out.headers if where == "top" else out.footers
+        for i, rule in rules.items():
+            if id(band[i]) in out.headers:
+                continue  # a short page's line in both bands counts once
+            target.add(id(band[i]))
+            out.by_rule[rule] += 1
+    return out
+
+
+def _gap_inside(band: list[Line], i: int, where: str) -> float:
+    """The white space between ``band[i]`` and the next line towards the body."""
+    if i + 1 >= len(band):
+        return 0.0
+    ln, nxt = band[i], band[i + 1]
+    return ln.bottom - nxt.top if where == "top" else nxt.bottom - ln.top
+
+
+def _centred(ln: Line, lines: list[Line]) -> bool:
+    """Centred over the page's text block and narrower than it (a caption, not a body line)."""
+    left = min(x.x0 for x in lines)
+    right = max(x.x1 for x in lines)
+    width = right - left
+    return ln.x1 - ln.x0 < 0.9 * width and abs((ln.x0 + ln.x1) / 2 - (left + right) / 2) < 0.08 * width
+
+
+def _band(lines: list[Line], where: str) -> list[Line]:
+    """The band candidates, outermost first: the first lines of the page, or the last ones reversed."""
+    return lines[:TOP_LINES] if where == "top" else lines[::-1][:BOTTOM_LINES]
 
 
 def _set_apart(ln: Line, lines: list[Line], where: str, body: float, page_h: float) -> bool:
