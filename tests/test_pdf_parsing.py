@@ -794,3 +794,94 @@ def test_running_lines_in_the_bands_only_and_counted_by_rule(tmp_path):
     assert not re.search(r"SMITH J|JONES J|WHITE J|Compilation|^\d+\.$", text, re.M)
     assert dict(doc.dropped_by_rule) == {"repeated": 20, "stacked": 10}
     assert (doc.dropped_headers, doc.dropped_footers) == (20, 10)
+
+
+def test_footnotes_split_by_marker_with_notes_barely_smaller_than_the_body(tmp_path):
+    # Notes at 10.9 pt under an 11.6 pt body (no rule above them), opening with lower-case words;
+    # a continuation line that starts with a number ("127 CLR …") hangs indented under its note.
+    body = "Times-Roman"
+    c = canvas.Canvas(str(tmp_path / "judgment.pdf"), pagesize=(595, 842))
+    y = 700.0
+    for i in range(14):
+        t = c.beginText(72, y)
+        t.setFont(body, 11.6)
+        t.textOut(f"The appellant was employed under a written contract signed in the year {2000 + i}.")
+        if i in (2, 5, 9):
+            t.setFont(body, 7)
+            t.setRise(4)
+            t.textOut(str({2: 1, 5: 2, 9: 3}[i]))
+            t.setRise(0)
+        c.drawText(t)
+        y -= 15
+    notes = [
+        (72, 200, "1 eg, Smith v Jones (1990) 170 CLR 1 at 5."),
+        (72, 180, "2 cf Brown v Green [1999] HCA 3."),
+        (72, 160, "3 cl 1 of the agreement; Wenham v Ella (1972)"),
+        (90, 146, "127 CLR 454 at 471."),
+    ]
+    for x, ny, text in notes:
+        c.setFont(body, 10.9)
+        c.drawString(x, ny, text)
+    c.showPage()
+    c.save()
+    doc = parse_pdf(tmp_path / "judgment.pdf")
+    assert doc.footnotes == (
+        Footnote("1", 1, "eg, Smith v Jones (1990) 170 CLR 1 at 5."),
+        Footnote("2", 1, "cf Brown v Green [1999] HCA 3."),
+        Footnote("3", 1, "cl 1 of the agreement; Wenham v Ella (1972) 127 CLR 454 at 471."),
+    )
+    assert [s.footnote_refs for s in doc.sections] == [("1", "2", "3")]
+    assert "Smith v Jones" not in doc.sections[0].text
+
+
+# --- the Australian prints in ../shared/data/legal-pdfs (issue 15) ----------------------------------
+
+AUSTRALIA = PDFS.parent / "legal-pdfs" / "australia"
+AU = {
+    "breach": "Breach of Contract.pdf",
+    "employment": "Employment contract law.pdf",
+    "anz": "Contract scope of the penalty doctrine(ANZ Bank).pdf",
+    "paciocco": "Penalties and consumer contract fairness(ANZ Bank).pdf",
+    "insurance": "Statutes_Insurance Contracts Act.pdf",
+    "contractors": "Statutes_Independent Contractors act.pdf",
+}
+_JUDGE_LINE = re.compile(r"^[A-Z][a-z]+(?:-[A-Z][a-z]+)? (?:CJ|J)$")
+_FOOTER_LINE = re.compile(
+    r"Compilation No\. \d+ +Compilation date|Authorised Version|#WUV|^Section \d+\w*$|Act (?:1984|2006) [\divx]+$"
+)
+
+
+@pytest.fixture(scope="module")
+def au() -> dict[str, ParsedDocument]:
+    if not AUSTRALIA.is_dir():
+        pytest.skip(f"the Australian legal PDFs are not at {AUSTRALIA.resolve()}")
+    return {key: parse_pdf(AUSTRALIA / name) for key, name in AU.items()}
+
+
+@pytest.mark.parametrize(("key", "count"), [("breach", 218), ("employment", 403), ("anz", 107)])
+def test_au_footnotes_counted_numbered_and_short(au, key, count):
+    # README: 218 and 403. The ANZ print numbers its notes 1-107 (pages 8-35; the README's 81 undercounts:
+    # note 107 is "[1966] 2 NSWR 717 at 723." on p. 35).
+    notes = au[key].footnotes
+    assert [f.number for f in notes] == [str(n) for n in range(1, count + 1)]
+    assert max(len(f.text) for f in notes) <= 3000
+    # the notes that open with a lower-case word are notes of their own
+    if key == "employment":
+        assert sum(f.text.startswith(("cl ", "cll ")) for f in notes) >= 2
+    if key == "breach":
+        assert sum(f.text.startswith(("eg,", "cf ")) for f in notes) >= 2
+
+
+def test_au_acts_have_no_footnotes_and_keep_every_penalty_line(au):
+    assert au["insurance"].footnotes == () and au["contractors"].footnotes == ()
+    text = "\n".join(s.text for s in au["insurance"].sections)
+    raw = sum(_raw_page_text(AUSTRALIA / AU["insurance"], p).count("Penalty:") for p in range(1, 117))
+    assert raw == 10
+    assert text.count("Penalty:") == raw
+
+
+@pytest.mark.parametrize("key", [k for k in AU if k != "paciocco"])
+def test_au_no_running_line_in_section_text(au, key):
+    lines = [ln.strip() for s in au[key].sections for ln in s.text.split("\n")]
+    assert not [ln for ln in lines if _JUDGE_LINE.match(ln) or _FOOTER_LINE.search(ln)]
+    assert sum(bool(re.fullmatch(r"\d{1,3}\.", ln)) for ln in lines) <= 1  # Breach p. 28: "… 413-" / "414."

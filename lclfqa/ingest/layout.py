@@ -76,15 +76,21 @@ def _is_emphasis(name: str, weight: int) -> bool:
 
 
 def page_lines(page: pdfium.PdfPage, page_number: int) -> list[Line]:
-    """The page's lines, top to bottom (left to right within a baseline)."""
+    """The page's lines, top to bottom (left to right within a baseline).
+
+    Text drawn outside the page's crop box is not printed, so it is left out (a compilation's tables
+    are drawn whole on every page they span, and each page clips out its own part).
+    """
     textpage = page.get_textpage()
     try:
-        return _lines(textpage, page_number)
+        return _lines(textpage, page_number, page.get_cropbox())
     finally:
         textpage.close()
 
 
-def _lines(textpage: pdfium.PdfTextPage, page_number: int) -> list[Line]:
+def _lines(
+    textpage: pdfium.PdfTextPage, page_number: int, box: tuple[float, float, float, float] | None = None
+) -> list[Line]:
     n = textpage.count_chars()
     if n <= 0:
         return []
@@ -106,6 +112,11 @@ def _lines(textpage: pdfium.PdfTextPage, page_number: int) -> list[Line]:
             pending_space = bool(current)
             continue
         get_box(raw, i, rect)
+        if box is not None and not (
+            box[0] - 2 <= (rect.left + rect.right) / 2 <= box[2] + 2
+            and box[1] - 2 <= (rect.bottom + rect.top) / 2 <= box[3] + 2
+        ):
+            continue  # clipped away: not on the printed page
         c = _Char(ch, rect.left, rect.bottom, rect.right, rect.top, i)
         h = c.height
         if current:

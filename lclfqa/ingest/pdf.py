@@ -32,8 +32,8 @@ from pathlib import Path
 import pypdfium2 as pdfium
 
 from lclfqa.ingest.document import Footnote, ParsedDocument, Section, UnreadableDocument, file_sha256
-from lclfqa.ingest.fonts import body_height, page_body_height
-from lclfqa.ingest.footnotes import FootnoteDraft, footnote_zone, split_footnotes
+from lclfqa.ingest.fonts import body_height, note_ratio, page_body_height
+from lclfqa.ingest.footnotes import FootnoteState, check_lengths, footnote_zone, page_markers, split_footnotes
 from lclfqa.ingest.headings import (
     LINE_NUMBER,
     RANKED_KINDS,
@@ -140,7 +140,8 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
     has_line_numbers = _has_line_numbers(all_lines)
     compounds = inline_compounds(all_lines)
 
-    drafts: list[FootnoteDraft] = []
+    notes = FootnoteState()
+    ratio = note_ratio(all_lines, body)
     sections: list[_SectionDraft] = []
     stack: list[Heading] = []
     current: _SectionDraft | None = None
@@ -153,8 +154,9 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             continue
         page_no = content[0].page
         page_body = page_body_height(content)
-        zone_start = footnote_zone(content, page_body, page_h)
-        split_footnotes(content[zone_start:], page_no, drafts)
+        notes.cited = page_markers(content)
+        zone_start = footnote_zone(content, page_body * ratio, page_h, notes)
+        split_footnotes(content[zone_start:], page_no, notes)
         body_lines = content[:zone_start]
         view = PageView(
             body_lines,
@@ -229,7 +231,8 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                     current.refs.append(marker)
             prev = ln
 
-    footnotes = tuple(Footnote(d.number, d.page, join_lines(d.lines, compounds)) for d in drafts if d.lines)
+    footnotes = tuple(Footnote(d.number, d.page, join_lines(d.lines, compounds)) for d in notes.drafts if d.lines)
+    check_lengths([(f.number, f.page, f.text) for f in footnotes])
     out_sections = tuple(_section(s) for s in sections if join_text(s.parts))
     return ParsedDocument(
         name=path.name,

@@ -10,8 +10,9 @@ never taken for a running line. The rules, each counted in :class:`RunningLines`
 - ``repeated`` — a band line whose masked text is printed at the same height on at least a fifth of the
   pages (at least two pages; three once the document has six); set in the body size, it must also be
   set apart from the next line by half a line of white space (or lie in the outer tenth of the page);
-- ``page_number`` — a bare page number (``12``, ``12.``, ``- 12 -``, ``Page 3 of 9``) in the band, at a
-  height where page numbers recur on three pages, or in the outer tenth of the page;
+- ``page_number`` — a page number (``12``, ``12.``, ``- 12 -``, ``Page 3 of 9``) in the outer tenth of the
+  page, or a bare number in the band that keeps its offset from the page index on three pages (``26.``
+  on page 30, ``27.`` on page 31; a table of contents' numbers do not);
 - ``stacked`` — a band line between the page edge and a running line (the judges' names printed above
   a judgment's page number, the second row of a compilation footer);
 - ``inward`` — the centred band line right inside a running stack whose very text is printed at its
@@ -38,6 +39,7 @@ SAME_HEIGHT = 3.0  # points: "printed at the same height" on two pages
 _PAGE_NUMBER = re.compile(
     r"^\s*(?:page\s+)?[-–—]?\s*\d{1,4}\.?\s*[-–—]?(?:\s+of\s+\d{1,4})?\s*$|\bpage\s+\d{1,4}\s+of\s+\d{1,4}\b", re.I
 )
+_BARE_NUMBER = re.compile(r"^\s*(?:page\s+)?[-–—]?\s*(\d{1,4})\.?\s*[-–—]?\s*$", re.I)
 _ROMAN_PAGE = re.compile(r"(?<=\s)[ivxlc]{1,6}$")  # front matter numbered i, ii, iii…
 
 
@@ -90,6 +92,7 @@ def find_running_lines(pages: list[list[Line]], page_height: list[float], body: 
         for ln in bottom:
             slots.add("bottom", ln)
     min_pages = max(2, math.ceil(0.2 * n_pages)) if n_pages < 6 else max(3, math.ceil(0.2 * n_pages))
+    offsets = _page_offsets(bands)
     out = RunningLines()
     decided: list[tuple[str, list[Line], dict[int, str]]] = []
     for (top, bottom), lines, height in zip(bands, pages, page_height, strict=True):
@@ -106,7 +109,7 @@ def find_running_lines(pages: list[list[Line]], page_height: list[float], body: 
                     ):
                         rules[i] = "repeated"
                         continue
-                if _PAGE_NUMBER.search(ln.text) and (outer or (len(ln.text) < 40 and slots.pages(where, ln) >= 3)):
+                if _PAGE_NUMBER.search(ln.text) and (outer or _page_offset(ln) in offsets[where]):
                     rules[i] = "page_number"
                 elif outer and _set_apart(ln, lines, where, body, height):
                     rules[i] = "set_apart"
@@ -144,6 +147,29 @@ def find_running_lines(pages: list[list[Line]], page_height: list[float], body: 
                 continue  # a short page's line in both bands counts once
             target.add(id(band[i]))
             out.by_rule[rule] += 1
+    return out
+
+
+def _page_offset(ln: Line) -> int | None:
+    """Printed page number minus the page's index, for a line that is a bare page number."""
+    m = _BARE_NUMBER.match(ln.text)
+    return int(m.group(1)) - ln.page if m else None
+
+
+def _page_offsets(bands: list[tuple[list[Line], list[Line]]]) -> dict[str, set[int]]:
+    """The offsets (printed number minus page index) that bare numbers in each band share on three pages.
+
+    A page number keeps its offset from page to page (``26.`` on page 30, ``27.`` on page 31); the
+    numbers of a table of contents that happen to sit in the band do not.
+    """
+    out: dict[str, set[int]] = {}
+    for k, where in enumerate(("top", "bottom")):
+        seen: dict[int, set[int]] = defaultdict(set)
+        for band in bands:
+            for ln in band[k]:
+                if (offset := _page_offset(ln)) is not None:
+                    seen[offset].add(ln.page)
+        out[where] = {offset for offset, pages in seen.items() if len(pages) >= 3}
     return out
 
 
