@@ -369,9 +369,9 @@ def test_to_json_shape(dobbs):
         assert sec["path"] == list(src.path)
         assert sec["title"] == (src.path[-1] if src.path else "")
         assert (sec["page_start"], sec["page_end"], sec["text"]) == (src.page_start, src.page_end, src.text)
-    assert all(set(f) == {"number", "page", "text"} for f in out["footnotes"])
+    assert all(set(f) == {"number", "page", "text", "marker_page"} for f in out["footnotes"])
     first = dobbs.footnotes[0]
-    assert out["footnotes"][0] == {"number": "1", "page": first.page, "text": first.text}
+    assert out["footnotes"][0] == {"number": "1", "page": first.page, "text": first.text, "marker_page": None}
     assert out["dropped"] == {
         "headers": dobbs.dropped_headers,
         "footers": dobbs.dropped_footers,
@@ -880,8 +880,62 @@ def test_au_acts_have_no_footnotes_and_keep_every_penalty_line(au):
     assert text.count("Penalty:") == raw
 
 
-@pytest.mark.parametrize("key", [k for k in AU if k != "paciocco"])
+@pytest.mark.parametrize("key", list(AU))
 def test_au_no_running_line_in_section_text(au, key):
     lines = [ln.strip() for s in au[key].sections for ln in s.text.split("\n")]
     assert not [ln for ln in lines if _JUDGE_LINE.match(ln) or _FOOTER_LINE.search(ln)]
     assert sum(bool(re.fullmatch(r"\d{1,3}\.", ln)) for ln in lines) <= 1  # Breach p. 28: "… 413-" / "414."
+
+
+def test_endnotes_at_the_end_become_footnotes_linked_to_their_markers(tmp_path):
+    # [N] markers in the text (a paragraph reference "at [12]" between them is not a marker); the notes
+    # collected after the last paragraph, a note running over two lines.
+    page1 = _body(
+        740,
+        [
+            "1. The fees are set out in the reasons of the primary judge[1] and were charged monthly.",
+            "2. The Full Court, as explained at [12] below, held that the fees were not penalties[2].",
+            "3. That conclusion is challenged in this appeal.",
+        ],
+    )
+    page2 = _body(
+        740,
+        [
+            "4. The appeal should be dismissed with costs[3].",
+            "[1] At [308]-[311].",
+            "[2] Paciocco v Australia and New Zealand Banking Group Ltd [2015] FCAFC 50; (2015) 236",
+            "FCR 199.",
+            "[3] eg, Andrews v ANZ (2012) 247 CLR 205.",
+        ],
+    )
+    path = tmp_path / "web print.pdf"
+    _pages(path, [page1, page2])
+    doc = parse_pdf(path)
+    assert doc.footnotes == (
+        Footnote("1", 2, "At [308]-[311].", marker_page=1),
+        Footnote(
+            "2", 2, "Paciocco v Australia and New Zealand Banking Group Ltd [2015] FCAFC 50; (2015) 236 FCR 199.", 1
+        ),
+        Footnote("3", 2, "eg, Andrews v ANZ (2012) 247 CLR 205.", marker_page=2),
+    )
+    text = "\n".join(s.text for s in doc.sections)
+    assert "At [308]" not in text and "FCR 199." not in text
+    assert text.endswith("4. The appeal should be dismissed with costs[3].")
+    assert [r for s in doc.sections for r in s.footnote_refs] == ["1", "2", "3"]
+
+
+def test_numbered_paragraphs_in_brackets_are_not_endnotes(tmp_path):
+    rows = [f"[{n}] The court considered the submission numbered {n} and rejected it." for n in range(1, 6)]
+    path = tmp_path / "paragraphs.pdf"
+    _pages(path, [_body(740, rows)])
+    doc = parse_pdf(path)
+    assert doc.footnotes == ()
+    assert "\n".join(s.text for s in doc.sections).count("rejected it.") == 5
+
+
+def test_au_endnotes_of_the_web_print(au):
+    notes = au["paciocco"].footnotes
+    assert [f.number for f in notes] == [str(n) for n in range(1, 395)]
+    assert notes[0] == Footnote("1", 81, "At [308]-[311].", marker_page=3)
+    assert max(len(f.text) for f in notes) <= 3000
+    assert not any("At [308]-[311]." in s.text for s in au["paciocco"].sections)

@@ -47,11 +47,16 @@ class Section:
 
 @dataclass(frozen=True)
 class Footnote:
-    """A footnote as printed at the bottom of ``page``; ``number`` is its marker (``"12"``, ``"*"``)."""
+    """A footnote as printed at the bottom of ``page``; ``number`` is its marker (``"12"``, ``"*"``).
+
+    An endnote is a footnote printed at the document's end: ``marker_page`` is then the page whose text
+    cites it (``None`` for footnotes, which sit on their marker's page or the next).
+    """
 
     number: str
     page: int
     text: str
+    marker_page: int | None = None
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 
 from lclfqa.ingest.document import Footnote, ParsedDocument, Section, UnreadableDocument, file_sha256
+from lclfqa.ingest.endnotes import find_endnotes
 from lclfqa.ingest.fonts import body_height, note_ratio, page_body_height
 from lclfqa.ingest.footnotes import FootnoteState, check_lengths, footnote_zone, page_markers, split_footnotes
 from lclfqa.ingest.headings import (
@@ -147,9 +148,12 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
     current: _SectionDraft | None = None
     prev: Line | None = None
     pitch = max(body * 1.15, 1.0)
+    endnotes = find_endnotes([ln for ln in all_lines if ln not in running])
+    block = endnotes.block if endnotes else set()
+    cites = endnotes.markers if endnotes else {}
 
     for lines, page_h in zip(pages, heights, strict=True):
-        content = [ln for ln in lines if ln not in running]
+        content = [ln for ln in lines if ln not in running and id(ln) not in block]
         if not content:
             continue
         page_no = content[0].page
@@ -229,9 +233,15 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 marker = ln.text[a:b].strip()
                 if marker and (marker.isdigit() or set(marker) <= set("*†‡§¶")):
                     current.refs.append(marker)
+            current.refs.extend(cites.get(id(ln), ()))
             prev = ln
 
     footnotes = tuple(Footnote(d.number, d.page, join_lines(d.lines, compounds)) for d in notes.drafts if d.lines)
+    if endnotes:
+        footnotes += tuple(
+            Footnote(e.number, e.page, join_lines(e.lines, compounds), marker_page=e.marker_page)
+            for e in endnotes.notes
+        )
     check_lengths([(f.number, f.page, f.text) for f in footnotes])
     out_sections = tuple(_section(s) for s in sections if join_text(s.parts))
     return ParsedDocument(
