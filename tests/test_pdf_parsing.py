@@ -163,7 +163,7 @@ def test_dobbs_running_headers_dropped(dobbs):
 
 def test_dobbs_section_nesting(dobbs):
     (b2,) = _by_path_suffix(dobbs, "II", "B", "2", page=24)
-    assert b2.path[0] == "SUPREME COURT OF THE UNITED STATES"
+    assert b2.path[0] == MAJORITY  # the opinion is the root of its sections' paths
     children = [s.path[-1] for s in dobbs.sections if s.path[:-1] == b2.path]
     assert children == ["a", "b", "c", "d"]
     (a,) = _by_path_suffix(dobbs, "II", "B", "2", "a", page=24)
@@ -565,6 +565,15 @@ def test_synthetic_memo_heading_and_footnote_ref(memo):
 
 SAMPLE_MEMO = Path(__file__).resolve().parents[1] / "examples" / "sample" / "tax-memo-education-credits.pdf"
 SCOTUS = "SUPREME COURT OF THE UNITED STATES"
+MAJORITY = "JUSTICE ALITO delivered the opinion of the Court."
+DISSENT = "JUSTICE BREYER, JUSTICE SOTOMAYOR, and JUSTICE KAGAN, dissenting."
+OPINIONS = (
+    MAJORITY,
+    "JUSTICE THOMAS, concurring.",
+    "JUSTICE KAVANAUGH, concurring.",
+    "CHIEF JUSTICE ROBERTS, concurring in the judgment.",
+    DISSENT,
+)
 
 
 def _draw(path: Path, rows: list[tuple[str, float, str] | float]) -> None:
@@ -590,32 +599,34 @@ def test_dobbs_appendix_statute_sections_are_not_headings(dobbs):
     assert not [t for t in titles if re.match(r"(?:Sec\.|SEC\.|§)", t)]
     (missouri,) = [s for s in dobbs.sections if s.path[-1:] == ("1. Missouri (1825):",)]
     # "APPENDICES" / "A" (p. 87) closes the opinion's outline: Appendix A is no subsection of Part VII
-    assert missouri.path == (SCOTUS, "APPENDICES", "A", "1. Missouri (1825):")
+    assert missouri.path == (MAJORITY, "APPENDICES", "A", "1. Missouri (1825):")
     (hawaii,) = [s for s in dobbs.sections if s.path[-1:] == ("1. Hawaii (1850):",)]
-    assert hawaii.path == (SCOTUS, "APPENDICES", "B", "1. Hawaii (1850):")
+    assert hawaii.path == (MAJORITY, "APPENDICES", "B", "1. Hawaii (1850):")
     (dissent_appendix,) = [s for s in dobbs.sections if s.path[-1:] == ("APPENDIX",)]
-    assert dissent_appendix.page_start == 208 and dissent_appendix.path == (SCOTUS, "APPENDIX")
+    assert dissent_appendix.page_start == 208 and dissent_appendix.path == (DISSENT, "APPENDIX")
     assert "Sec. 12. “That every person who shall wilfully and" in missouri.text
-    # Each later opinion (Thomas p. 117, Kavanaugh p. 124, Roberts p. 136, the dissent p. 148) starts afresh.
+    # Each later opinion (Thomas p. 117, Kavanaugh p. 124, Roberts p. 136, the dissent p. 148) starts afresh,
+    # under the court's banner and then as a top-level section of its own.
     for page in (117, 124, 136, 148):
         (start,) = [s for s in dobbs.sections if s.page_start == page and s.path[-1] == SCOTUS]
         assert start.path == (SCOTUS,), (page, start.path)
     for s in dobbs.sections:
-        if s.page_start >= 117:
-            assert s.path[0] == SCOTUS and s.path.count(SCOTUS) == 1, (s.page_start, s.path)
+        if s.page_start >= 117 and s.path != (SCOTUS,):
+            assert s.path[0] in OPINIONS and SCOTUS not in s.path, (s.page_start, s.path)
     (ii,) = _by_path_suffix(dobbs, "II", page=140)  # Roberts II, right after the § line
-    assert ii.path == (SCOTUS, "II")
+    assert ii.path == ("CHIEF JUSTICE ROBERTS, concurring in the judgment.", "II")
 
 
 def test_dobbs_page_printed_larger_is_body_text(dobbs):
     # Page 136 (Roberts' first page) is set about 1.26× larger: its body is not a run of headings.
     assert "We granted certiorari to decide one question" in _raw_page_text(DOBBS, 136)
     on_136 = [s for s in dobbs.sections if s.page_start == 136]
-    assert [s.path for s in on_136] == [(SCOTUS,)]
-    assert "We granted certiorari to decide one question" in on_136[0].text
-    assert on_136[0].page_end == 137
+    roberts = "CHIEF JUSTICE ROBERTS, concurring in the judgment."
+    assert [s.path for s in on_136] == [(SCOTUS,), (roberts,)]
+    assert "We granted certiorari to decide one question" in on_136[1].text
+    assert on_136[1].page_end == 137
     (first,) = _by_path_suffix(dobbs, "I", page=137)
-    assert first.path == (SCOTUS, "I")
+    assert first.path == (roberts, "I")
 
 
 def test_numbered_sentence_is_not_a_heading(dobbs, tmp_path):
@@ -939,3 +950,100 @@ def test_au_endnotes_of_the_web_print(au):
     assert notes[0] == Footnote("1", 81, "At [308]-[311].", marker_page=3)
     assert max(len(f.text) for f in notes) <= 3000
     assert not any("At [308]-[311]." in s.text for s in au["paciocco"].sections)
+
+
+def _roots(doc: ParsedDocument) -> list[tuple[str, int]]:
+    """Each distinct first title of the section paths, with the page where it first appears, in order."""
+    out: dict[str, int] = {}
+    for s in doc.sections:
+        if s.path:
+            out.setdefault(s.path[0], s.page_start)
+    return list(out.items())
+
+
+def test_dobbs_opinions_are_top_level_sections(dobbs):
+    roots = [(t, p) for t, p in _roots(dobbs) if t != SCOTUS]
+    assert roots == list(zip(OPINIONS, (9, 117, 124, 136, 148), strict=True))
+
+
+def test_au_opinions_are_top_level_sections(au):
+    assert _roots(au["breach"]) == [
+        ("HIGH COURT OF AUSTRALIA", 1),
+        ("GAGELER CJ, GORDON, EDELMAN, GLEESON AND BEECH-JONES JJ.", 5),
+        ("STEWARD J.", 37),
+        ("JAGOT J.", 47),
+    ]
+    assert [t for t, _ in _roots(au["employment"])][1:] == [
+        "KIEFEL CJ, KEANE AND EDELMAN JJ.",
+        "GAGELER AND GLEESON JJ.",
+        "GORDON J.",
+        "STEWARD J.",
+    ]
+    assert [t for t, _ in _roots(au["paciocco"])][-5:] == [
+        "FRENCH CJ.",
+        "KIEFEL J.",
+        "GAGELER J.",
+        "KEANE J.",
+        "NETTLE J.",
+    ]
+    # a chunk's path says whose opinion it is: the joint reasons' "Remoteness of damage" vs Jagot J's
+    remoteness = [s.path for s in au["breach"].sections if s.path[-1] == "Remoteness of damage"]
+    assert [p[0] for p in remoteness] == ["GAGELER CJ, GORDON, EDELMAN, GLEESON AND BEECH-JONES JJ.", "JAGOT J."]
+
+
+@pytest.mark.parametrize(
+    ("paragraph", "title"),
+    [
+        (
+            "GAGELER CJ, GORDON, EDELMAN, GLEESON AND BEECH-JONES JJ.",
+            "GAGELER CJ, GORDON, EDELMAN, GLEESON AND BEECH-JONES JJ.",
+        ),
+        ("80 STEWARD J. Save in relation to two issues", "STEWARD J."),
+        ("1. FRENCH CJ. These appeals concern the enforceability", "FRENCH CJ."),
+        (
+            "JUSTICE BREYER, JUSTICE SOTOMAYOR, and JUSTICE KAGAN, dissenting.",  # two lines, joined by the caller
+            "JUSTICE BREYER, JUSTICE SOTOMAYOR, and JUSTICE KAGAN, dissenting.",
+        ),
+        ("JUSTICE ALITO delivered the opinion of the Court.", "JUSTICE ALITO delivered the opinion of the Court."),
+        ("PER CURIAM.", "PER CURIAM."),
+        ("GORDON, EDELMAN, STEWARD, GLEESON, JAGOT AND BEECH-JONES JJ", None),  # a cover page's coram
+        ("JUSTICE KAVANAUGH were to say (in line with the majority", None),
+        ("HCA 63; (1986) 162 CLR 170 at 190 per Mason and Wilson JJ.", None),
+    ],
+)
+def test_opinion_titles(paragraph, title):
+    from lclfqa.ingest.opinions import opinion_title
+
+    assert opinion_title(paragraph) == title
+
+
+def test_synthetic_judgment_opinions_and_headings(tmp_path):
+    body, bold = "Times-Roman", "Times-Bold"
+    path = tmp_path / "judgment.pdf"
+    _draw(
+        path,
+        [
+            (bold, 16, "HIGH COURT OF AUSTRALIA"),
+            12.0,
+            (body, 11, "SMITH CJ, JONES AND BROWN JJ."),
+            (bold, 11, "Introduction"),
+            (body, 11, "1 The appeal concerns the damages payable for a breach of the contract."),
+            (bold, 11, "Remoteness"),
+            (body, 11, "2 The loss was not too remote to be recovered by the employee."),
+            (body, 11, "3 GREEN J. I agree with the orders proposed by the plurality, but not with"),
+            (body, 11, "all of their reasons."),
+            (bold, 11, "Remoteness"),
+            (body, 11, "4 In my view the loss was too remote, and the appeal should fail."),
+        ],
+    )
+    doc = parse_pdf(path)
+    joint = "SMITH CJ, JONES AND BROWN JJ."
+    assert [s.path for s in doc.sections] == [
+        ("HIGH COURT OF AUSTRALIA",),
+        (joint,),
+        (joint, "Introduction"),
+        (joint, "Remoteness"),
+        ("GREEN J.",),
+        ("GREEN J.", "Remoteness"),
+    ]
+    assert doc.sections[4].text.startswith("3 GREEN J. I agree")

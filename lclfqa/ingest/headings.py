@@ -50,6 +50,14 @@ _DYNAMIC_PAREN = re.compile(_QUOTED + r"\(\w{1,5}\)\s")
 _ROMAN_AFTER = {"I": "H", "V": "U", "X": "W", "L": "K", "C": "B", "i": "h", "v": "u", "x": "w"}
 
 
+OPINION = "opinion"
+
+
+def _open(stack: list[Heading]) -> bool:
+    """A level above the path's end may be closed: the stack is not empty and does not end in an opinion."""
+    return bool(stack) and stack[-1].kind != OPINION
+
+
 @dataclass
 class Heading:
     kind: str
@@ -240,21 +248,30 @@ def _raw_title(text: str, ln: Line, display: bool = False) -> str:
 
 
 def push(stack: list[Heading], heading: Heading) -> None:
+    """Put ``heading`` on the path, closing the levels it ends.
+
+    An opinion (``opinions.py``) starts a new path; no other heading closes it, so every section
+    under it keeps the opinion as its first title.
+    """
     ranked = RANKED_KINDS
-    if heading.kind in ranked:
+    if heading.kind == OPINION:
+        stack.clear()
+    elif heading.kind in ranked:
         rank = ranked.index(heading.kind)
-        while stack and (stack[-1].kind not in ranked or ranked.index(stack[-1].kind) >= rank):
+        while _open(stack) and (stack[-1].kind not in ranked or ranked.index(stack[-1].kind) >= rank):
             stack.pop()
     elif heading.kind.startswith("size"):
         size = int(heading.kind[4:])
         while (
-            stack
+            _open(stack)
             and (stack[-1].kind not in ranked)
             and not (stack[-1].kind.startswith("size") and int(stack[-1].kind[4:]) > size)
         ):
             stack.pop()
     elif heading.kind == "appendix":  # closes the numbered outline, keeps named and display levels above it
-        while stack and not (stack[-1].kind in ranked or stack[-1].kind.startswith("size") or stack[-1].kind == "bold"):
+        while _open(stack) and not (
+            stack[-1].kind in ranked or stack[-1].kind.startswith("size") or stack[-1].kind == "bold"
+        ):
             stack.pop()
     else:
         kinds = [h.kind for h in stack]

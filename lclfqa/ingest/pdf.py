@@ -37,6 +37,7 @@ from lclfqa.ingest.fonts import body_height, note_ratio, page_body_height
 from lclfqa.ingest.footnotes import FootnoteState, check_lengths, footnote_zone, page_markers, split_footnotes
 from lclfqa.ingest.headings import (
     LINE_NUMBER,
+    OPINION,
     RANKED_KINDS,
     Heading,
     PageView,
@@ -48,6 +49,7 @@ from lclfqa.ingest.headings import (
     strip_line_number,
 )
 from lclfqa.ingest.layout import SOFT_HYPHEN, Line, page_lines
+from lclfqa.ingest.opinions import opinion_title
 from lclfqa.ingest.running import find_running_lines
 from lclfqa.ingest.textjoin import inline_compounds, join_lines, join_text, join_title, rejoin
 
@@ -148,6 +150,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
     current: _SectionDraft | None = None
     prev: Line | None = None
     pitch = max(body * 1.15, 1.0)
+    banners: set[str] = set()  # titles that opened a path at its root
     endnotes = find_endnotes([ln for ln in all_lines if ln not in running])
     block = endnotes.block if endnotes else set()
     cites = endnotes.markers if endnotes else {}
@@ -181,7 +184,11 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 and prev.page == ln.page
                 and ln.x0 < prev.x0
             )
-            heading = classify(ln, text, body, stack, para_start, view, index, has_line_numbers)
+            heading = None
+            if para_start and (title := _opinion(text, body_lines, index, has_line_numbers)):
+                heading = Heading(OPINION, title, "")
+            else:
+                heading = classify(ln, text, body, stack, para_start, view, index, has_line_numbers)
             if heading is not None and current is not None and _continues_title(prev, ln, heading, current):
                 # a heading printed over two lines ("TITLE I—COMMITTEE ON" / "FINANCE")
                 stack[-1].title = join_title(stack[-1].title, text.strip(), compounds)
@@ -216,7 +223,11 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 heading = None
             if heading is not None:
                 heading.open = open_title(heading.title) and heading_line_is_title(heading, text)
+                if heading.kind.startswith("size") and heading.title in banners:
+                    stack.clear()  # the court's banner again, over the next opinion: it closes the last one
                 push(stack, heading)
+                if len(stack) == 1:
+                    banners.add(heading.title)
                 current = _SectionDraft(tuple(h.title for h in stack), page_no, page_no)
                 sections.append(current)
             elif current is None:
@@ -255,6 +266,16 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
         dropped_footers=len(running.footers),
         dropped_by_rule=tuple(sorted(running.by_rule.items())),
     )
+
+
+def _opinion(text: str, lines: list[Line], index: int, has_line_numbers: bool) -> str | None:
+    """The opinion a paragraph's first line opens (with the next line, for names printed over two)."""
+    if not text[:1].isupper() and not text[:1].isdigit() and text[:1] != "[":
+        return None
+    title = opinion_title(text)
+    if title is None and index + 1 < len(lines) and not text.rstrip().endswith("."):
+        title = opinion_title(f"{text} {strip_line_number(lines[index + 1].text, has_line_numbers)}")
+    return title
 
 
 def _continues_title(prev: Line | None, ln: Line, heading: Heading, current: _SectionDraft) -> bool:
