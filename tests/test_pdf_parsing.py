@@ -1047,3 +1047,55 @@ def test_synthetic_judgment_opinions_and_headings(tmp_path):
         ("GREEN J.", "Remoteness"),
     ]
     assert doc.sections[4].text.startswith("3 GREEN J. I agree")
+
+
+def test_table_of_contents_is_one_block(tmp_path):
+    head, body = "Helvetica-Bold", "Times-Roman"
+    toc = [
+        (head, 14, "Contents"),
+        (head, 11, "Part 1—Preliminary 1"),
+        (body, 10, "1 Short title..........................................................1"),
+        (body, 10, "2 Definitions..........................................................1"),
+        (head, 11, "Part 2—Offences 2"),
+        (body, 10, "3 Failing to keep records.............................................2"),
+    ]
+    act = [
+        (head, 14, "Part 1—Preliminary"),
+        (head, 12, "1 Short title"),
+        (body, 11, "This Act may be cited as the Records Act 2024."),
+        (head, 12, "2 Definitions"),
+        (body, 11, "In this Act, record means a document kept under section 3."),
+    ]
+    path = tmp_path / "act.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter)
+    for rows in (toc, act):
+        y = 700.0
+        for font, size, text in rows:
+            c.setFont(font, size)
+            c.drawString(72, y, text)
+            y -= size * 1.6
+        c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert [s.path for s in doc.sections] == [
+        ("Contents",),
+        ("Part 1—Preliminary",),
+        ("Part 1—Preliminary", "1 Short title"),
+        ("Part 1—Preliminary", "2 Definitions"),
+    ]
+    contents = doc.sections[0]
+    assert contents.text.splitlines()[1:3] == ["Part 1—Preliminary 1", "1 Short title" + "." * 58 + "1"]
+    assert (contents.page_start, contents.page_end) == (1, 1)
+
+
+@pytest.mark.parametrize(("key", "pages"), [("contractors", (3, 5)), ("insurance", (2, 18))])
+def test_au_act_table_of_contents_is_one_section(au, key, pages):
+    doc = au[key]
+    (contents,) = [s for s in doc.sections if s.path == ("Contents",)]
+    assert (contents.page_start, contents.page_end) == pages
+    assert "Short title" in contents.text
+    # no section starts inside the table of contents, and the Act's tree begins after it
+    assert not [s.path for s in doc.sections if pages[0] < s.page_start < pages[1]]
+    first_part = next(s for s in doc.sections if s.path[:1] in (("Part 1—Preliminary",), ("Part I—Preliminary",)))
+    assert first_part.page_start == pages[1]
+    assert len(doc.sections) < 1100  # was 1,495 for the Insurance Act with its contents as sections

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
+from lclfqa.ingest.contents import find_contents
 from lclfqa.ingest.document import Footnote, ParsedDocument, Section, UnreadableDocument, file_sha256
 from lclfqa.ingest.endnotes import find_endnotes
 from lclfqa.ingest.fonts import body_height, note_ratio, page_body_height
@@ -151,19 +152,23 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
     prev: Line | None = None
     pitch = max(body * 1.15, 1.0)
     banners: set[str] = set()  # titles that opened a path at its root
+    toc = find_contents([ln for ln in all_lines if ln not in running])
+    toc_section: _SectionDraft | None = None
     endnotes = find_endnotes([ln for ln in all_lines if ln not in running])
     block = endnotes.block if endnotes else set()
     cites = endnotes.markers if endnotes else {}
 
     for lines, page_h in zip(pages, heights, strict=True):
-        content = [ln for ln in lines if ln not in running and id(ln) not in block]
-        if not content:
+        listed = [ln for ln in lines if ln not in running and id(ln) not in block]
+        content = [ln for ln in listed if id(ln) not in toc]  # a table of contents has no footnotes
+        if not listed:
             continue
-        page_no = content[0].page
-        page_body = page_body_height(content)
-        notes.cited = page_markers(content)
-        zone_start = footnote_zone(content, page_body * ratio, page_h, notes)
-        split_footnotes(content[zone_start:], page_no, notes)
+        page_no = listed[0].page
+        zone_start = len(content)
+        if content:
+            notes.cited = page_markers(content)
+            zone_start = footnote_zone(content, page_body_height(content) * ratio, page_h, notes)
+            split_footnotes(content[zone_start:], page_no, notes)
         body_lines = content[:zone_start]
         view = PageView(
             body_lines,
@@ -171,7 +176,15 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             max((ln.x1 for ln in body_lines), default=0.0),
             pitch,
         )
-        for index, ln in enumerate(body_lines):
+        in_body = {id(x) for x in body_lines}
+        in_order = [ln for ln in listed if id(ln) in toc or id(ln) in in_body] if toc else body_lines
+        index = -1
+        for ln in in_order:
+            if id(ln) in toc:  # kept whole, as one "Contents" section, never as headings
+                toc_section = _add_contents([ln], toc_section, sections)
+                current = prev = None
+                continue
+            index += 1
             text = strip_line_number(ln.text, has_line_numbers)
             gap = (prev.bottom - ln.top) if prev is not None and prev.page == ln.page else 0.0
             prev_text = strip_line_number(prev.text, has_line_numbers).rstrip() if prev is not None else ""
@@ -230,8 +243,8 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                     banners.add(heading.title)
                 current = _SectionDraft(tuple(h.title for h in stack), page_no, page_no)
                 sections.append(current)
-            elif current is None:
-                current = _SectionDraft((), page_no, page_no, title_lines=0)
+            elif current is None:  # the document's lead-in, or the text after a table of contents
+                current = _SectionDraft(tuple(h.title for h in stack), page_no, page_no, title_lines=0)
                 sections.append(current)
             elif current.parts:
                 _append_separator(current, "\n\n" if gap > 1.6 * pitch else "\n", text, compounds)
@@ -266,6 +279,23 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
         dropped_footers=len(running.footers),
         dropped_by_rule=tuple(sorted(running.by_rule.items())),
     )
+
+
+def _add_contents(listed: list[Line], draft: _SectionDraft | None, sections: list[_SectionDraft]) -> _SectionDraft:
+    """Append a page's table-of-contents lines to the one ``Contents`` section (made on its first line)."""
+    page = listed[0].page
+    if draft is None:
+        draft = _SectionDraft((listed[0].text.strip(),), page, page)
+        sections.append(draft)
+    elif page != draft.page_end:
+        draft.breaks.extend([draft.length()] * (page - draft.page_end))
+        draft.page_end = page
+    for ln in listed:
+        if draft.parts:
+            draft.parts.append("\n")
+        draft.parts.append(ln.text)
+        draft.lines += 1
+    return draft
 
 
 def _opinion(text: str, lines: list[Line], index: int, has_line_numbers: bool) -> str | None:
