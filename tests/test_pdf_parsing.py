@@ -1098,4 +1098,35 @@ def test_au_act_table_of_contents_is_one_section(au, key, pages):
     assert not [s.path for s in doc.sections if pages[0] < s.page_start < pages[1]]
     first_part = next(s for s in doc.sections if s.path[:1] in (("Part 1—Preliminary",), ("Part I—Preliminary",)))
     assert first_part.page_start == pages[1]
-    assert len(doc.sections) < 1100  # was 1,495 for the Insurance Act with its contents as sections
+    assert len(doc.sections) < 1200  # was 1,495 for the Insurance Act with its contents as sections
+
+
+def test_headings_only_where_layout_and_text_agree(tmp_path):
+    # An indented order list: its last item does not swallow the paragraph after it, back at the margin.
+    # A bold case name that opens a line inside a paragraph and runs on is not a heading.
+    body, bold = "Times-Roman", "Times-Bold"
+    c = canvas.Canvas(str(tmp_path / "orders.pdf"), pagesize=letter)
+    rows = [
+        (bold, 72, 700, "Orders"),
+        (body, 72, 680, "91 The appeal should be allowed and the following orders made:"),
+        (body, 108, 660, "1. The appeal be allowed."),
+        (body, 108, 640, "2. The matter be remitted to the primary judge for determination"),
+        (body, 126, 626, "according to law."),
+        (body, 72, 600, "There should be no order as to the costs in the Full Court of the Federal Court of"),
+        (bold, 72, 586, "Wholesale Finance Pty Ltd v Integral Home Loans Pty Ltd, which the parties relied"),
+        (body, 72, 572, "upon, is not to the contrary."),
+    ]
+    for font, x, y, text in rows:
+        c.setFont(font, 11)
+        c.drawString(x, y, text)
+    c.showPage()
+    c.save()
+    doc = parse_pdf(tmp_path / "orders.pdf")
+    assert [s.path for s in doc.sections] == [
+        ("Orders",),
+        ("Orders", "1. The appeal be allowed."),
+        ("Orders", "2. The matter be remitted to the primary judge for determination"),
+        ("Orders",),
+    ]
+    assert doc.sections[3].text.startswith("There should be no order as to the costs")
+    assert "Wholesale Finance Pty Ltd v Integral Home Loans Pty Ltd, which the parties relied" in doc.sections[3].text

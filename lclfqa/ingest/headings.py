@@ -64,6 +64,7 @@ class Heading:
     title: str
     label: str  # the number/letter itself, for telling (i) the letter from (i) the numeral
     open: bool = False  # an all-caps title that may run on to the next line
+    indent: float | None = None  # x of a "4. The matter…" item in body type: a paragraph set left of it ends it
 
 
 def strip_line_number(text: str, has_line_numbers: bool) -> str:
@@ -205,10 +206,23 @@ def classify(
                     return None
                 if kind.startswith("(") and _enumerates_inline(m.group(1), page, index, has_line_numbers):
                     return None
-            return Heading(_disambiguate(kind, m.group(1), stack), _title(stripped, ln, display), m.group(1))
+            heading = Heading(_disambiguate(kind, m.group(1), stack), _title(stripped, ln, display), m.group(1))
+            heading.indent = None if display or kind not in ("1.", "A.", "I.") else ln.x0
+            return heading
     if display and len(stripped) < 120 and not stripped.endswith(","):
         return Heading(f"size{round(ln.height)}" if larger else "bold", stripped, "")
     return None
+
+
+def bold_heading_shape(text: str, ln: Line, page: PageView, index: int) -> bool:
+    """A bold line in body size is a heading only where the text agrees: it starts like a title (a capital,
+    a digit, a quote or bracket, not ``. you must…``) and does not run on into the next line as a sentence
+    (a bold case name inside a paragraph, ``Wholesale Finance Pty Ltd v…``)."""
+    if not (text[0].isupper() or text[0].isdigit() or text[0] in "“\"‘'[(§"):
+        return False
+    nxt = page.lines[index + 1] if index + 1 < len(page.lines) else None
+    runs_on = ln.x1 >= page.right - 3 * ln.height and nxt is not None and _same_paragraph(ln, nxt, page.pitch)
+    return not (runs_on and not nxt.bold)
 
 
 def _disambiguate(kind: str, label: str, stack: list[Heading]) -> str:
@@ -245,6 +259,20 @@ def _raw_title(text: str, ln: Line, display: bool = False) -> str:
         return m.group(1)
     short = text if len(text) <= 100 else text[:97].rsplit(" ", 1)[0] + "…"
     return short.rstrip(" —")
+
+
+def close_outdented(stack: list[Heading], x0: float) -> bool:
+    """Close the numbered paragraphs that a new body paragraph starting at ``x0`` is set left of.
+
+    An indented list item (``4. The matter be remitted…`` at 121 pt) holds the lines indented under it,
+    not the judgment's next paragraph back at the margin (85 pt). Returns whether any level closed.
+    """
+    k = len(stack)
+    while k and stack[k - 1].indent is not None and stack[k - 1].indent > x0 + 2:
+        k -= 1
+    closed = k < len(stack)
+    del stack[k:]
+    return closed
 
 
 def push(stack: list[Heading], heading: Heading) -> None:

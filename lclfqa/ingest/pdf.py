@@ -42,8 +42,10 @@ from lclfqa.ingest.headings import (
     RANKED_KINDS,
     Heading,
     PageView,
+    bold_heading_shape,
     caps_continuation,
     classify,
+    close_outdented,
     heading_line_is_title,
     open_title,
     push,
@@ -202,7 +204,12 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 heading = Heading(OPINION, title, "")
             else:
                 heading = classify(ln, text, body, stack, para_start, view, index, has_line_numbers)
-            if heading is not None and current is not None and _continues_title(prev, ln, heading, current):
+            continues = heading is not None and current is not None and _continues_title(prev, ln, heading, current)
+            if heading is not None and heading.kind == "bold" and not continues:
+                if not bold_heading_shape(text.strip(), ln, view, index):
+                    heading = None  # a bold phrase inside a paragraph, not a heading
+            if continues:
+                assert heading is not None and current is not None
                 # a heading printed over two lines ("TITLE I—COMMITTEE ON" / "FINANCE")
                 stack[-1].title = join_title(stack[-1].title, text.strip(), compounds)
                 stack[-1].open = open_title(stack[-1].title)
@@ -234,6 +241,15 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 stack[-1].open = open_title(stack[-1].title) and words == text.strip()
                 current.path = tuple(h.title for h in stack)
                 heading = None
+            if (
+                heading is None
+                and current is not None
+                and not has_line_numbers  # printed line numbers make every line start at the margin
+                and gap > 0.6 * pitch
+                and close_outdented(stack, ln.x0)
+            ):
+                current = _SectionDraft(tuple(h.title for h in stack), page_no, page_no, title_lines=0)
+                sections.append(current)
             if heading is not None:
                 heading.open = open_title(heading.title) and heading_line_is_title(heading, text)
                 if heading.kind.startswith("size") and heading.title in banners:
