@@ -66,6 +66,7 @@ class _Slots:
 
     def __init__(self) -> None:
         self._at: dict[tuple[str, str], list[tuple[int, float, str]]] = defaultdict(list)
+        self._seen: dict[tuple, int] = {}  # answers already counted (a page number asks once per page)
 
     def add(self, where: str, ln: Line) -> None:
         self._at[(where, mask(ln.text))].append((ln.page, _edge(ln, where), ln.text))
@@ -73,8 +74,14 @@ class _Slots:
     def pages(self, where: str, ln: Line, exact: bool = False) -> int:
         """On how many pages the line's masked text (``exact``: its very text) is printed at its height."""
         y = _edge(ln, where)
-        at = self._at[(where, mask(ln.text))]
-        return len({p for p, h, text in at if abs(h - y) <= SAME_HEIGHT and (not exact or text == ln.text)})
+        key = mask(ln.text)
+        memo = (where, key, y, ln.text if exact else None)
+        if memo not in self._seen:
+            at = self._at[(where, key)]
+            self._seen[memo] = len(
+                {p for p, h, text in at if abs(h - y) <= SAME_HEIGHT and (not exact or text == ln.text)}
+            )
+        return self._seen[memo]
 
 
 def _edge(ln: Line, where: str) -> float:
