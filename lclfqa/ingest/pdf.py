@@ -1,27 +1,27 @@
-"""Layout-aware PDF parsing: running headers/footers dropped, nested sections, footnotes.
+"""Layout-aware PDF parsing: assembles the rules of the modules beside it into sections and footnotes.
 
-The rules, in the order they run (each is a small function below):
+The rules, in the order they run (each in a module named for its job):
 
-1. **Body size** — the most common line height, weighted by characters, for the document and per page.
-2. **Running headers and footers** — among the first/last lines of each page, a line whose
-   digit-normalised text repeats on three pages (two in a short document), a bare page number or
-   ``page N of M``, or a line in the outer 10 % band that is set apart from the body by a wide gap.
-3. **Footnotes** — the run of lines at the bottom of a page that are smaller than that page's body,
-   starting below a rule (``——————``/``_____``) or at a line that opens with a footnote number. A new
-   footnote starts where the line opens with a smaller (superscript) number or the next number in
-   sequence; lines before the first number continue the previous page's last footnote.
-4. **Headings and nesting** — numbering (``TITLE I``, ``Subtitle A``, ``PART 2``, ``SEC. 13401.``,
-   ``§ 1.25A-1``, ``I.``, ``A.``, ``1.``, ``(a)``, ``(1)``, ``(i)``, ``(A)``, ``Example 3.``) at the start
-   of a paragraph, or a short line set larger than the body (the document's and its own page's) or in
-   bold. Named levels (Title > Subtitle > Chapter > Subchapter > Part > Subpart > section) have a fixed
-   rank; the others nest in the order a document first uses them, so ``(a)(1)(i)(A)`` and ``I. A. 1.``
-   both come out right without a per-corpus table. Not headings: a plain ``Sec.``/``§`` line inside an
-   outline that no named level encloses (a quoted statute or a citation), a plain ``77. There would
-   be…`` sentence, and a paragraph that enumerates inline, ``(1) Whether …; (2) whether …``.
+1. **Lines** (``layout.py``) — characters with their font-high boxes grouped into lines; text clipped
+   off the page is left out.
+2. **Font sizes** (``fonts.py``) — the body size and the note size from the document's own size
+   histogram; notes are what is set below half-way between them.
+3. **Running lines** (``running.py``) — headers and footers in a page's top and bottom bands: text
+   repeated at the same height, page numbers, the stacks they head; body lines that repeat are kept.
+4. **Endnotes** (``endnotes.py``) and **contents** (``contents.py``) — a trailing ``[N]`` note block
+   cited in the text, and a table of contents, are taken out of the body first.
+5. **Footnotes** (``footnotes.py``) — the small lines at a page's foot, split at each marker expected
+   next, whatever the case of the word after it.
+6. **Opinions** (``opinions.py``) and **headings** (``headings.py``) — a judgment's opinions open
+   top-level sections; numbering, size and weight open headings where layout and text agree, nested
+   by rank or by first use.
+7. **Clean text** (``textjoin.py``) — words broken at a line's end joined; printed line numbers dropped.
+
+Where footnotes get linked: markers are recorded per section here (superscripts, ``[N]`` endnote
+markers); ``chunking.link_footnotes`` turns them into links from footnote chunks to parents.
 
 Known limits (documented in README): two-column pages are read line by line across both columns;
-tables are flattened to text; a footnote continued onto the next page is joined to the previous
-footnote only when the continuation comes before that page's first numbered footnote.
+tables are flattened to text; endnotes numbered ``N.`` are not collected.
 """
 
 from __future__ import annotations
