@@ -58,6 +58,7 @@ def parse(
     out.print(
         f"[bold]{doc.name}[/]: {doc.pages} pages, {len(doc.sections)} sections, {len(doc.footnotes)} footnotes, "
         f"dropped {doc.dropped_headers} header and {doc.dropped_footers} footer lines"
+        + (f" ({', '.join(f'{rule} {n}' for rule, n in doc.dropped_by_rule)})" if doc.dropped_by_rule else "")
     )
     for s in doc.sections:
         pages = f"p. {s.page_start}" if s.page_start == s.page_end else f"pp. {s.page_start}-{s.page_end}"

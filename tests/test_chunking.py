@@ -151,3 +151,18 @@ def test_real_regulation_chunks_cite_paragraph_paths():
     )
     assert hit.page_start == 2
     assert any(p.startswith("(c) Limitation based on modified adjusted gross income") for p in hit.section_path)
+
+
+def test_endnote_links_to_the_parent_of_its_marker_pages_away():
+    # An endnote printed on p. 9 is cited on p. 1: the marker link follows marker_page, not the note's page.
+    cited = Section(
+        ("Reasons",), "The fees are set out in the reasons of the primary judge[1].", 1, 1, footnote_refs=("1",)
+    )
+    later = Section(("Orders",), "The appeal is dismissed. " * 40, 2, 9)
+    note = Footnote("1", 9, "At [308]-[311].", marker_page=1)
+    doc = ParsedDocument("web.pdf", "web.pdf", "0" * 64, 9, (cited, later), (note,))
+    chunks = chunk_document(doc, parent_size=400, child_size=200)
+    (fn,) = [c for c in chunks if c.kind == FOOTNOTE]
+    (first_parent,) = [c for c in chunks if c.kind == PARENT and c.page_start == 1]
+    assert first_parent.id in fn.parent_ids
+    assert fn.section_path[0] == "Reasons"

@@ -156,7 +156,12 @@ def test_cli_ingest_search_and_parse_with_the_real_embedder(tmp_path: Path):
     assert any("joint return" in " ".join(h["text"].split()) for h in hits)
     parsed = runner.invoke(app, ["parse", str(pdf), "--json"])
     assert parsed.exit_code == 0
-    assert set(json.loads(parsed.stdout)) >= {"document", "pages", "sections", "footnotes", "dropped"}
+    out = json.loads(parsed.stdout)
+    assert set(out) >= {"document", "pages", "sections", "footnotes", "dropped"}
+    # running lines dropped, counted per rule (the eCFR print's header, footer and page numbers)
+    dropped = out["dropped"]
+    assert dropped["by_rule"] and sum(dropped["by_rule"].values()) == dropped["headers"] + dropped["footers"] > 0
+    assert set(dropped["by_rule"]) <= {"repeated", "page_number", "stacked", "inward", "echo", "set_apart"}
 
 
 def test_cli_errors_are_clear(tmp_path: Path):

@@ -316,7 +316,8 @@ def link_footnotes(
         for f in fs:
             for k, piece in enumerate(pieces):
                 sec = piece.section
-                if f.number in sec.footnote_refs and sec.page_start <= f.page and sec.page_end >= f.page - 1:
+                cited = f.marker_page or f.page  # an endnote: the page of its marker
+                if f.number in sec.footnote_refs and sec.page_start <= cited and sec.page_end >= cited - 1:
                     if f.number in _refs_in(sec, piece.start, piece.end) or len(piece) == len(sec.text):
                         linked.extend(piece_parents[k])
                         marker_path = marker_path or sec.path

@@ -47,11 +47,16 @@ class Section:
 
 @dataclass(frozen=True)
 class Footnote:
-    """A footnote as printed at the bottom of ``page``; ``number`` is its marker (``"12"``, ``"*"``)."""
+    """A footnote as printed at the bottom of ``page``; ``number`` is its marker (``"12"``, ``"*"``).
+
+    An endnote is a footnote printed at the document's end: ``marker_page`` is then the page whose text
+    cites it (``None`` for footnotes, which sit on their marker's page or the next).
+    """
 
     number: str
     page: int
     text: str
+    marker_page: int | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,7 @@ class ParsedDocument:
     footnotes: tuple[Footnote, ...] = ()
     dropped_headers: int = 0
     dropped_footers: int = 0
+    dropped_by_rule: tuple[tuple[str, int], ...] = ()  # running lines dropped by each rule (PDFs)
     source_text: str | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:
@@ -91,7 +97,11 @@ class ParsedDocument:
                 for s in self.sections
             ],
             "footnotes": [asdict(f) for f in self.footnotes],
-            "dropped": {"headers": self.dropped_headers, "footers": self.dropped_footers},
+            "dropped": {
+                "headers": self.dropped_headers,
+                "footers": self.dropped_footers,
+                "by_rule": dict(self.dropped_by_rule),
+            },
         }
 
 

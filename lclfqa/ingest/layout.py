@@ -40,7 +40,7 @@ class Line:
         return (self.top + self.bottom) / 2
 
 
-@dataclass
+@dataclass(slots=True)
 class _Char:
     ch: str
     left: float
@@ -48,10 +48,7 @@ class _Char:
     right: float
     top: float
     index: int
-
-    @property
-    def height(self) -> float:
-        return self.top - self.bottom
+    height: float  # top - bottom, stored: it is read for every character several times
 
 
 # Only lines that open with a paragraph marker can carry an emphasised subject worth a font look-up.
@@ -76,15 +73,21 @@ def _is_emphasis(name: str, weight: int) -> bool:
 
 
 def page_lines(page: pdfium.PdfPage, page_number: int) -> list[Line]:
-    """The page's lines, top to bottom (left to right within a baseline)."""
+    """The page's lines, top to bottom (left to right within a baseline).
+
+    Text drawn outside the page's crop box is not printed, so it is left out (a compilation's tables
+    are drawn whole on every page they span, and each page clips out its own part).
+    """
     textpage = page.get_textpage()
     try:
-        return _lines(textpage, page_number)
+        return _lines(textpage, page_number, page.get_cropbox())
     finally:
         textpage.close()
 
 
-def _lines(textpage: pdfium.PdfTextPage, page_number: int) -> list[Line]:
+def _lines(
+    textpage: pdfium.PdfTextPage, page_number: int, box: tuple[float, float, float, float] | None = None
+) -> list[Line]:
     n = textpage.count_chars()
     if n <= 0:
         return []
@@ -94,6 +97,10 @@ def _lines(textpage: pdfium.PdfTextPage, page_number: int) -> list[Line]:
         text = "".join(chr(pdfium_c.FPDFText_GetUnicode(raw, i)) for i in range(n))
     rect = pdfium_c.FS_RECTF()
     get_box = pdfium_c.FPDFText_GetLooseCharBox
+    # twice the crop box, widened by 2 pt: compared with twice a character's centre (left + right)
+    x_min, y_min, x_max, y_max = (
+        (2 * v + d for v, d in zip(box, (-4, -4, 4, 4), strict=True)) if box else (-1e9, -1e9, 1e9, 1e9)
+    )
 
     groups: list[list[_Char]] = []
     current: list[_Char] = []
@@ -106,13 +113,16 @@ def _lines(textpage: pdfium.PdfTextPage, page_number: int) -> list[Line]:
             pending_space = bool(current)
             continue
         get_box(raw, i, rect)
-        c = _Char(ch, rect.left, rect.bottom, rect.right, rect.top, i)
-        h = c.height
+        left, bottom, right, top = rect.left, rect.bottom, rect.right, rect.top
+        if not (y_min <= bottom + top <= y_max and x_min <= left + right <= x_max):
+            continue  # clipped away (its centre is off the printed page)
+        h = top - bottom
+        c = _Char(ch, left, bottom, right, top, i, h)
         if current:
             line_h = cur_top - cur_bottom
             center = (cur_top + cur_bottom) / 2
-            same_line = abs((c.top + c.bottom) / 2 - center) <= 0.45 * max(line_h, h)
-            if same_line and c.left < current[-1].left - 3 * max(line_h, 1.0):
+            same_line = abs((top + bottom) / 2 - center) <= 0.45 * (line_h if line_h > h else h)
+            if same_line and left < current[-1].left - 3 * (line_h if line_h > 1.0 else 1.0):
                 same_line = False  # jumped back to the left margin at the same height: a new column/row
             if not same_line:
                 groups.append(current)
@@ -124,7 +134,7 @@ def _lines(textpage: pdfium.PdfTextPage, page_number: int) -> list[Line]:
             # a taller character defines the line (after a superscript start)
             cur_bottom, cur_top = c.bottom, c.top
         if pending_space:
-            current.append(_Char(" ", c.left, c.bottom, c.left, c.bottom, -1))
+            current.append(_Char(" ", c.left, c.bottom, c.left, c.bottom, -1, 0.0))
             pending_space = False
         current.append(c)
     if current:
@@ -140,26 +150,25 @@ def _lines(textpage: pdfium.PdfTextPage, page_number: int) -> list[Line]:
 
 def _make_line(chars: list[_Char], raw, page_number: int, buf, flags) -> Line:
     visible = [c for c in chars if c.index >= 0]
-    main_h = max(c.height for c in visible)
-    body = [c for c in visible if c.height >= 0.85 * main_h]
-    bottom = min(c.bottom for c in body)
-    top = max(c.top for c in body)
-    parts: list[str] = []
+    main_h = max([c.height for c in visible])
+    cut = 0.85 * main_h
+    body = [c for c in visible if c.height >= cut]
+    bottom = min([c.bottom for c in body])
+    top = max([c.top for c in body])
     sups: list[tuple[int, int]] = []
-    pos = 0
+    small_h = 0.8 * main_h
+    raised = bottom + 0.15 * main_h
     sup_start = None
-    for c in chars:
-        small = c.index >= 0 and c.height < 0.8 * main_h and c.bottom > bottom + 0.15 * main_h
+    for pos, c in enumerate(chars):  # one character of text per _Char
+        small = c.index >= 0 and c.height < small_h and c.bottom > raised
         if small and sup_start is None:
             sup_start = pos
         elif not small and sup_start is not None:
             sups.append((sup_start, pos))
             sup_start = None
-        parts.append(c.ch)
-        pos += len(c.ch)
     if sup_start is not None:
-        sups.append((sup_start, pos))
-    text = "".join(parts)
+        sups.append((sup_start, len(chars)))
+    text = "".join([c.ch for c in chars])
     first_small = bool(visible) and visible[0].height < 0.85 * main_h
     # Fonts: sample the first letters to tell bold headings and emphasised paragraph subjects.
     alnum = [c for c in visible if c.ch.isalnum()]

@@ -51,8 +51,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: document's sections or footnotes say, so that existing indexes re-parse their documents on the next
 #: ingest (2: PDF printed line numbers dropped, line-end word breaks joined, run-on caps titles whole;
 #: 3: compounds broken at a line's end keep their hyphen, a title closed by "PART B.—" is not a Part;
-#: 4: a bold title line ending "(Pub. L." goes on in the next line, "APPENDICES" closes the outline).
-PARSER_VERSION = 4
+#: 4: a bold title line ending "(Pub. L." goes on in the next line, "APPENDICES" closes the outline;
+#: 5: footnotes by marker and size clusters, endnotes, running lines by height, opinions, contents, issue 15).
+PARSER_VERSION = 5
 
 Summarizer = Callable[[ParsedDocument], str]
 

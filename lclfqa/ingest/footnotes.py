@@ -1,0 +1,134 @@
+"""Footnotes: the zone of small lines at a page's foot, split into notes by their markers."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+
+from lclfqa.ingest.layout import Line
+
+_RULE = re.compile(r"^[\s—–_\-‐]{4,}$")
+_RULE_PREFIX = re.compile(r"^\s*[—_]{4,}\s*")
+
+# --- footnotes -------------------------------------------------------------------------------
+
+_FOOTNOTE_START = re.compile(r"^\s*(\d{1,3}|[*†‡§¶]{1,3})\s*(?=\S)")
+_SPACED_START = re.compile(r"\s+[A-Z“\"‘(\[]")  # after the number: "25 The…", not "25." or "25 U. S."
+_SET_OFF = re.compile(r"\.?\s+\S")  # "15 cl 1 of…", "15. eg, …": the number stands apart from the text
+_CONTINUES = re.compile(r"^\W*(?:\w+\s+){0,3}continue[sd]?\b.{0,30}$", re.I)
+ZONE_TOP = 0.75  # notes fill at most the lower three quarters of a page
+HANGING = 8.0  # points: a line indented this much past its note's first line continues the note
+TOO_LONG = 3000  # characters: a note this long most likely swallowed the notes after it
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class FootnoteDraft:
+    number: str
+    page: int
+    lines: list[str] = field(default_factory=list)
+    x0: float = 0.0  # where the note's first line starts (continuations may hang indented)
+
+
+@dataclass
+class FootnoteState:
+    """What the splitter knows on a page: the document's notes so far and the markers the page cites."""
+
+    drafts: list[FootnoteDraft] = field(default_factory=list)
+    cited: set[str] = field(default_factory=set)
+
+    def next_number(self) -> str | None:
+        """The marker the next note should carry: one more than the last numbered note."""
+        last = self.drafts[-1] if self.drafts else None
+        if last is None:
+            return "1"
+        return str(int(last.number) + 1) if last.number.isdigit() else None
+
+
+def page_markers(lines: list[Line]) -> set[str]:
+    """The footnote markers a page's body cites: its superscript numbers and symbols."""
+    out = set()
+    for ln in lines:
+        for a, b in ln.superscripts:
+            marker = ln.text[a:b].strip()
+            if marker and (marker.isdigit() or set(marker) <= set("*†‡§¶")):
+                out.add(marker)
+    return out
+
+
+def footnote_zone(lines: list[Line], limit: float, page_h: float, state: FootnoteState) -> int:
+    """Index of the first footnote line of the page (``len(lines)`` when there is none).
+
+    ``limit`` is the line size footnotes stay below (from the document's size clusters).
+    """
+    for i in range(len(lines) - 1, -1, -1):  # a rule in the lower part opens the zone
+        ln = lines[i]
+        if ln.bottom > ZONE_TOP * page_h:
+            break
+        if _RULE.match(ln.text) or _RULE_PREFIX.match(ln.text):
+            below = lines[i + 1 :] if _RULE.match(ln.text) else lines[i:]
+            if below and all(x.height < limit for x in below):
+                return i
+            break
+    start = len(lines)
+    for i in range(len(lines) - 1, -1, -1):
+        ln = lines[i]
+        if start == len(lines) == i + 1 and _CONTINUES.match(ln.text):
+            continue  # "(Footnote continues on next page)" under the notes, in the body size
+        if ln.height >= limit or ln.bottom > ZONE_TOP * page_h:
+            break
+        start = i
+    # No rule above: keep the zone only from a line that opens with a footnote number.
+    while start < len(lines) and not _opens_note(lines[start], state, first=True):
+        start += 1
+    return start
+
+
+def _opens_note(ln: Line, state: FootnoteState, first: bool = False) -> bool:
+    """Whether ``ln`` starts a new note: its leading number, set off by a space, is the marker expected
+    next or a later marker the page's body cites, whatever the case of the word after it ("15 cl 1 of");
+    or it is a superscript number; or a ``1``/``*`` set off before a capital (numbering that restarts).
+    A line indented past its note's first line (a hanging indent) continues the note."""
+    text = _RULE_PREFIX.sub("", ln.text)
+    m = _FOOTNOTE_START.match(text)
+    if not m:
+        return False
+    number, rest = m.group(1), text[m.end(1) :]
+    last = state.drafts[-1] if state.drafts else None
+    if not first and last is not None and last.page == ln.page and ln.x0 > last.x0 + HANGING:
+        return False  # indented under the note's first line: "127 CLR 454 at 471" continues the note
+    expected = number == state.next_number()
+    later = number.isdigit() and (last is None or not last.number.isdigit() or int(number) > int(last.number))
+    if (expected or (later and number in state.cited)) and _SET_OFF.match(rest):
+        return True
+    if ln.first_char_small or bool(ln.superscripts and ln.superscripts[0][0] <= 1):
+        return True
+    if _SPACED_START.match(rest):
+        return number in {"1", "*"} or (first and last is None)
+    return False
+
+
+def split_footnotes(zone: list[Line], page: int, state: FootnoteState) -> None:
+    """Append the zone's footnotes to ``state.drafts`` (continuations extend the last draft)."""
+    for ln in zone:
+        text = _RULE_PREFIX.sub("", ln.text).strip()
+        if not text or _RULE.match(text) or _CONTINUES.match(text):
+            continue
+        last = state.drafts[-1] if state.drafts else None
+        m = _FOOTNOTE_START.match(text)
+        if m and _opens_note(ln, state):
+            state.drafts.append(FootnoteDraft(m.group(1), page, [text[m.end() :].strip().lstrip(".").strip()], ln.x0))
+        elif last is not None:
+            last.lines.append(text)
+        else:  # continuation of a footnote we never saw the start of
+            state.drafts.append(FootnoteDraft("?", page, [text], ln.x0))
+
+
+def check_lengths(notes: list[tuple[str, int, str]]) -> list[tuple[str, int, int]]:
+    """Notes longer than ``TOO_LONG`` characters, logged: a bug signal (a split that failed)."""
+    long = [(number, page, len(text)) for number, page, text in notes if len(text) > TOO_LONG]
+    for number, page, n in long:
+        log.warning("footnote %s on page %d is %d characters long: check how the notes were split", number, page, n)
+    return long

@@ -1,0 +1,350 @@
+"""Headings and their nesting: which body lines open a section, and the path of titles above it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lclfqa.ingest.layout import Line
+
+# --- headings --------------------------------------------------------------------------------
+
+# Named levels, outermost first; everything else nests in order of first use.
+# The U.S. Code and the CFR share one order: Title > Subtitle > Chapter > Subchapter > Part > Subpart >
+# section (eCFR: Title 26 > Chapter I > Subchapter A > Part 1 > § 1.25A-1; the IRA: TITLE I > Subtitle D >
+# PART 4 > SEC. 13401). A level may be skipped; each one closes the levels at or below its rank.
+_RANKED = [
+    (re.compile(r"^(?:TITLE|Title)\s+[IVXLC\d]+\b"), "title"),
+    (re.compile(r"^(?:Subtitle|SUBTITLE)\s+[A-Z\dIVX]+\b"), "subtitle"),
+    (re.compile(r"^(?:Chapter|CHAPTER)\s+[A-Z\dIVX]+\b"), "chapter"),
+    (re.compile(r"^(?:Subchapter|SUBCHAPTER)\s+[A-Z\dIVX]+\b"), "subchapter"),
+    (re.compile(r"^(?:PART|Part)\s+[A-Z\dIVX]+\b"), "part"),
+    (re.compile(r"^(?:Subpart|SUBPART)\s+[A-Z\dIVX]+\b"), "subpart"),
+    (re.compile(r"^(?:SEC\.|Sec\.|SECTION|§)\s*\d"), "section"),
+]
+RANKED_KINDS = [k for _, k in _RANKED]
+_QUOTED = r"^[‘'“\"]*"  # statutes quote inserted text: ‘‘(1) IN GENERAL.—
+_DYNAMIC = [
+    (re.compile(_QUOTED + r"\(([ivx]{1,5})\)\s"), "(i)"),
+    (re.compile(_QUOTED + r"\(([a-z]{1,2})\)\s"), "(a)"),
+    (re.compile(_QUOTED + r"\((\d{1,3})\)\s"), "(1)"),
+    (re.compile(_QUOTED + r"\(([IVX]{1,5})\)\s"), "(I)"),
+    (re.compile(_QUOTED + r"\(([A-Z]{1,2})\)\s"), "(A)"),
+    (re.compile(r"^([IVXL]{1,6})\.\s+\S"), "I."),
+    (re.compile(r"^([A-Z])\.\s+[A-Z]"), "A."),
+    (re.compile(r"^(\d{1,2})\.\s+[A-Z]"), "1."),
+    (re.compile(r"^Example\s+(\d+)\b"), "example"),
+]
+# "APPENDICES", "APPENDIX A", "Appendix B to Part 1" on a line of its own: the outline of the text before
+# it ends (Dobbs: the appendices' "A" and "B" are not Part VII's subsections).
+_APPENDIX = re.compile(r"^(?:APPENDIX|APPENDICES|Appendix|Appendices)\b(?:\s+\S+){0,5}$")
+_LONE = [
+    (re.compile(r"^([IVXL]{1,6})$"), "I."),
+    (re.compile(r"^([A-Z])$"), "A."),
+    (re.compile(r"^(\d{1,2})$"), "1."),
+    (re.compile(r"^([a-z])$"), "a"),
+]
+LINE_NUMBER = re.compile(r"^(\d{1,2})\s+")
+_CAPS_SUBJECT = re.compile(r"^([‘'“\"]*\([\w]{1,4}\)\s+[A-Z][A-Z0-9 ,’'\-–&()]{2,}?\.—)")
+_DYNAMIC_PAREN = re.compile(_QUOTED + r"\(\w{1,5}\)\s")
+_ROMAN_AFTER = {"I": "H", "V": "U", "X": "W", "L": "K", "C": "B", "i": "h", "v": "u", "x": "w"}
+
+
+OPINION = "opinion"
+
+
+def _open(stack: list[Heading]) -> bool:
+    """A level above the path's end may be closed: the stack is not empty and does not end in an opinion."""
+    return bool(stack) and stack[-1].kind != OPINION
+
+
+@dataclass
+class Heading:
+    kind: str
+    title: str
+    label: str  # the number/letter itself, for telling (i) the letter from (i) the numeral
+    open: bool = False  # an all-caps title that may run on to the next line
+    indent: float | None = None  # x of a "4. The matter…" item in body type: a paragraph set left of it ends it
+
+
+def strip_line_number(text: str, has_line_numbers: bool) -> str:
+    return LINE_NUMBER.sub("", text, count=1) if has_line_numbers else text
+
+
+@dataclass
+class PageView:
+    """What heading rules read about the page around a line: its body size and the lines that follow."""
+
+    lines: list[Line]  # the page's body lines (no running lines, no footnotes)
+    body: float  # the page's own body size: its most common line height, by characters
+    right: float  # the right edge of the page's text block
+    pitch: float  # the document's line pitch
+
+
+def _is_larger(ln: Line, body: float, page: PageView) -> bool:
+    """Set larger than the body: larger than the document's body *and* than the page's own body.
+
+    A page printed at a larger scale (Dobbs p. 136) has every line larger than the document's body;
+    there only a line larger than that page's body, or a bold one, stands out as a display heading.
+    """
+    if ln.height < body * 1.12:
+        return False
+    return ln.bold or ln.height >= page.body * 1.12
+
+
+def _opens_named_level(stack: list[Heading]) -> bool:
+    """Whether a plain ``Title``/``Part``/``Sec.``/``§`` line may open a named level here.
+
+    Named levels are a document's outermost structure. Once the document has opened an outline of its
+    own (``I.``, ``A.``, ``1.``, ``(a)``) that no named level encloses, a plain ``Sec. 12.`` or ``§41–41–191``
+    line is a quoted statute or a citation (Dobbs' appendix of state abortion laws), not structure.
+    """
+    for h in stack:
+        if h.kind in RANKED_KINDS:
+            return True
+        if h.kind != "bold" and not h.kind.startswith("size"):
+            return False
+    return True
+
+
+def _same_paragraph(ln: Line, nxt: Line, pitch: float) -> bool:
+    """``nxt`` continues ``ln``'s paragraph: same size, ordinary leading, not indented further."""
+    return (
+        nxt.page == ln.page
+        and abs(nxt.height - ln.height) < 0.5
+        and -0.3 * ln.height <= ln.bottom - nxt.top <= 0.6 * pitch
+        and nxt.x0 <= ln.x0 + 1.0
+    )
+
+
+def _is_sentence(rest: str, ln: Line, nxt: Line | None, page: PageView) -> bool:
+    """A plain ``77. There would be…`` line: the number starts a sentence, not a heading.
+
+    ``rest`` is the text after the number. Body text, when its first sentence runs past the line into
+    the next line of the same paragraph (the line fills the measure), or when it is a long sentence
+    (more than 12 words before its period); a heading is a short title, ``10. South Dakota (1877):``.
+    """
+    m = re.match(r"^\s*(.{1,160}?[.:;])(?:\s|$)", rest)
+    if m:
+        return len(m.group(1).split()) > 12
+    full = ln.x1 >= page.right - 3 * ln.height
+    return full and nxt is not None and _same_paragraph(ln, nxt, page.pitch)
+
+
+_ROMAN_NEXT = {"i": "ii", "ii": "iii", "iii": "iv", "iv": "v", "v": "vi", "vi": "vii", "vii": "viii", "viii": "ix"}
+
+
+def _next_labels(label: str) -> set[str]:
+    """The labels that can follow ``label`` in its series: ``1``→``2``, ``a``→``b``, ``i``→``ii``/``j``."""
+    if label.isdigit():
+        return {str(int(label) + 1)}
+    out = set()
+    low = label.lower()
+    if low in _ROMAN_NEXT:
+        out.add(_ROMAN_NEXT[low] if label.islower() else _ROMAN_NEXT[low].upper())
+    if len(label) == 1 and label.isalpha() and low != "z":
+        out.add(chr(ord(label) + 1))
+    return out
+
+
+def _enumerates_inline(label: str, page: PageView, index: int, has_line_numbers: bool) -> bool:
+    """A paragraph ``(1) Whether …; (2) whether …; and (3) how …`` lists its items in one sentence.
+
+    The next item's marker follows a semicolon *inside* a line of the same paragraph, so the items are
+    not sections (a statute's ``(1) …; and`` / ``(2) …`` puts each item at the start of its own line).
+    """
+    following = "|".join(re.escape(x) for x in _next_labels(label))
+    if not following:
+        return False
+    pattern = re.compile(r";\s+(?:and\s+|or\s+)?\((?:" + following + r")\)\s")
+    lines = page.lines
+    for j in range(index, min(len(lines), index + 25)):
+        cur = lines[j]
+        text = strip_line_number(cur.text, has_line_numbers)
+        if j > index and (not _same_paragraph(lines[j - 1], cur, page.pitch) or _DYNAMIC_PAREN.match(text)):
+            break  # the paragraph ended, or the next marker opens its own line: a list of paragraphs
+        if pattern.search(text):
+            return True
+    return False
+
+
+def classify(
+    ln: Line,
+    text: str,
+    body: float,
+    stack: list[Heading],
+    para_start: bool,
+    page: PageView,
+    index: int,
+    has_line_numbers: bool = False,
+) -> Heading | None:
+    """The heading ``ln`` opens, if any; ``page.lines[index]`` is ``ln``."""
+    stripped = text.strip()
+    if not stripped:
+        return None
+    larger = _is_larger(ln, body, page) and len(stripped) < 160
+    display = larger or ln.bold
+    for pattern, kind in _RANKED:
+        if pattern.match(stripped):
+            if display or (para_start and _opens_named_level(stack)):
+                return Heading(kind, _title(stripped, ln, display), "")
+            break
+    if (para_start or display) and _APPENDIX.match(stripped):
+        return Heading("appendix", stripped, "")
+    for pattern, kind in _LONE:
+        m = pattern.match(stripped)
+        if m:
+            return Heading(_disambiguate(kind, m.group(1), stack), stripped, m.group(1))
+    if para_start or display:  # a bold/larger numbered line is a heading even after a page break
+        for pattern, kind in _DYNAMIC:
+            m = pattern.match(stripped)
+            if not m:
+                continue
+            if not display:
+                nxt = page.lines[index + 1] if index + 1 < len(page.lines) else None
+                if kind in ("I.", "A.", "1.") and _is_sentence(stripped[m.end(1) + 1 :], ln, nxt, page):
+                    return None
+                if kind.startswith("(") and _enumerates_inline(m.group(1), page, index, has_line_numbers):
+                    return None
+            heading = Heading(_disambiguate(kind, m.group(1), stack), _title(stripped, ln, display), m.group(1))
+            heading.indent = None if display or kind not in ("1.", "A.", "I.") else ln.x0
+            return heading
+    if display and len(stripped) < 120 and not stripped.endswith(","):
+        return Heading(f"size{round(ln.height)}" if larger else "bold", stripped, "")
+    return None
+
+
+def bold_heading_shape(text: str, ln: Line, page: PageView, index: int) -> bool:
+    """A bold line in body size is a heading only where the text agrees: it starts like a title (a capital,
+    a digit, a quote or bracket, not ``. you must…``) and does not run on into the next line as a sentence
+    (a bold case name inside a paragraph, ``Wholesale Finance Pty Ltd v…``)."""
+    if not (text[0].isupper() or text[0].isdigit() or text[0] in "“\"‘'[(§"):
+        return False
+    nxt = page.lines[index + 1] if index + 1 < len(page.lines) else None
+    runs_on = ln.x1 >= page.right - 3 * ln.height and nxt is not None and _same_paragraph(ln, nxt, page.pitch)
+    return not (runs_on and not nxt.bold)
+
+
+def _disambiguate(kind: str, label: str, stack: list[Heading]) -> str:
+    """``(i)`` after ``(h)`` is a letter, ``I.`` after ``H.`` too; otherwise numerals are numerals."""
+    letter_kind = {"(i)": "(a)", "I.": "A.", "(I)": "(A)"}.get(kind)
+    if letter_kind and len(label) == 1:
+        for h in reversed(stack):
+            if h.kind == letter_kind:
+                if h.label == _ROMAN_AFTER.get(label):
+                    return letter_kind
+                break
+    return kind
+
+
+def _title(text: str, ln: Line, display: bool = False) -> str:
+    """A heading's own words: the emphasised subject, ``(a) IN GENERAL.—``, or the first clause.
+
+    A ``display`` heading (bold or larger, on a line of its own) is its whole line: the colon in
+    ``D. Claiming the credits: Form 8863 and Form 1098-T`` does not end it.
+    """
+    return _raw_title(text, ln, display).lstrip("‘’“”'\" ")
+
+
+def _raw_title(text: str, ln: Line, display: bool = False) -> str:
+    if display and len(text) <= 160:
+        return text.rstrip(" —")
+    if ln.emphasis_prefix and text.startswith(ln.emphasis_prefix[:3]):
+        return ln.emphasis_prefix.rstrip(" —-")
+    m = _CAPS_SUBJECT.match(text)
+    if m:
+        return m.group(1).rstrip("—").strip("‘'“\" ")
+    m = re.match(r"^(.{3,110}?[.:])(?:\s|—|$)", text)
+    if m and not re.fullmatch(r"[‘'“\"]*\(?\w{1,4}[.)]", m.group(1)):
+        return m.group(1)
+    short = text if len(text) <= 100 else text[:97].rsplit(" ", 1)[0] + "…"
+    return short.rstrip(" —")
+
+
+def close_outdented(stack: list[Heading], x0: float) -> bool:
+    """Close the numbered paragraphs that a new body paragraph starting at ``x0`` is set left of.
+
+    An indented list item (``4. The matter be remitted…`` at 121 pt) holds the lines indented under it,
+    not the judgment's next paragraph back at the margin (85 pt). Returns whether any level closed.
+    """
+    k = len(stack)
+    while k and stack[k - 1].indent is not None and stack[k - 1].indent > x0 + 2:
+        k -= 1
+    closed = k < len(stack)
+    del stack[k:]
+    return closed
+
+
+def push(stack: list[Heading], heading: Heading) -> None:
+    """Put ``heading`` on the path, closing the levels it ends.
+
+    An opinion (``opinions.py``) starts a new path; no other heading closes it, so every section
+    under it keeps the opinion as its first title.
+    """
+    ranked = RANKED_KINDS
+    if heading.kind == OPINION:
+        stack.clear()
+    elif heading.kind in ranked:
+        rank = ranked.index(heading.kind)
+        while _open(stack) and (stack[-1].kind not in ranked or ranked.index(stack[-1].kind) >= rank):
+            stack.pop()
+    elif heading.kind.startswith("size"):
+        size = int(heading.kind[4:])
+        while (
+            _open(stack)
+            and (stack[-1].kind not in ranked)
+            and not (stack[-1].kind.startswith("size") and int(stack[-1].kind[4:]) > size)
+        ):
+            stack.pop()
+    elif heading.kind == "appendix":  # closes the numbered outline, keeps named and display levels above it
+        while _open(stack) and not (
+            stack[-1].kind in ranked or stack[-1].kind.startswith("size") or stack[-1].kind == "bold"
+        ):
+            stack.pop()
+    else:
+        kinds = [h.kind for h in stack]
+        if heading.kind in kinds:
+            del stack[kinds.index(heading.kind) :]
+    stack.append(heading)
+
+
+# --- headings printed over several lines, and words broken at a line's end -------------------
+
+_LEVEL_LABEL = re.compile(
+    r"^[‘’“”'\" ]*(?:(?:TITLE|Subtitle|CHAPTER|Chapter|SUBCHAPTER|Subchapter|PART|Part|Subpart|SUBPART)\s+[\w.-]+"
+    r"\s*[—–.-]?\s*|(?:SEC\.|Sec\.|§+)\s*[\w.()-]+\.?\s+|\(\w{1,5}\)\s+)"
+)
+_CAPS_RUN = re.compile(r"^[‘’“”'\" ]*([A-Z0-9$(][^\sa-z—]*(?:\s+[A-Z0-9$(][^\sa-z—]*)*)(?:—|$)")
+
+
+def open_title(title: str) -> bool:
+    """A numbered all-caps title with no closing period (``PART 2—EXCISE TAX ON REPURCHASE OF``): its
+    words may go on in the next line. An unnumbered caps line (a caption) does not run on."""
+    words, labelled = _LEVEL_LABEL.subn("", title, count=1)
+    words = words.strip()
+    return (
+        labelled == 1
+        and len(re.findall(r"[A-Z]{2,}", words)) >= 2
+        and not any(c.islower() for c in words)
+        and not words.endswith((".", ":", ".—"))
+        and len(title) < 200
+    )
+
+
+def heading_line_is_title(heading: Heading, text: str) -> bool:
+    """The heading's title is its whole line (nothing after it for a run-on to follow)."""
+    line = text.strip().lstrip("‘’“”'\" ").rstrip(" —")
+    return heading.title == line
+
+
+def caps_continuation(text: str) -> str:
+    """The leading all-caps words of ``text`` that continue an open title, or ``""``.
+
+    ``CORPORATE STOCK`` and ``STOCK.`` whole; ``RESENTING REASONABLE COMPENSATION.—The`` up to the
+    dash; a line that starts in lower case, or holds fewer than two capitals, continues nothing.
+    """
+    m = _CAPS_RUN.match(text.strip())
+    if not m:
+        return ""
+    words = m.group(1).strip()
+    return words if sum(c.isupper() for c in words) >= 2 else ""
