@@ -447,3 +447,17 @@ def _numbers(messages) -> str:
         if any(ch.isdigit() for ch in line) and not line.startswith("<") and len(line.split()) >= 6:
             return " ".join(line.split()[:14])
     raise AssertionError("no reference line with a number")
+
+
+def test_an_answer_about_the_holding_resting_on_a_dissent_alone_says_so():
+    from lclfqa.nodes.read import holding_caveat
+
+    dissent = {"section": ["JUSTICE BREYER, JUSTICE SOTOMAYOR, and JUSTICE KAGAN, dissenting", "I"]}
+    court = {"section": ["Opinion of the Court", "II", "B"]}
+    question = "What did the Court hold about quickening?"
+    caveat = holding_caveat(question, "Quickening was abandoned [1].", [dissent, court])
+    assert caveat.startswith("Note: the passages this answer rests on come from a separate opinion")
+    assert "JUSTICE KAGAN, dissenting" in caveat
+    assert holding_caveat(question, "Quickening was abandoned [1][2].", [dissent, court]) == ""  # the Court too
+    assert holding_caveat("What did the dissent say?", "x [1].", [dissent]) == ""  # asked about the dissent
+    assert holding_caveat("What is quickening?", "x [1].", [dissent]) == ""  # not about the holding

@@ -75,7 +75,8 @@ def proposed_quotes(raw: str) -> list[tuple[int | None, str]]:
 
 
 def information_text(quotes: list[dict[str, Any]]) -> str:
-    """The verified quotes as the reader sees them: ``[k] “…” (document, page, section)``."""
+    """The verified quotes as the reader sees them: ``[k] “…” (document, page, section)``; a footnote's
+    and a separate opinion's quotes say so (the label keeps a judgment's top-level opinion heading)."""
     return "\n".join(f"[{k}] “{q['text']}” ({label(q)})" for k, q in enumerate(quotes, 1))
 
 

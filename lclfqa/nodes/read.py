@@ -98,6 +98,27 @@ def fallback_quotes(
     ]
 
 
+_HOLDING = re.compile(r"\b(?:hold|holds|held|holding|majority|the court(?:'s)?|opinion of the court)\b", re.I)
+_SEPARATE = re.compile(r"\b(?:dissent\w*|concurr\w*)\b", re.I)
+
+
+def separate_opinion(quote: dict[str, Any]) -> str:
+    """The heading of the dissent or concurrence a quote comes from (its section path), or ``""``."""
+    return next((h for h in quote.get("section") or [] if _SEPARATE.search(h)), "")
+
+
+def holding_caveat(question: str, answer: str, quotes: list[dict[str, Any]]) -> str:
+    """For a question about the Court's holding whose answer cites only dissents or concurrences: the
+    sentence that says so (an answer about the holding may not rest on a separate opinion alone)."""
+    if not _HOLDING.search(question) or _SEPARATE.search(question):
+        return ""
+    cited = [quotes[n - 1] for n in parsing.cited_numbers(answer) if 1 <= n <= len(quotes)]
+    if not cited or not all(separate_opinion(q) for q in cited):
+        return ""
+    whose = "; ".join(dict.fromkeys(separate_opinion(q) for q in cited))
+    return f"Note: the passages this answer rests on come from a separate opinion ({whose}), not the Court's holding."
+
+
 _VERDICT = re.compile(r"^\W*(?:generally,?\s+)?(yes|no)\b", re.I)
 
 
@@ -276,6 +297,11 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
                 best = rank_by_question(fields["question"], texts, _embeddings(ctx))[0] + 1
                 answer = " ".join(p for p in (verdict, f"The sources state: “{texts[best - 1].strip()}” [{best}]") if p)
                 notes["answer_from_quote"] = True
+    if not refused and ctx.plan.extract:
+        caveat = holding_caveat(fields["question"], answer, quotes)
+        if caveat:
+            answer = f"{answer} {caveat}"
+            notes["separate_opinion_only"] = True
     # a source list the model wrote at the end is not shown, but its numbers count as cited
     cited = answer if parsing.cited_numbers(answer) else written
     if refused:
