@@ -148,7 +148,7 @@ def ingest(
             )
         except IndexBusy as e:
             _fail(str(e), 3)
-        except (OSError, ValueError, IndexStoreError) as e:
+        except (OSError, ValueError, RuntimeError, IndexStoreError) as e:  # RuntimeError: an embedder that cannot load
             _fail(str(e))
         except KeyboardInterrupt:
             _fail("interrupted: the previous index (if any) is unchanged", 130)
@@ -212,15 +212,18 @@ def search(
         embedder = get_embeddings(idx.embedding_model)
     except Exception as e:  # an embedder this machine cannot load: say which and why
         _fail(f"index {index} was built with embedding model {idx.embedding_model!r}, which cannot be loaded here: {e}")
-    scope, hits = scoped_search(
-        idx,
-        embedder,
-        query,
-        sparse_queries=[query],
-        dense_queries=[query],
-        enabled=document_scope is not False,
-        k=k,
-    )
+    try:
+        scope, hits = scoped_search(
+            idx,
+            embedder,
+            query,
+            sparse_queries=[query],
+            dense_queries=[query],
+            enabled=document_scope is not False,
+            k=k,
+        )
+    except ValueError as e:  # e.g. an embedder of another dimension than the index's vectors
+        _fail(str(e))
     if as_json:
         rows = [
             {
@@ -404,7 +407,7 @@ def chat(
 
     logging.basicConfig(level=logging.ERROR)
     db = memory or Path(index).parent / "chat.sqlite"
-    if db.exists() and not db.is_file():
+    if os.path.exists(db) and not os.path.isfile(db):
         _fail(f"--memory {db} is not a file; pass the path of a SQLite file")
     db.parent.mkdir(parents=True, exist_ok=True)
     saver = open_chat_memory(db)  # strict: a planted file cannot run code (lclfqa/safe_load.py)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextvars
 import sqlite3
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,7 @@ def _cache_classes() -> list[type]:
 def strict_llm_cache(path: str | Path) -> Any:
     """LangChain's ``SQLiteCache`` at ``path``, reading entries back only as chat generations and messages."""
     from langchain_community.cache import SQLiteCache
+    from langchain_core._api.beta_decorator import LangChainBetaWarning
     from langchain_core.load import loads
     from sqlalchemy import select
     from sqlalchemy.orm import Session
@@ -110,7 +112,9 @@ def strict_llm_cache(path: str | Path) -> Any:
             if not rows:
                 return None
             try:
-                return [loads(row[0], allowed_objects=allowed) for row in rows]
+                with warnings.catch_warnings():  # `loads` is marked beta; the allow-list is what matters here
+                    warnings.simplefilter("ignore", LangChainBetaWarning)
+                    return [loads(row[0], allowed_objects=allowed) for row in rows]
             except Exception as exc:
                 raise UnsafeData(
                     f"LLM cache {path}: an entry is not a chat generation ({exc}); delete the file to start afresh"

@@ -297,6 +297,12 @@ def _read_current(index_dir: Path) -> str | None:
         name = (index_dir / CURRENT).read_text(encoding="utf-8").strip()
     except FileNotFoundError:
         return None
+    except PermissionError:
+        raise IndexFormatError(f"cannot read index {index_dir} (permission denied); check its permissions") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise IndexFormatError(
+            f"cannot read {index_dir / CURRENT} ({exc}); delete {index_dir} and run ingest again"
+        ) from None
     return name
 
 
@@ -649,7 +655,9 @@ class Index:
         is unreadable; both say which path and what to do.
         """
         index_dir = Path(index_dir)
-        if not index_dir.is_dir():
+        if os.path.exists(index_dir) and not os.path.isdir(index_dir):
+            raise IndexNotFound(f"no index at {index_dir}: it is a file, not an index directory")
+        if not os.path.isdir(index_dir):
             raise IndexNotFound(f"no index at {index_dir}: the directory does not exist (run ingest to build it)")
         for _attempt in range(3):
             name = _read_current(index_dir)
@@ -981,7 +989,7 @@ def check_index(index_dir: str | Path) -> list[str]:
     from lclfqa.ingest.integrity import sqlite_problems
 
     index_dir = Path(index_dir)
-    name = _read_current(index_dir) if index_dir.is_dir() else None
+    name = _read_current(index_dir) if os.path.isdir(index_dir) else None
     if name is None:
         raise IndexNotFound(f"no index at {index_dir} (run ingest to build it)")
     gen_dir = index_dir / name

@@ -28,7 +28,7 @@ class IndexBusy(RuntimeError):
 def prepare_index_dir(index_dir: str | Path) -> Path:
     """Create ``index_dir`` (and parents); raise ``ValueError`` with a clear message if it cannot be one."""
     index_dir = Path(index_dir)
-    if index_dir.exists() and not index_dir.is_dir():
+    if os.path.exists(index_dir) and not os.path.isdir(index_dir):
         raise ValueError(f"--index {index_dir} is a file, not an index directory; pass a folder path")
     try:
         index_dir.mkdir(parents=True, exist_ok=True)
@@ -63,7 +63,10 @@ def writer_lock(
         yield
         return
     path = index_dir / LOCK_NAME
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except PermissionError:
+        raise ValueError(f"--index {index_dir}: no permission to write in it; check its permissions") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -182,7 +182,7 @@ def ingest(
     tick = progress or (lambda stage, done, total: None)
     if settings.summaries and summarizer is None:
         raise ValueError("summaries are on but no summarizer was given (see lclfqa.ingest.summaries)")
-    if Path(index_dir).exists() and not Path(index_dir).is_dir():
+    if os.path.exists(index_dir) and not os.path.isdir(index_dir):
         raise ValueError(f"--index {index_dir} is a file, not an index directory; pass a folder path")
 
     found = find_sources(paths, SUPPORTED_SUFFIXES, follow_symlinks=follow_symlinks)
@@ -348,6 +348,12 @@ def _embed(
                 cache[key] = vec
         tick("embed", len(missing), len(missing))
     report.embedded = len(missing)
+    dims = {v.shape[0] for v in cache.values()}
+    if len(dims) > 1:
+        raise ValueError(
+            f"the embedder gives {sorted(dims)[-1]}-d vectors but the index holds {sorted(dims)[0]}-d ones (another "
+            "embedding model under the same name?): ingest into a new index"
+        )
     if not chunks:
         dim = next(iter(cache.values())).shape[0] if cache else 1
         return np.zeros((0, dim), dtype=np.float32)
