@@ -72,8 +72,8 @@ def test_rechunking_rereads_sources_from_their_absolute_path_whatever_the_workin
     monkeypatch.chdir(tmp_path)  # another folder: "docs/a.txt" no longer resolves
     other = _folder(tmp_path / "other", "c.txt")
     report = ingest([other], tmp_path / "idx", Settings(), embeddings=_emb())
-    assert report.ok, report.kept
     assert set(Index.load(tmp_path / "idx").documents) == {"a.txt", "c.txt"}
+    assert report.ok, report.kept
     assert 0 < _children(tmp_path / "idx", "a.txt") < small
 
 
