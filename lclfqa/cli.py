@@ -92,10 +92,25 @@ def ingest(
         str | None, typer.Option(help="Chat model for summaries: 'local' or 'openai:<model>'.")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    follow_symlinks: Annotated[
+        bool,
+        typer.Option(
+            "--follow-symlinks", help="Also follow symbolic links that lead outside the folders given (off: reported)."
+        ),
+    ] = False,
+    no_wait: Annotated[
+        bool,
+        typer.Option("--no-wait", help="If another ingest is writing this index, fail (exit 3) instead of waiting."),
+    ] = False,
 ) -> None:
-    """Ingest documents into a hybrid (BM25 + dense) index; re-running adds new and replaces changed files."""
+    """Ingest documents into a hybrid (BM25 + dense) index; re-running adds new and replaces changed files.
+
+    Exit codes: 0 all indexed; 1 some files skipped or kept from before (a table says which and why);
+    2 a mistake in the command or settings; 3 the index is busy (--no-wait); 130 interrupted.
+    """
     from lclfqa.config import Settings
     from lclfqa.ingest.index import IndexStoreError
+    from lclfqa.ingest.lock import IndexBusy
     from lclfqa.ingest.pipeline import ingest as run_ingest
     from lclfqa.progress import stage_bars
 
@@ -122,14 +137,48 @@ def ingest(
             _fail(f"cannot make document summaries: {e}")
     with stage_bars(console, quiet=quiet) as progress:
         try:
-            report = run_ingest(paths, index, settings, summarizer=summarizer, progress=progress)
-        except (FileNotFoundError, ValueError, IndexStoreError) as e:
+            report = run_ingest(
+                paths,
+                index,
+                settings,
+                summarizer=summarizer,
+                progress=progress,
+                follow_symlinks=follow_symlinks,
+                wait=not no_wait,
+                on_wait=lambda message: console.print(f"[yellow]waiting:[/] {message}", highlight=False),
+            )
+        except IndexBusy as e:
+            _fail(str(e), 3)
+        except (OSError, ValueError, RuntimeError, IndexStoreError) as e:  # RuntimeError: an embedder that cannot load
             _fail(str(e))
         except KeyboardInterrupt:
             _fail("interrupted: the previous index (if any) is unchanged", 130)
-    for path, reason in report.skipped:
-        console.print(f"[yellow]skipped[/] {path}: {reason}", highlight=False)
     console.print(f"[green]indexed[/] {report.summary_line()} -> {index}", highlight=False)
+    if not report.ok:
+        _print_problems(report)
+        raise typer.Exit(1)
+
+
+def _print_problems(report: Any) -> None:
+    """The files an ingest left out or kept from before, one row each, and what to do."""
+    from rich.table import Table
+
+    table = Table(title="Not indexed as asked", title_justify="left", show_lines=False)
+    table.add_column("status", style="yellow", no_wrap=True)
+    table.add_column("file or document", overflow="fold")
+    table.add_column("reason", overflow="fold")
+    for path, reason in report.skipped:
+        table.add_row("skipped", path, reason)
+    for name, reason in report.kept:
+        table.add_row("kept old", name, reason)
+    for path, reason in report.damaged:
+        table.add_row("damaged", path, reason)
+    console.print(table)
+    console.print(
+        f"{len(report.skipped)} skipped, {len(report.kept)} kept from before, {len(report.damaged)} damaged: "
+        "fix or remove them and ingest again (exit code 1)",
+        highlight=False,
+    )
 
 
 ScopeOption = Annotated[
@@ -145,7 +194,7 @@ ScopeOption = Annotated[
 def search(
     query: Annotated[str, typer.Argument(help="The question or search terms.")],
     index: IndexOption = DEFAULT_INDEX,
-    k: Annotated[int, typer.Option("-k", help="How many child chunks to return.")] = 8,
+    k: Annotated[int, typer.Option("-k", help="How many child chunks to return (at least 1).")] = 8,
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON.")] = False,
     document_scope: ScopeOption = None,
 ) -> None:
@@ -154,19 +203,28 @@ def search(
     from lclfqa.models import get_embeddings
     from lclfqa.retrieval import scoped_search
 
+    if k < 1:
+        _fail(f"-k must be at least 1 (how many passages to return); got {k}")
     try:
         idx = Index.load(index)
     except IndexStoreError as e:
         _fail(str(e))
-    scope, hits = scoped_search(
-        idx,
-        get_embeddings(idx.embedding_model),
-        query,
-        sparse_queries=[query],
-        dense_queries=[query],
-        enabled=document_scope is not False,
-        k=k,
-    )
+    try:
+        embedder = get_embeddings(idx.embedding_model)
+    except Exception as e:  # an embedder this machine cannot load: say which and why
+        _fail(f"index {index} was built with embedding model {idx.embedding_model!r}, which cannot be loaded here: {e}")
+    try:
+        scope, hits = scoped_search(
+            idx,
+            embedder,
+            query,
+            sparse_queries=[query],
+            dense_queries=[query],
+            enabled=document_scope is not False,
+            k=k,
+        )
+    except ValueError as e:  # e.g. an embedder of another dimension than the index's vectors
+        _fail(str(e))
     if as_json:
         rows = [
             {
@@ -195,12 +253,30 @@ def search(
 
 
 @app.command()
-def info(index: IndexOption = DEFAULT_INDEX) -> None:
+def info(
+    index: IndexOption = DEFAULT_INDEX,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check", help="Verify every file's checksum and SQLite's integrity; exit 1 if the index is corrupted."
+        ),
+    ] = False,
+) -> None:
     """What an index holds: documents, pages, chunks, embedding model, and the names that scope a question
     to a document ('In Dobbs, …')."""
-    from lclfqa.ingest.index import Index, IndexStoreError
+    from lclfqa.ingest.index import Index, IndexStoreError, check_index
     from lclfqa.scope import scope_names
 
+    if check:
+        try:
+            problems = check_index(index)
+        except IndexStoreError as e:
+            _fail(str(e))
+        if problems:
+            for p in problems:
+                console.print(f"[bold red]corrupted:[/] {p}", highlight=False)
+            _fail(f"index corrupted: {index}: {len(problems)} problem(s); re-ingest (delete it, run ingest again)", 1)
+        console.print(f"[green]ok:[/] {index}: every checksum matches, SQLite integrity_check ok", highlight=False)
     try:
         idx = Index.load(index)
     except IndexStoreError as e:
@@ -274,7 +350,7 @@ def ask(
     pipeline: PipelineOption = None,
     rewrites: Annotated[int | None, typer.Option(help="query2doc rewrites: 0 (off), 1 or 3.")] = None,
     reader: Annotated[str | None, typer.Option(help="'domain' (default) or 'basic' reader.")] = None,
-    top_k: Annotated[int | None, typer.Option("--top-k", "-k", help="Child chunks to retrieve.")] = None,
+    top_k: Annotated[int | None, typer.Option("--top-k", "-k", help="Child chunks to retrieve (at least 1).")] = None,
     document_scope: ScopeOption = None,
     llm_cache: Annotated[
         str | None, typer.Option(help="SQLite file caching LLM responses (reruns cost nothing).")
@@ -327,21 +403,21 @@ def chat(
     document_scope: ScopeOption = None,
 ) -> None:
     """A multi-turn REPL over the index: streamed answers with sources; /help lists commands."""
-    import sqlite3
-
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
     from lclfqa.repl import chat_loop
+    from lclfqa.safe_load import open_chat_memory
 
     logging.basicConfig(level=logging.ERROR)
     db = memory or Path(index).parent / "chat.sqlite"
+    if os.path.exists(db) and not os.path.isfile(db):
+        _fail(f"--memory {db} is not a file; pass the path of a SQLite file")
     db.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(db), check_same_thread=False)
+    saver = open_chat_memory(db)  # strict: a planted file cannot run code (lclfqa/safe_load.py)
+    conn = saver.conn
     try:
         graph = _qa_graph(
             index,
             config,
-            checkpointer=SqliteSaver(conn),
+            checkpointer=saver,
             chat_model=model,
             pipeline=pipeline,
             document_scope=document_scope,

@@ -98,8 +98,19 @@ class Settings:
         },
     )
     max_answer_tokens: int = field(default=600, metadata={"help": "longest answer the reader may write"})
+    # --- limits on every input (a file over a limit is skipped with a message naming the limit)
+    max_file_mb: float = field(
+        default=200.0, metadata={"help": "largest source file ingest reads, in MB (1 MB = 1,000,000 bytes)"}
+    )
+    max_pages: int = field(default=5000, metadata={"help": "most pages one document may have"})
+    max_chars: int = field(
+        default=10_000_000,
+        metadata={"help": "most characters of text one document may have (memory grows ~35 bytes per character)"},
+    )
 
     def __post_init__(self) -> None:
+        for f in fields(self):
+            _check_type(f.name, getattr(self, f.name), f.type)
         choices = {"footnote_chunks": FootnoteChunks, "chunking": Chunking, "pipeline": Pipeline, "reader": Reader}
         for name, kind in choices.items():
             allowed = get_args(kind)
@@ -107,9 +118,14 @@ class Settings:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
         if self.rewrites not in (None, 0, 1, 3):
             raise ValueError(f"rewrites must be 0, 1 or 3; got {self.rewrites!r}")
-        for name in ("parent_size", "child_size", "top_k", "retrieval_depth", "context_chars", "max_answer_tokens"):
+        for name in _POSITIVE:
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive; got {getattr(self, name)!r}")
+        if self.child_size > self.parent_size:
+            raise ValueError(
+                f"child_size ({self.child_size}) must not exceed parent_size ({self.parent_size}): a child is a "
+                "piece of a parent; lower child_size or raise parent_size"
+            )
 
     @property
     def query_rewrites(self) -> int:
@@ -132,22 +148,82 @@ class Settings:
         settings = cls()
         if path is not None:
             with open(path, "rb") as f:
-                settings = settings.with_overrides(**tomllib.load(f))
+                try:
+                    values = tomllib.load(f)
+                except tomllib.TOMLDecodeError as exc:
+                    raise ValueError(f"{path}: not valid TOML ({exc})") from None
+            try:
+                settings = settings.with_overrides(**values)
+            except ValueError as exc:
+                raise ValueError(f"{path}: {exc}") from None
         env = os.environ if env is None else env
         from_env: dict[str, Any] = {}
         for f in fields(cls):
             raw = env.get(f"LCLFQA_{f.name.upper()}")
             if raw is not None:
-                from_env[f.name] = _coerce(raw, f.type)
+                from_env[f.name] = _coerce(raw, f.type, f"LCLFQA_{f.name.upper()}")
         return settings.with_overrides(**from_env).with_overrides(**overrides)
 
 
-def _coerce(raw: str, type_name: Any) -> Any:
+_POSITIVE = (
+    "parent_size",
+    "child_size",
+    "summary_chars",
+    "embed_batch_size",
+    "top_k",
+    "retrieval_depth",
+    "context_chars",
+    "max_answer_tokens",
+    "max_file_mb",
+    "max_pages",
+    "max_chars",
+)
+_LITERALS = {"FootnoteChunks": FootnoteChunks, "Chunking": Chunking, "Pipeline": Pipeline, "Reader": Reader}
+
+
+def _check_type(name: str, value: Any, type_name: Any) -> None:
+    """Raise ``ValueError`` naming the setting when ``value`` is not of the field's declared type.
+
+    A TOML file can say ``top_k = "eight"``; that must be one clear line, not a ``TypeError`` deep in
+    the graph. Integers are accepted for float fields; booleans are not numbers here.
+    """
+    declared = str(type_name)
+    options = [t.strip() for t in declared.split("|")]
+    if value is None and "None" in options:
+        return
+    for t in options:
+        if t in _LITERALS and isinstance(value, str):
+            return  # the allowed values are checked with their list in __post_init__
+        if t == "str" and isinstance(value, str):
+            return
+        if t == "bool" and isinstance(value, bool):
+            return
+        if t == "int" and isinstance(value, int) and not isinstance(value, bool):
+            return
+        if t == "float" and isinstance(value, int | float) and not isinstance(value, bool):
+            return
+    wanted = " or ".join("a string" if t in _LITERALS else _TYPE_WORDS.get(t, t) for t in options)
+    raise ValueError(f"setting {name} must be {wanted}; got {value!r} ({type(value).__name__})")
+
+
+_TYPE_WORDS = {
+    "int": "a whole number",
+    "float": "a number",
+    "bool": "true or false",
+    "str": "a string",
+    "None": "unset",
+}
+
+
+def _coerce(raw: str, type_name: Any, name_of_env: str) -> Any:
     t = str(type_name)
     if t.startswith("bool"):
         return raw.strip().lower() in {"1", "true", "yes", "on"}
-    if t.startswith("int"):
-        return int(raw)
-    if t.startswith("float"):
-        return float(raw)
+    try:
+        if t.startswith("int"):
+            return int(raw)
+        if t.startswith("float"):
+            return float(raw)
+    except ValueError:
+        raise ValueError(f"{name_of_env} must be a number; got {raw!r}") from None
     return raw

@@ -8,7 +8,6 @@ optional base URL. Any LangChain ``Embeddings`` object can be passed where a nam
 from __future__ import annotations
 
 import os
-import warnings
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -123,11 +122,9 @@ def get_chat_model(name: str = "local", base_url: str | None = None, settings: S
     else:
         raise ValueError(f"unknown chat model {name!r}: use 'local', 'local-tiny' or 'openai:<model>'")
     if s.llm_cache:
-        from langchain_community.cache import SQLiteCache
+        from lclfqa.safe_load import strict_llm_cache
 
         Path(s.llm_cache).parent.mkdir(parents=True, exist_ok=True)
-        model.cache = SQLiteCache(database_path=str(s.llm_cache))
-        # Reading an entry back (langchain's JSON `loads`, no pickle) warns on every hit about a future
-        # default; the file is our own cache, so the warning is noise in an eval's output.
-        warnings.filterwarnings("ignore", message="The default value of `allowed_objects`")
+        # entries load back only as chat generations and messages (langchain's JSON `loads` with an allow-list)
+        model.cache = strict_llm_cache(s.llm_cache)
     return model

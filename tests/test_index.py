@@ -427,6 +427,7 @@ def test_an_index_from_an_older_tokenizer_rebuilds_bm25_in_memory_until_the_next
     gen = index_dir / (index_dir / "CURRENT").read_text().strip()
     manifest = json.loads((gen / "manifest.json").read_text())
     manifest["tokenizer"] = "lclfqa-legal-1"  # as written before words were stemmed
+    del manifest["files"]  # ... and before the manifest held checksums
     (gen / "manifest.json").write_text(json.dumps(manifest))
     # the stored arrays hold other tokens: prove they are not used
     for f in (gen / "bm25").iterdir():

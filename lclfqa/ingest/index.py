@@ -33,8 +33,8 @@ import shutil
 import sqlite3
 import threading
 import unicodedata
-from collections.abc import Collection, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Collection, Sequence
+from contextlib import nullcontext
 from dataclasses import astuple, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,6 +43,8 @@ from typing import Any
 import numpy as np
 
 from lclfqa.ingest.document import CHILD, FOOTNOTE, PARENT, Chunk
+from lclfqa.ingest.integrity import VERIFY_ON_LOAD_MAX_BYTES, file_digests, file_problems, recorded_bytes
+from lclfqa.ingest.lock import prepare_index_dir, writer_lock
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +52,11 @@ __all__ = [
     "DocumentRecord",
     "EmbedderMismatch",
     "Index",
+    "IndexCorrupted",
     "IndexFormatError",
     "IndexNotFound",
     "IndexStoreError",
+    "check_index",
     "embedding_text",
     "text_sha256",
     "tokenize",
@@ -98,6 +102,17 @@ class IndexNotFound(IndexStoreError):
 
 class IndexFormatError(IndexStoreError):
     """The index exists but cannot be read: corrupt, truncated, or written by another format version."""
+
+
+class IndexCorrupted(IndexFormatError):
+    """An index file no longer matches the size, header or checksum the manifest recorded for it."""
+
+    def __init__(self, index_dir: str | Path, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(
+            f"index corrupted: {index_dir}: {'; '.join(problems)}; re-ingest (delete {index_dir} and run "
+            "lclfqa ingest again)"
+        )
 
 
 class EmbedderMismatch(IndexStoreError):
@@ -277,27 +292,17 @@ def _fsync_tree(root: Path) -> None:
         _fsync_dir(Path(dirpath))
 
 
-@contextmanager
-def _write_lock(index_dir: Path) -> Iterator[None]:
-    """Serialise writers of one index (POSIX advisory lock, released by the OS even on a crash)."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: single writer assumed
-        yield
-        return
-    with open(index_dir / "LOCK", "a+b") as f:
-        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
-
-
 def _read_current(index_dir: Path) -> str | None:
     try:
         name = (index_dir / CURRENT).read_text(encoding="utf-8").strip()
     except FileNotFoundError:
         return None
+    except PermissionError:
+        raise IndexFormatError(f"cannot read index {index_dir} (permission denied); check its permissions") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise IndexFormatError(
+            f"cannot read {index_dir / CURRENT} ({exc}); delete {index_dir} and run ingest again"
+        ) from None
     return name
 
 
@@ -459,6 +464,8 @@ def _build_generation(
         _write_bm25(gen_dir / _BM25, token_lists)
     if use_hnsw:
         _write_hnsw(gen_dir / _HNSW, vectors)
+    # sizes and checksums of what was just written: loading and `lclfqa info --check` compare against them
+    manifest = {**manifest, "files": file_digests(gen_dir)}
     # The manifest is written last: a generation directory without one was never finished.
     with open(gen_dir / _MANIFEST, "w", encoding="utf-8") as f:
         json.dump(manifest, f, ensure_ascii=False, indent=2)
@@ -474,6 +481,7 @@ def write_index(
     embedding_model: str,
     settings: dict,
     hnsw: bool | None = None,
+    locked: bool = False,
 ) -> Path:
     """Write a new generation of the index at ``index_dir`` and make it the live one; return its path.
 
@@ -482,6 +490,8 @@ def write_index(
     ``settings`` (chunk sizes, prefixes, ...) is stored in the manifest so a later run can tell whether
     the index was built the way it is now configured; it must be JSON-serialisable.
     ``hnsw``: ``None`` picks an HNSW graph when there are at least ``HNSW_MIN_ROWS`` searchable chunks.
+    ``locked``: the caller already holds ``writer_lock(index_dir)`` (ingest holds it from reading the old
+    state to this write, so that concurrent ingests cannot overwrite each other); else it is taken here.
 
     Everything is validated before anything touches the disk. A failure or interrupt at any point leaves
     the previous generation live; its half-written successor is removed (or by the next write).
@@ -497,9 +507,8 @@ def write_index(
     token_lists = [tokenize(embedding_text(c)) for c in searchable]
     has_bm25 = any(token_lists)  # bm25s cannot index a corpus without a single token
 
-    index_dir = Path(index_dir)
-    index_dir.mkdir(parents=True, exist_ok=True)
-    with _write_lock(index_dir):
+    index_dir = prepare_index_dir(index_dir)
+    with nullcontext() if locked else writer_lock(index_dir):
         # What an earlier crash left behind: unfinished generations and an unswapped CURRENT.tmp.
         for p in index_dir.iterdir():
             if p.name.startswith("gen-") and p.name.endswith(".tmp"):
@@ -646,7 +655,9 @@ class Index:
         is unreadable; both say which path and what to do.
         """
         index_dir = Path(index_dir)
-        if not index_dir.is_dir():
+        if os.path.exists(index_dir) and not os.path.isdir(index_dir):
+            raise IndexNotFound(f"no index at {index_dir}: it is a file, not an index directory")
+        if not os.path.isdir(index_dir):
             raise IndexNotFound(f"no index at {index_dir}: the directory does not exist (run ingest to build it)")
         for _attempt in range(3):
             name = _read_current(index_dir)
@@ -696,6 +707,11 @@ class Index:
                 f"index {gen_dir} has format version {manifest.get('format_version')!r}; this lclfqa reads "
                 f"version {FORMAT_VERSION}: run ingest again to rebuild it"
             )
+        recorded = manifest.get("files")
+        if isinstance(recorded, dict):  # indexes written before checksums existed have none
+            problems = file_problems(gen_dir, recorded, hashes=recorded_bytes(recorded) <= VERIFY_ON_LOAD_MAX_BYTES)
+            if problems:
+                raise IndexCorrupted(self.index_dir, problems)
         self.manifest = manifest
         self.embedding_model = str(manifest["embedding_model"])
         self.dimension = int(manifest["dimension"])
@@ -962,6 +978,38 @@ class Index:
         # whose thread wake-ups cost more than this small scan (see HNSW_MIN_ROWS).
         all_scores = np.einsum("ij,kj->ki", self._vectors, queries)
         return [[(self._row_ids[r], float(scores[r])) for r in _top_k(scores, k)] for scores in all_scores]
+
+
+def check_index(index_dir: str | Path) -> list[str]:
+    """Every check there is of the live generation (``lclfqa info --check``); ``[]`` when all pass.
+
+    Each file's sha256 against the manifest, SQLite's ``PRAGMA integrity_check``, then a full load
+    (counts, shapes, the BM25 and HNSW structures). Raises ``IndexNotFound`` when there is no index.
+    """
+    from lclfqa.ingest.integrity import sqlite_problems
+
+    index_dir = Path(index_dir)
+    name = _read_current(index_dir) if os.path.isdir(index_dir) else None
+    if name is None:
+        raise IndexNotFound(f"no index at {index_dir} (run ingest to build it)")
+    gen_dir = index_dir / name
+    problems: list[str] = []
+    try:
+        manifest = json.loads((gen_dir / _MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return [f"{_MANIFEST} unreadable ({type(exc).__name__}: {exc})"]
+    recorded = manifest.get("files") if isinstance(manifest, dict) else None
+    if isinstance(recorded, dict):
+        problems += file_problems(gen_dir, recorded, hashes=True)
+    else:
+        problems.append(f"{_MANIFEST} records no checksums (written by an older lclfqa): re-ingest to add them")
+    problems += sqlite_problems(gen_dir / _SQLITE)
+    if not problems:
+        try:
+            Index.load(index_dir).close()
+        except IndexStoreError as exc:
+            problems.append(str(exc))
+    return problems
 
 
 def _canonical_model(name: str) -> str:

@@ -3,13 +3,16 @@
 Re-ingesting is incremental: a document whose bytes (sha256) and chunking settings are unchanged
 keeps its chunks, and any chunk whose indexed text is unchanged keeps its vector, so only new or
 changed text is embedded. A file that cannot be read is reported with its reason and skipped; the
-rest of the batch goes on. The index is replaced in one atomic step at the end, so a crash or
+rest of the batch goes on. A document already indexed is never dropped because its file cannot be read
+again: it keeps its chunks and is reported. One writer at a time holds the index for the whole run.
+The index is replaced in one atomic step at the end, so a crash or
 Ctrl-C leaves the previous index loadable.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -20,6 +23,7 @@ from langchain_core.embeddings import Embeddings
 
 from lclfqa.config import Settings
 from lclfqa.ingest.chunking import chunk_document, document_prefix
+from lclfqa.ingest.discovery import find_sources
 from lclfqa.ingest.document import (
     CHILD,
     FOOTNOTE,
@@ -30,6 +34,9 @@ from lclfqa.ingest.document import (
     file_sha256,
 )
 from lclfqa.ingest.index import DocumentRecord, Index, IndexNotFound, embedding_text, text_sha256, write_index
+from lclfqa.ingest.limits import check_document, check_file
+from lclfqa.ingest.lock import writer_lock
+from lclfqa.ingest.pdf_damage import pdf_damage
 from lclfqa.ingest.plain_chunking import plain_chunk_document
 from lclfqa.models import embed_array, get_embeddings
 
@@ -60,7 +67,13 @@ Summarizer = Callable[[ParsedDocument], str]
 
 @dataclass
 class IngestReport:
-    """What one ingest run did; ``summary_line()`` is what the CLI prints at the end."""
+    """What one ingest run did; ``summary_line()`` is what the CLI prints at the end.
+
+    ``skipped``: files not indexed, (path, reason). ``kept``: documents already in the index whose new
+    version could not be made (source moved, changed, unreadable or over a limit), so their previous
+    chunks were kept, (name, reason). ``damaged``: files indexed from a damaged source (a PDF PDFium had
+    to repair), (path, reason). Any of them makes the run incomplete: ``ok`` is false and the CLI exits 1.
+    """
 
     documents: int = 0
     pages: int = 0
@@ -72,42 +85,31 @@ class IngestReport:
     reused_documents: int = 0
     embedded: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    kept: list[tuple[str, str]] = field(default_factory=list)
+    damaged: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
     index_dir: str = ""
 
+    @property
+    def ok(self) -> bool:
+        """True when every file found was indexed and every indexed document is current."""
+        return not self.skipped and not self.kept and not self.damaged
+
     def summary_line(self) -> str:
+        kept = f", {len(self.kept)} kept from before" if self.kept else ""
+        kept += f", {len(self.damaged)} damaged" if self.damaged else ""
         return (
             f"{self.documents} documents, {self.pages} pages, {self.sections} sections, {self.footnotes} footnotes "
             f"-> {self.parents} parents, {self.children} children, {self.footnote_chunks} footnote chunks "
-            f"({self.reused_documents} unchanged, {self.embedded} texts embedded, {len(self.skipped)} skipped) "
-            f"in {self.seconds:.1f} s"
+            f"({self.reused_documents} unchanged, {self.embedded} texts embedded, {len(self.skipped)} skipped"
+            f"{kept}) in {self.seconds:.1f} s"
         )
 
 
 def discover(paths: Iterable[str | Path], suffixes: Iterable[str]) -> list[tuple[Path, str]]:
-    """Files to ingest with the name each is cited by: its path relative to the folder given.
-
-    A file given directly is named by its file name. Hidden files and folders are skipped.
-    """
-    wanted = {s.lower() for s in suffixes}
-    found: list[tuple[Path, str]] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            for f in sorted(p.rglob("*")):
-                rel = f.relative_to(p)
-                if f.is_file() and not any(part.startswith(".") for part in rel.parts) and f.suffix.lower() in wanted:
-                    found.append((f, rel.as_posix()))
-        elif p.is_file():
-            found.append((p, p.name))
-        else:
-            raise FileNotFoundError(f"{p}: no such file or folder")
-    seen: set[str] = set()
-    unique = []
-    for f, name in found:
-        if name not in seen:
-            seen.add(name)
-            unique.append((f, name))
-    return unique
+    """Files to ingest with the name each is cited by (see ``discovery.find_sources``, which also says
+    what it left out and why)."""
+    return find_sources(paths, suffixes).files
 
 
 def _chunk_settings(settings: Settings) -> dict:
@@ -120,6 +122,12 @@ def _recorded_chunk_settings(index: Index) -> dict | None:
     if not isinstance(recorded, dict):
         return None
     return {**LEGACY_CHUNK_SETTINGS, **recorded}
+
+
+def _stale_documents(index: Index) -> set[str]:
+    """Documents whose chunks were kept from earlier chunk settings because their source could not be re-read."""
+    stale = index.manifest.get("settings", {}).get("stale_documents", [])
+    return {str(n) for n in stale} if isinstance(stale, list) else set()
 
 
 def chunk_with_settings(doc: ParsedDocument, settings: Settings, prefix: str = "") -> list[Chunk]:
@@ -137,6 +145,10 @@ def chunk_with_settings(doc: ParsedDocument, settings: Settings, prefix: str = "
     )
 
 
+class SourceChanged(UnreadableDocument):
+    """A stored document's source file no longer has the bytes that were indexed."""
+
+
 def ingest(
     paths: Iterable[str | Path],
     index_dir: str | Path,
@@ -145,13 +157,25 @@ def ingest(
     embeddings: Embeddings | None = None,
     summarizer: Summarizer | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    follow_symlinks: bool = False,
+    wait: bool = True,
+    on_wait: Callable[[str], None] | None = None,
 ) -> IngestReport:
     """Ingest ``paths`` (files or folders) into the index at ``index_dir``, adding to what is there.
 
     ``progress(stage, done, total)`` is called as work advances (the CLI draws bars with it).
     ``summarizer`` makes the ~150-character document summaries (SAC) when ``settings.summaries``.
+    ``follow_symlinks``: also follow links that leave the folders given (see ``discovery``).
+
+    The whole run holds the index's writer lock (``lock.writer_lock``), from reading the old state to
+    publishing the new one, so concurrent ingests into one index each see the other's documents. If
+    another ingest holds it: ``wait`` blocks (calling ``on_wait(message)`` once), else ``IndexBusy``.
+
+    A document already in the index is never dropped: when chunk settings change it is re-parsed from its
+    stored absolute path, and if that file is gone, changed or unreadable its old chunks stay and it is
+    reported in ``IngestReport.kept``.
     """
-    from lclfqa.ingest.text import SUPPORTED_SUFFIXES, parse_file
+    from lclfqa.ingest.text import SUPPORTED_SUFFIXES
 
     settings = settings or Settings()
     started = time.perf_counter()
@@ -159,6 +183,30 @@ def ingest(
     tick = progress or (lambda stage, done, total: None)
     if settings.summaries and summarizer is None:
         raise ValueError("summaries are on but no summarizer was given (see lclfqa.ingest.summaries)")
+    if os.path.exists(index_dir) and not os.path.isdir(index_dir):
+        raise ValueError(f"--index {index_dir} is a file, not an index directory; pass a folder path")
+
+    found = find_sources(paths, SUPPORTED_SUFFIXES, follow_symlinks=follow_symlinks)
+    report.skipped.extend(found.problems)
+    for path, reason in found.problems:
+        log.warning("skipped %s: %s", path, reason)
+
+    with writer_lock(index_dir, wait=wait, on_wait=on_wait):
+        _ingest_locked(found.files, Path(index_dir), settings, embeddings, summarizer, report, tick)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _ingest_locked(
+    files: list[tuple[Path, str]],
+    index_dir: Path,
+    settings: Settings,
+    embeddings: Embeddings | None,
+    summarizer: Summarizer | None,
+    report: IngestReport,
+    tick: Callable[[str, int, int], None],
+) -> None:
+    from lclfqa.ingest.text import parse_file
 
     existing: Index | None = None
     try:
@@ -168,36 +216,46 @@ def ingest(
     if existing is not None:
         existing.check_embedder(settings.embedding_model)
     same_chunking = existing is not None and _recorded_chunk_settings(existing) == _chunk_settings(settings)
+    stale = _stale_documents(existing) if existing is not None else set()
 
-    files = discover(paths, SUPPORTED_SUFFIXES)
     records: dict[str, DocumentRecord] = dict(existing.documents) if existing else {}
     chunks_by_doc: dict[str, list[Chunk]] = {}
-    if existing is not None:
+    if existing is not None and same_chunking:
         for name in records:
-            chunks_by_doc[name] = existing.chunks(document=name) if same_chunking else []
-    reparse = [name for name, chunks in chunks_by_doc.items() if not chunks]  # settings changed
+            if name not in stale:
+                chunks_by_doc[name] = existing.chunks(document=name)
 
-    todo: list[tuple[Path, str]] = list(files)
     known = {name for _, name in files}
-    if existing is not None:
-        todo += [(Path(records[n].source), n) for n in reparse if n not in known]
+    # stored documents that need new chunks but were not given this run: re-read from where they were read
+    rechunk = {name for name in records if name not in chunks_by_doc and name not in known}
+    todo: list[tuple[Path, str]] = list(files) + [(_stored_source(records[n]), n) for n in sorted(rechunk)]
     for i, (path, name) in enumerate(todo):
         tick("parse", i, len(todo))
+        old = records.get(name)
         try:
+            check_file(path, settings)
             sha = file_sha256(path)
-            old = records.get(name)
-            if old is not None and old.sha256 == sha and chunks_by_doc.get(name):
+            if old is not None and old.sha256 == sha and name in chunks_by_doc:
                 report.reused_documents += 1
                 continue
+            if name in rechunk and old is not None and old.sha256 != sha:
+                raise SourceChanged(
+                    path, "the file changed since it was indexed; ingest its folder again to index the new version"
+                )
             if path.stat().st_size == 0:
                 raise UnreadableDocument(path, "empty file (0 bytes)")
             doc = replace(parse_file(path), name=name)
+            check_document(doc, settings)
+            damage = pdf_damage(path) if path.suffix.lower() == ".pdf" else None
+            if damage:
+                report.damaged.append((str(path), f"indexed, but the file is damaged: {damage}"))
             summary = summarizer(doc) if settings.summaries and summarizer else ""
             prefix = document_prefix(name, summary, settings.metadata_prefix)
             chunks_by_doc[name] = chunk_with_settings(doc, settings, prefix)
+            stale.discard(name)
             records[name] = DocumentRecord(
                 name=name,
-                source=str(path),
+                source=os.path.abspath(path),
                 sha256=sha,
                 pages=doc.pages,
                 sections=len(doc.sections),
@@ -206,17 +264,22 @@ def ingest(
                 dropped_headers=doc.dropped_headers,
                 dropped_footers=doc.dropped_footers,
             )
-        except UnreadableDocument as e:
-            report.skipped.append((str(path), e.reason))
-            log.warning("skipped %s: %s", path, e.reason)
-        except Exception as e:  # never let one file kill the batch
-            report.skipped.append((str(path), f"unexpected error: {type(e).__name__}: {e}"))
-            log.exception("skipped %s", path)
+        except Exception as e:  # never let one file kill the batch, nor lose what the index had
+            reason = _reason(e)
+            if isinstance(e, UnreadableDocument | OSError):
+                log.warning("%s: %s", path, reason)
+            else:
+                log.exception("%s", path)
+            if old is None:
+                report.skipped.append((str(path), reason))
+                continue
+            if name not in chunks_by_doc:  # its chunks were made with other settings: keep them as they are
+                assert existing is not None
+                chunks_by_doc[name] = existing.chunks(document=name)
+                if not same_chunking:
+                    stale.add(name)
+            report.kept.append((name, f"{reason} (source {path}); its previously indexed chunks are kept"))
     tick("parse", len(todo), len(todo))
-    # a document we could not re-chunk (its source moved) is dropped rather than left half-indexed
-    for name in [n for n, c in chunks_by_doc.items() if not c]:
-        chunks_by_doc.pop(name)
-        records.pop(name, None)
 
     all_chunks = [c for name in records for c in chunks_by_doc[name]]
     searchable = [c for c in all_chunks if c.kind != PARENT]
@@ -229,7 +292,8 @@ def ingest(
         all_chunks,
         vectors,
         embedding_model=settings.embedding_model,
-        settings={"chunking": _chunk_settings(settings)},
+        settings={"chunking": _chunk_settings(settings), "stale_documents": sorted(stale & set(records))},
+        locked=True,
     )
     for rec in records.values():
         report.documents += 1
@@ -239,8 +303,24 @@ def ingest(
     report.parents = sum(c.kind == PARENT for c in all_chunks)
     report.children = sum(c.kind == CHILD for c in all_chunks)
     report.footnote_chunks = sum(c.kind == FOOTNOTE for c in all_chunks)
-    report.seconds = time.perf_counter() - started
-    return report
+
+
+def _stored_source(record: DocumentRecord) -> Path:
+    """Where a stored document was read from: absolute since this version; older indexes stored the path
+    as given, which is tried from the current folder."""
+    return Path(record.source)
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, UnreadableDocument):
+        return exc.reason
+    if isinstance(exc, FileNotFoundError):
+        return "file not found (moved or deleted?)"
+    if isinstance(exc, PermissionError):
+        return "cannot be read (permission denied)"
+    if isinstance(exc, OSError):
+        return f"cannot be read ({exc.strerror or exc})"
+    return f"unexpected error: {type(exc).__name__}: {exc}"
 
 
 def _embed(
@@ -269,6 +349,12 @@ def _embed(
                 cache[key] = vec
         tick("embed", len(missing), len(missing))
     report.embedded = len(missing)
+    dims = {v.shape[0] for v in cache.values()}
+    if len(dims) > 1:
+        raise ValueError(
+            f"the embedder gives {sorted(dims)[-1]}-d vectors but the index holds {sorted(dims)[0]}-d ones (another "
+            "embedding model under the same name?): ingest into a new index"
+        )
     if not chunks:
         dim = next(iter(cache.values())).shape[0] if cache else 1
         return np.zeros((0, dim), dtype=np.float32)

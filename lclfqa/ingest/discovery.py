@@ -1,0 +1,129 @@
+"""Which files an ingest reads: a walk of the folders given, with a symbolic-link policy.
+
+A folder is a promise about what gets indexed. A link inside it that points outside (``notes.txt ->
+/etc/passwd``) would index a file nobody put there, so by default such links are not followed, and each
+is reported by name; ``follow_symlinks`` (``--follow-symlinks``) opts in. Links that stay inside the
+folder are followed. Dangling links, link loops and folders that cannot be read are reported, never
+skipped without a word. Hidden files and folders (``.name``) are skipped on purpose, as before.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Discovery:
+    """``files``: (path, name it is cited by) to ingest; ``problems``: (path, reason) not ingested."""
+
+    files: list[tuple[Path, str]] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def find_sources(paths: Iterable[str | Path], suffixes: Iterable[str], *, follow_symlinks: bool = False) -> Discovery:
+    """Files to ingest under ``paths`` (files or folders), each named by its path relative to the folder
+    given (a file given directly: its file name), and what was left out and why.
+
+    Raises ``FileNotFoundError`` for a path that does not exist and ``PermissionError`` for a folder given
+    that cannot be listed: those are mistakes in the command, not in the folder.
+    """
+    wanted = {s.lower() for s in suffixes}
+    out = Discovery()
+    seen_names: set[str] = set()
+    by_real: dict[Path, tuple[int, bool]] = {}  # real path -> (position in out.files, reached through a link)
+
+    def add(path: Path, name: str, via_link: bool = False) -> None:
+        real = path.resolve()
+        if name in seen_names:
+            return
+        if real in by_real:  # the same file reached twice: keep the name of the file itself, not a link's
+            position, first_via_link = by_real[real]
+            if first_via_link and not via_link:
+                seen_names.discard(out.files[position][1])
+                out.files[position] = (path, name)
+                by_real[real] = (position, False)
+                seen_names.add(name)
+            return
+        seen_names.add(name)
+        by_real[real] = (len(out.files), via_link)
+        out.files.append((path, name))
+
+    for p in map(Path, paths):
+        if p.is_symlink() and not p.exists():
+            raise FileNotFoundError(f"{p}: a symbolic link to {os.readlink(p)}, which does not exist")
+        if p.is_dir():
+            root = p.resolve()
+            try:
+                os.listdir(p)
+            except PermissionError:
+                raise PermissionError(f"{p}: cannot list this folder (permission denied)") from None
+            _walk(p, p, root, [root], wanted, follow_symlinks, out, add)
+        elif p.is_file():
+            add(p, p.name)
+        elif p.exists():
+            raise FileNotFoundError(f"{p}: not a file or folder")
+        else:
+            raise FileNotFoundError(f"{p}: no such file or folder")
+    return out
+
+
+def _walk(
+    folder: Path,
+    top: Path,
+    root: Path,
+    stack: list[Path],
+    wanted: set[str],
+    follow: bool,
+    out: Discovery,
+    add,  # noqa: ANN001 - the closure above
+) -> None:
+    """Walk ``folder`` (shown under ``top``, which resolves to ``root``); ``stack`` holds the real paths of
+    the folders being walked, so a link back to one of them is a loop."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError as exc:
+        out.problems.append((str(folder), f"cannot list this folder ({exc.strerror or exc}); its files were not read"))
+        return
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        path = Path(entry.path)
+        name = path.relative_to(top).as_posix()
+        if entry.is_symlink():
+            target = os.readlink(path)
+            try:
+                real = path.resolve(strict=True)
+            except FileNotFoundError:
+                out.problems.append((str(path), f"dangling symbolic link to {target}: nothing to read"))
+                continue
+            except (RuntimeError, OSError):  # RuntimeError: Python 3.11's "Symlink loop"
+                out.problems.append((str(path), f"symbolic link loop ({target}): not followed"))
+                continue
+            if not follow and not _inside(real, root):
+                if real.is_dir() or path.suffix.lower() in wanted:
+                    out.problems.append(
+                        (
+                            str(path),
+                            f"symbolic link to {real}, outside {top}: not followed (--follow-symlinks to include it)",
+                        )
+                    )
+                continue
+            if real.is_dir():
+                if real in stack:
+                    out.problems.append((str(path), f"symbolic link loop (back to {real}): not followed"))
+                    continue
+                _walk(path, top, root, [*stack, real], wanted, follow, out, add)
+            elif real.is_file() and path.suffix.lower() in wanted:
+                add(path, name, via_link=True)
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            _walk(path, top, root, [*stack, path.resolve()], wanted, follow, out, add)
+        elif entry.is_file(follow_symlinks=False) and path.suffix.lower() in wanted:
+            add(path, name)

@@ -1,0 +1,123 @@
+"""Loading chat memory and the LLM cache without running code from the file.
+
+Both are SQLite files on disk that anyone with write access can plant. LangGraph's checkpoint
+serializer, by default, rebuilds any ``(module, name, args)`` it finds in a msgpack extension by
+importing the module and calling the name: a planted ``chat.sqlite`` holding ``("os", "system",
+"...")`` runs a shell command when the thread is loaded. LangChain's cache ``loads`` rebuilds any
+class of its "core" mapping with the file's constructor arguments.
+
+Here both load with allow-lists: checkpoints may hold only LangGraph's built-in safe types (our graph
+state is plain JSON: str, list, dict), and a cache entry only chat generations and messages. Anything
+else is refused with :class:`UnsafeData`, a clear error naming the file, before any of it is called.
+No pickle is ever read (``pickle_fallback`` stays off).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import sqlite3
+import warnings
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.serde.event_hooks import register_serde_event_listener
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+_BLOCKED: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("lclfqa_blocked", default=None)
+_SAFE_ENCODINGS = frozenset({"null", "bytes", "bytearray", "msgpack", "json"})
+
+
+class UnsafeData(RuntimeError):
+    """A data file asks to rebuild a type outside the allow-list (a planted or foreign file)."""
+
+
+def _record_blocked(event: dict) -> None:
+    found = _BLOCKED.get()
+    if found is not None and event.get("kind", "").endswith("blocked"):
+        method = f".{event['method']}" if event.get("method") else ""
+        found.append(f"{event.get('module')}.{event.get('name')}{method}")
+
+
+_unregister = register_serde_event_listener(_record_blocked)
+
+
+class StrictSerializer(JsonPlusSerializer):
+    """LangGraph's serializer in strict mode that raises :class:`UnsafeData` instead of returning the
+    blocked object's raw arguments (which the library does, with a log line, to stay compatible)."""
+
+    def __init__(self, source: str = "chat memory") -> None:
+        super().__init__(pickle_fallback=False, allowed_json_modules=None, allowed_msgpack_modules=None)
+        self.source = source
+
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        encoding = data[0]
+        if encoding not in _SAFE_ENCODINGS:
+            raise UnsafeData(
+                f"{self.source}: a value is stored as {encoding!r}, which is never loaded (only JSON and msgpack)"
+            )
+        found: list[str] = []
+        token = _BLOCKED.set(found)
+        try:
+            value = super().loads_typed(data)
+        except UnsafeData:
+            raise
+        except Exception as exc:  # e.g. a JSON constructor outside allowed_json_modules
+            raise UnsafeData(f"{self.source}: a stored value cannot be loaded safely ({exc})") from None
+        finally:
+            _BLOCKED.reset(token)
+        if found:
+            raise UnsafeData(
+                f"{self.source}: refused to load {', '.join(sorted(set(found)))}: not a type lclfqa stores. The file "
+                "was written by something else or tampered with; delete it (or pass another --memory) to start afresh"
+            )
+        return value
+
+
+def open_chat_memory(path: str | Path) -> Any:
+    """A LangGraph ``SqliteSaver`` over ``path`` whose loads are strict (see module docstring)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    path = Path(path)
+    conn = sqlite3.connect(str(path), check_same_thread=False)
+    return SqliteSaver(conn, serde=StrictSerializer(f"chat memory {path}"))
+
+
+def _cache_classes() -> list[type]:
+    from langchain_core.messages import AIMessage, AIMessageChunk
+    from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, Generation, GenerationChunk
+
+    return [AIMessage, AIMessageChunk, ChatGeneration, ChatGenerationChunk, Generation, GenerationChunk]
+
+
+def strict_llm_cache(path: str | Path) -> Any:
+    """LangChain's ``SQLiteCache`` at ``path``, reading entries back only as chat generations and messages."""
+    from langchain_community.cache import SQLiteCache
+    from langchain_core._api.beta_decorator import LangChainBetaWarning
+    from langchain_core.load import loads
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    allowed = _cache_classes()
+
+    class StrictSQLiteCache(SQLiteCache):
+        def lookup(self, prompt: str, llm_string: str) -> Any:
+            stmt = (
+                select(self.cache_schema.response)
+                .where(self.cache_schema.prompt == prompt)
+                .where(self.cache_schema.llm == llm_string)
+                .order_by(self.cache_schema.idx)
+            )
+            with Session(self.engine) as session:
+                rows = session.execute(stmt).fetchall()
+            if not rows:
+                return None
+            try:
+                with warnings.catch_warnings():  # `loads` is marked beta; the allow-list is what matters here
+                    warnings.simplefilter("ignore", LangChainBetaWarning)
+                    return [loads(row[0], allowed_objects=allowed) for row in rows]
+            except Exception as exc:
+                raise UnsafeData(
+                    f"LLM cache {path}: an entry is not a chat generation ({exc}); delete the file to start afresh"
+                ) from None
+
+    return StrictSQLiteCache(database_path=str(path))

@@ -1,0 +1,180 @@
+"""Every CLI misuse is one clear line and exit code 2, never a traceback (issue 16, point 8).
+
+The eight cases the issue found, then others of the same kind. Each runs the real command on real
+files; the only stand-in is the embedder of the dimension-mismatch case (a 16-d embedder against a
+32-d index, as a custom embedder used through the Python API would be).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from typer.testing import CliRunner
+
+from lclfqa.cli import app
+from lclfqa.config import Settings
+from lclfqa.ingest.pipeline import ingest
+
+ROOT = Path(__file__).resolve().parents[1]
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A folder of documents, an index of it (fake 32-d vectors), one built 'with OpenAI', a file."""
+    base = tmp_path_factory.mktemp("misuse")
+    docs = base / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("1. Scope\n\n" + "A note about the dependent care credit. " * 20, encoding="utf-8")
+    index = base / "idx"
+    ingest([docs], index, Settings(), embeddings=DeterministicFakeEmbedding(size=32))
+    openai_index = base / "openai-idx"
+    settings = Settings(embedding_model="openai:text-embedding-3-small")
+    ingest([docs], openai_index, settings, embeddings=DeterministicFakeEmbedding(size=32))
+    a_file = base / "plain.txt"
+    a_file.write_text("not an index", encoding="utf-8")
+    bad_toml = base / "bad.toml"
+    bad_toml.write_text('top_k = "eight"\n', encoding="utf-8")
+    return {"base": base, "docs": docs, "index": index, "openai": openai_index, "file": a_file, "bad_toml": bad_toml}
+
+
+def _moved_sources(w: dict[str, Path]) -> list[str]:
+    """Index a folder, move it away, re-ingest with other chunk sizes: the moved documents are kept (exit 1)."""
+    docs = w["base"] / "to-move"
+    shutil.copytree(w["docs"], docs, dirs_exist_ok=True)
+    index = w["base"] / "moved-idx"
+    ingest([docs], index, Settings(child_size=200, parent_size=800), embeddings=DeterministicFakeEmbedding(size=32))
+    shutil.rmtree(w["base"] / "moved-away", ignore_errors=True)
+    docs.rename(w["base"] / "moved-away")
+    other = w["base"] / "other"
+    other.mkdir(exist_ok=True)
+    (other / "b.txt").write_text("1. Other\n\nAnother note.\n", encoding="utf-8")
+    return ["ingest", str(other), "--index", str(index), "-q"]
+
+
+# (name, arguments from the fixture, expected exit code, words the message must contain)
+CASES: list[tuple[str, Callable[[dict[str, Path]], list[str]], int, str]] = [
+    ("ingest --index is a file", lambda w: ["ingest", str(w["docs"]), "--index", str(w["file"]), "-q"], 2, "is a file"),
+    (
+        "search an index built with another embedder",
+        lambda w: ["search", "credit", "--index", str(w["openai"])],
+        2,
+        "OPENAI_API_KEY",
+    ),
+    ('top_k = "eight" in the TOML', lambda w: ["ask", "q", "--config", str(w["bad_toml"])], 2, "top_k must be"),
+    (
+        "search -k -1",
+        lambda w: ["search", "credit", "--index", str(w["index"]), "-k", "-1"],
+        2,
+        "-k must be at least 1",
+    ),
+    (
+        "child_size > parent_size",
+        lambda w: ["ingest", str(w["docs"]), "--index", str(w["index"]), "--child-size", "5000", "-q"],
+        2,
+        "must not exceed parent_size",
+    ),
+    ("moved sources on re-chunk", _moved_sources, 1, "kept"),
+    ("search -k 0", lambda w: ["search", "credit", "--index", str(w["index"]), "-k", "0"], 2, "-k must be at least 1"),
+    # more of the same kind
+    ("ask -k 0", lambda w: ["ask", "q", "--index", str(w["index"]), "-k", "0"], 2, "top_k must be positive"),
+    ("--config that does not exist", lambda w: ["ask", "q", "--config", str(w["base"] / "no.toml")], 2, "no.toml"),
+    ("ingest a folder that does not exist", lambda w: ["ingest", str(w["base"] / "nope"), "-q"], 2, "no such file"),
+    ("info on a file", lambda w: ["info", "--index", str(w["file"])], 2, "plain.txt"),
+    ("info --check on no index", lambda w: ["info", "--check", "--index", str(w["base"] / "none")], 2, "no index"),
+    (
+        "chat --memory is a folder",
+        lambda w: ["chat", "--index", str(w["index"]), "--memory", str(w["base"])],
+        2,
+        "not a file",
+    ),
+]
+
+
+@pytest.mark.parametrize("name,make_args,code,words", CASES, ids=[c[0] for c in CASES])
+def test_cli_misuse_is_one_clear_line(world, monkeypatch, name, make_args, code, words):  # noqa: ANN001
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    # ingest embeds with the fake 32-d embedder the fixture's indexes were built with
+    monkeypatch.setattr("lclfqa.ingest.pipeline.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
+    result = runner.invoke(app, make_args(world))
+    assert result.exit_code == code, result.output
+    assert isinstance(result.exception, SystemExit | None), repr(result.exception)
+    out = " ".join(result.output.split())
+    assert "Traceback" not in result.output and words in out, result.output
+    if code == 2:
+        assert result.output.count("error:") == 1
+
+
+def test_an_embedder_of_another_dimension_is_a_clear_error(world, monkeypatch):  # noqa: ANN001
+    monkeypatch.setattr("lclfqa.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=16))
+    result = runner.invoke(app, ["search", "credit", "--index", str(world["index"])])
+    assert result.exit_code == 2 and "dimension 32" in result.output and result.output.count("error:") == 1
+
+
+def test_toml_and_environment_values_of_the_wrong_type(world, tmp_path: Path):  # noqa: ANN001
+    for text, words in [
+        ("top_k = 8.5\n", "top_k must be a whole number"),
+        ("parallel = 'yes'\n", "parallel must be true or false"),
+        ("top_k = \n", "not valid TOML"),
+        ("colour = 1\n", "unknown setting"),
+    ]:
+        (tmp_path / "c.toml").write_text(text, encoding="utf-8")
+        result = runner.invoke(app, ["ingest", str(world["docs"]), "--config", str(tmp_path / "c.toml"), "-q"])
+        assert result.exit_code == 2 and words in " ".join(result.output.split()), result.output
+    result = runner.invoke(app, ["ask", "q", "--index", str(world["index"])], env={"LCLFQA_TOP_K": "eight"})
+    assert result.exit_code == 2 and "LCLFQA_TOP_K must be a number" in result.output
+
+
+def _run_without_root_overrides(args: list[str]) -> subprocess.CompletedProcess:
+    """Run the CLI so that folder modes apply: root reads anything, so as root the command runs with the
+    two capabilities that let it (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) dropped."""
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "lclfqa.cli", *args], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+@pytest.mark.skipif(os.geteuid() == 0 and not shutil.which("setpriv"), reason="root without setpriv reads any folder")
+def test_folders_with_mode_000_are_clear_errors(world, tmp_path: Path):  # noqa: ANN001
+    docs = tmp_path / "docs"  # only a subfolder nobody can list: nothing to embed
+    docs.mkdir()
+    (docs / "locked-sub").mkdir()
+    (docs / "locked-sub" / "x.txt").write_text("1. X\n\nText.\n", encoding="utf-8")
+    index = tmp_path / "idx"
+    shutil.copytree(world["index"], index)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    zeroed = [docs / "locked-sub", index, locked]
+    for p in zeroed:
+        p.chmod(0)
+    try:
+        cases = [
+            # an index folder under a folder that cannot be entered
+            (["ingest", str(world["docs"]), "--index", str(locked / "idx"), "-q"], 2, "no permission"),
+            (["search", "credit", "--index", str(locked / "idx")], 2, "no index"),
+            (["info", "--check", "--index", str(locked / "idx")], 2, "no index"),
+            # a subfolder that cannot be listed: reported in the table, the rest indexed
+            (["ingest", str(docs), "--index", str(tmp_path / "new-idx"), "-q"], 1, "cannot list this folder"),
+            # the index itself at mode 000 (Typer's path check catches these)
+            (["search", "credit", "--index", str(index)], 2, "not readable"),
+            (["info", "--index", str(index)], 2, "not readable"),
+        ]
+        for args, code, words in cases:
+            done = _run_without_root_overrides(args)
+            message = re.sub(r"[│╭╮╰╯─\s]+", " ", done.stderr)
+            assert done.returncode == code, done.stderr
+            assert "Traceback" not in done.stderr and words in message, done.stderr
+    finally:
+        for p in zeroed:
+            p.chmod(0o755)

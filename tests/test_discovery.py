@@ -1,0 +1,89 @@
+"""Which files an ingest reads: symbolic links that leave the folder, loops, dangling links, unreadable
+folders (issue 16, point 4)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+from lclfqa.config import Settings
+from lclfqa.ingest.discovery import find_sources
+from lclfqa.ingest.index import Index
+from lclfqa.ingest.pipeline import discover, ingest
+
+SUFFIXES = {".txt"}
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """docs/ with a real file, a link inside, a link to a file outside (as to /etc/passwd), a link to a
+    folder outside, a loop, and a dangling link."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
+    (outside / "more").mkdir()
+    (outside / "more" / "other.txt").write_text("outside folder text\n", encoding="utf-8")
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "a.txt").write_text("1. Scope\n\nA real document about credits.\n", encoding="utf-8")
+    (docs / "sub" / "b.txt").write_text("1. Scope\n\nAnother real document.\n", encoding="utf-8")
+    (docs / "inside.txt").symlink_to(docs / "sub" / "b.txt")
+    (docs / "passwd.txt").symlink_to(outside / "secret.txt")
+    (docs / "more").symlink_to(outside / "more", target_is_directory=True)
+    (docs / "sub" / "loop").symlink_to(docs, target_is_directory=True)
+    (docs / "gone.txt").symlink_to(tmp_path / "deleted.txt")
+    return docs
+
+
+def test_links_leaving_the_folder_are_not_followed_and_each_is_reported(tree: Path):
+    found = find_sources([tree], SUFFIXES)
+    assert sorted(name for _, name in found.files) == ["a.txt", "sub/b.txt"]  # inside.txt is b.txt again
+    problems = {Path(p).name: reason for p, reason in found.problems}
+    assert set(problems) == {"passwd.txt", "more", "loop", "gone.txt"}
+    assert "outside" in problems["passwd.txt"] and "--follow-symlinks" in problems["passwd.txt"]
+    assert "--follow-symlinks" in problems["more"]
+    assert "loop" in problems["loop"]
+    assert "dangling" in problems["gone.txt"]
+
+
+def test_follow_symlinks_opts_in(tree: Path):
+    found = find_sources([tree], SUFFIXES, follow_symlinks=True)
+    assert sorted(name for _, name in found.files) == ["a.txt", "more/other.txt", "passwd.txt", "sub/b.txt"]
+    assert {Path(p).name for p, _ in found.problems} == {"loop", "gone.txt"}  # still reported
+
+
+def test_ingest_does_not_index_a_link_to_a_file_outside_the_folder(tree: Path, tmp_path: Path):
+    report = ingest([tree], tmp_path / "idx", Settings(), embeddings=DeterministicFakeEmbedding(size=8))
+    docs = Index.load(tmp_path / "idx").documents
+    assert set(docs) == {"a.txt", "sub/b.txt"}
+    assert not any("root:x:0:0" in c.text for c in Index.load(tmp_path / "idx").chunks())
+    assert not report.ok and any(Path(p).name == "passwd.txt" for p, _ in report.skipped)
+
+
+def test_an_etc_passwd_link_is_not_followed(tmp_path: Path):
+    if not Path("/etc/passwd").is_file():
+        pytest.skip("no /etc/passwd")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "passwd.txt").symlink_to("/etc/passwd")
+    found = find_sources([tmp_path / "d"], SUFFIXES)
+    assert found.files == [] and "/etc/passwd" in found.problems[0][1]
+
+
+def test_discover_still_lists_plain_files(tmp_path: Path):
+    (tmp_path / "x.txt").write_text("t", encoding="utf-8")
+    assert [n for _, n in discover([tmp_path], SUFFIXES)] == ["x.txt"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads folders of any mode")
+def test_an_unreadable_subfolder_is_reported(tmp_path: Path):
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "x.txt").write_text("t", encoding="utf-8")
+    (tmp_path / "locked").chmod(0)
+    try:
+        found = find_sources([tmp_path], SUFFIXES)
+    finally:
+        (tmp_path / "locked").chmod(0o755)
+    assert found.files == [] and "permission" in found.problems[0][1].lower()
