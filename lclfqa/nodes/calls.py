@@ -3,6 +3,12 @@
 Constrained decoding is asked for in the way each backend understands (llama.cpp builds a grammar from the
 JSON schema; OpenAI-compatible servers take ``response_format`` ``json_schema``); any other model (a test's
 fake) gets the plain prompt. Callers parse the text defensively either way (:mod:`lclfqa.nodes.parsing`).
+
+Not every OpenAI-compatible server takes ``json_schema``: llama-cpp-python's (``python -m llama_cpp.server``,
+0.3.36) answers it with an error and wants ``{"type": "json_object", "schema": ...}``. A schema call that an
+endpoint rejects that way is asked again in that form, and the endpoint is remembered for the process. Before
+this, every schema call through that server failed and the nodes quietly degraded (no rewrites, the filter
+keeping everything).
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
+
+from lclfqa.graph.tracing import llm_call_config
 
 
 class Meter:
@@ -54,8 +62,29 @@ def json_schema_kwargs(llm: BaseChatModel, schema: dict[str, Any]) -> dict[str, 
     except ImportError:  # pragma: no cover - a declared dependency
         return {}
     if isinstance(llm, ChatOpenAI):
+        if _endpoint(llm) in _JSON_OBJECT_ENDPOINTS:
+            return {"response_format": {"type": "json_object", "schema": schema}}
         return {"response_format": {"type": "json_schema", "json_schema": {"name": "output", "schema": schema}}}
     return {}
+
+
+#: ``(base URL, model)`` of OpenAI-compatible endpoints that rejected ``json_schema`` (module doc).
+_JSON_OBJECT_ENDPOINTS: set[tuple[str, str]] = set()
+
+
+def _endpoint(llm: BaseChatModel) -> tuple[str, str]:
+    return (str(getattr(llm, "openai_api_base", None) or ""), str(getattr(llm, "model_name", "")))
+
+
+def _rejects_json_schema(llm: BaseChatModel, error: Exception) -> bool:
+    """Whether ``error`` is an OpenAI-compatible server refusing ``response_format`` ``json_schema``."""
+    text = str(error)
+    return (
+        "json_schema" in text
+        and "response_format" in text
+        and _endpoint(llm) not in _JSON_OBJECT_ENDPOINTS
+        and "json_schema" in str(json_schema_kwargs(llm, {}))
+    )
 
 
 def chat(
@@ -66,14 +95,24 @@ def chat(
     max_tokens: int | None = None,
     schema: dict[str, Any] | None = None,
 ) -> str:
-    """One LLM call; returns its text and counts it on ``meter``. ``schema`` asks for constrained JSON."""
+    """One LLM call; returns its text and counts it on ``meter``. ``schema`` asks for constrained JSON.
+
+    The call is traced as ``<node>.llm`` under the node's run (:mod:`lclfqa.graph.tracing`)."""
     kwargs: dict[str, Any] = {}
     if max_tokens is not None:
         kwargs["max_tokens"] = max_tokens
     if schema is not None:
         kwargs.update(json_schema_kwargs(llm, schema))
     runnable = llm.bind(**kwargs) if kwargs else llm
-    message = runnable.invoke(list(messages))
+    config = llm_call_config(meter.node, meter.llm_calls + 1)
+    try:
+        message = runnable.invoke(list(messages), config)
+    except Exception as exc:
+        if schema is None or not _rejects_json_schema(llm, exc):
+            raise
+        _JSON_OBJECT_ENDPOINTS.add(_endpoint(llm))
+        kwargs.update(json_schema_kwargs(llm, schema))
+        message = llm.bind(**kwargs).invoke(list(messages), config)
     meter.count(message)
     return text_of(message)
 

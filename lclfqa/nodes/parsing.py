@@ -136,10 +136,25 @@ def cited_numbers(answer: str) -> list[int]:
 
 
 def clean_answer(text: str) -> str:
-    """The reader's answer without ``<answer>`` tags, a leading ``Answer:`` or trailing chatter markers."""
+    """The reader's answer without ``<answer>`` tags, a leading ``Answer:``, trailing chatter markers or
+    citation placeholders (:func:`strip_placeholders`)."""
     body = tagged(text, "answer")
     body = re.sub(r"^\s*(?:\*\*)?answer\s*:\s*(?:\*\*)?\s*", "", body, flags=re.I)
-    return body.strip()
+    return strip_placeholders(body).strip()
+
+
+# The reader prompt asks to cite "as [n]"; a small model copies the placeholder itself ("[n] No, a married
+# couple…"). Placeholders are letters or words in brackets, never a source number, so they cite nothing.
+_PLACEHOLDER = r"\[\s*(?:n|m|k|x|#|n\s*,\s*m|number|source(?:\s+number)?)\s*\]"
+_LEADING_PLACEHOLDER = re.compile(rf"(?m)^([ \t]*(?:[-*•]\s+)?)(?:{_PLACEHOLDER}[ \t]*)+", re.I)
+_INLINE_PLACEHOLDER = re.compile(rf"[ \t]*(?:{_PLACEHOLDER})+", re.I)
+
+
+def strip_placeholders(answer: str) -> str:
+    """``answer`` without literal citation placeholders (``[n]``, ``[source]``) copied from the prompt; real
+    citations (``[2]``) and bracketed words of the text (``[sic]``, ``[the taxpayer]``) stay."""
+    answer = _LEADING_PLACEHOLDER.sub(r"\1", answer)
+    return _INLINE_PLACEHOLDER.sub("", answer)
 
 
 # A line that introduces a list of sources ("Sources:", "**References**", "This information can be found
