@@ -9,6 +9,11 @@ Not every OpenAI-compatible server takes ``json_schema``: llama-cpp-python's (``
 endpoint rejects that way is asked again in that form, and the endpoint is remembered for the process. Before
 this, every schema call through that server failed and the nodes quietly degraded (no rewrites, the filter
 keeping everything).
+
+The answer's length limit has the same trouble: langchain-openai sends ``max_tokens`` as
+``max_completion_tokens``, which that server ignores, so a call generated until the context was full (minutes
+on a CPU). To an endpoint other than OpenAI's, the limit also goes as ``max_tokens`` (vLLM, Ollama and
+llama.cpp's own server read either).
 """
 
 from __future__ import annotations
@@ -57,15 +62,28 @@ def json_schema_kwargs(llm: BaseChatModel, schema: dict[str, Any]) -> dict[str, 
     """Invocation kwargs that constrain ``llm``'s output to ``schema``, where the backend can."""
     if getattr(llm, "supports_json_schema", False):  # lclfqa.llama.ChatLlama: grammar from the schema
         return {"response_format": {"type": "json_object", "schema": schema}}
-    try:
-        from langchain_openai import ChatOpenAI
-    except ImportError:  # pragma: no cover - a declared dependency
-        return {}
-    if isinstance(llm, ChatOpenAI):
+    if _is_chat_openai(llm):
         if _endpoint(llm) in _JSON_OBJECT_ENDPOINTS:
             return {"response_format": {"type": "json_object", "schema": schema}}
         return {"response_format": {"type": "json_schema", "json_schema": {"name": "output", "schema": schema}}}
     return {}
+
+
+def token_limit_kwargs(llm: BaseChatModel, max_tokens: int) -> dict[str, Any]:
+    """Invocation kwargs that cap the completion at ``max_tokens``, in the field the backend reads (module doc)."""
+    base_url = str(getattr(llm, "openai_api_base", None) or "")
+    if base_url and "api.openai.com" not in base_url and _is_chat_openai(llm):
+        extra = {**(getattr(llm, "extra_body", None) or {}), "max_tokens": max_tokens}
+        return {"max_tokens": max_tokens, "extra_body": extra}
+    return {"max_tokens": max_tokens}
+
+
+def _is_chat_openai(llm: BaseChatModel) -> bool:
+    try:
+        from langchain_openai import ChatOpenAI
+    except ImportError:  # pragma: no cover - a declared dependency
+        return False
+    return isinstance(llm, ChatOpenAI)
 
 
 #: ``(base URL, model)`` of OpenAI-compatible endpoints that rejected ``json_schema`` (module doc).
@@ -100,7 +118,7 @@ def chat(
     The call is traced as ``<node>.llm`` under the node's run (:mod:`lclfqa.graph.tracing`)."""
     kwargs: dict[str, Any] = {}
     if max_tokens is not None:
-        kwargs["max_tokens"] = max_tokens
+        kwargs.update(token_limit_kwargs(llm, max_tokens))
     if schema is not None:
         kwargs.update(json_schema_kwargs(llm, schema))
     runnable = llm.bind(**kwargs) if kwargs else llm

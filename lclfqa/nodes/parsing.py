@@ -21,16 +21,17 @@ def tagged(text: str, tag: str) -> str:
 
 
 def json_object(text: str) -> dict[str, Any] | None:
-    """The first JSON object in ``text`` (bare, fenced, or surrounded by prose), or ``None``."""
+    """The first JSON object in ``text`` (bare, fenced, or surrounded by prose), or ``None``. Raw line breaks
+    and tabs inside strings are accepted: llama.cpp's JSON grammar lets a small model write them."""
     candidates = [text.strip()] + [m.group(1).strip() for m in _FENCE.finditer(text)]
     for c in candidates:
         try:
-            value = json.loads(c)
+            value = json.loads(c, strict=False)
         except ValueError:
             continue
         if isinstance(value, dict):
             return value
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)
     for m in re.finditer(r"\{", text):
         try:
             value, _ = decoder.raw_decode(text[m.start() :])
