@@ -4,7 +4,13 @@ the json_schema → json_object fallback (each with fakes; the real servers are 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -186,3 +192,75 @@ def test_a_server_that_rejects_json_schema_is_asked_with_json_object(monkeypatch
     with pytest.raises(RuntimeError, match="boom"):
         calls.chat(other, [HumanMessage("q")], meter)
     assert other.formats[-1] == "text"
+
+
+TRACED_RUN = """
+import sys
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.tracers.langchain import wait_for_all_tracers
+from lclfqa import load_graph
+from lclfqa.config import Settings
+from tests.fakes import ScriptedChat
+from tests.test_graph import QUESTION, good_script
+
+llm = ScriptedChat(script=good_script())
+graph = load_graph(sys.argv[1], Settings(rewrites=1), llm=llm, embeddings=DeterministicFakeEmbedding(size=32))
+print(graph.invoke({"question": QUESTION}).answer)
+wait_for_all_tracers()
+"""
+
+
+class _Collector(BaseHTTPRequestHandler):
+    """A stand-in LangSmith endpoint on loopback: records what is posted, answers every request with ``{}``."""
+
+    received: list[tuple[str, bytes]] = []
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        self.received.append((self.path, self.rfile.read(length) if length else b""))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    do_GET = do_POST = do_PATCH = do_PUT = _answer
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def _run_traced(sample_index: Path, env: dict[str, str]) -> str:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("LANGSMITH_", "LANGCHAIN_"))}
+    done = subprocess.run(
+        [sys.executable, "-c", TRACED_RUN, str(sample_index)],
+        env={**clean, "PYTHONPATH": str(ROOT), **env},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_traces_reach_langsmith_only_when_its_variables_are_set(sample_index: Path):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Collector)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    endpoint = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        _Collector.received.clear()
+        _run_traced(sample_index, {"LANGSMITH_ENDPOINT": endpoint, "LANGSMITH_API_KEY": "test-key"})
+        assert _Collector.received == []  # tracing not switched on: nothing is sent, not even to a set endpoint
+        answer = _run_traced(
+            sample_index,
+            {"LANGSMITH_TRACING": "true", "LANGSMITH_ENDPOINT": endpoint, "LANGSMITH_API_KEY": "test-key"},
+        )
+        assert "joint return" in answer
+        posted = b"".join(body for path, body in _Collector.received if "/runs" in path)
+        for expected in (b"lclf-qa", b"pipeline:lclf", b"read.llm", b"node:read", b"lclfqa_node", b"langgraph_node"):
+            assert expected in posted, (expected, [path for path, _ in _Collector.received])
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
