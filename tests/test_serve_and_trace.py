@@ -194,6 +194,14 @@ def test_a_server_that_rejects_json_schema_is_asked_with_json_object(monkeypatch
     assert other.formats[-1] == "text"
 
 
+def test_the_length_limit_also_goes_as_max_tokens_to_other_openai_compatible_servers():
+    local = ChatOpenAI(model="smol", base_url="http://127.0.0.1:9/v1", api_key="none", extra_body={"top_k": 1})
+    assert calls.token_limit_kwargs(local, 40) == {"max_tokens": 40, "extra_body": {"top_k": 1, "max_tokens": 40}}
+    openai = ChatOpenAI(model="gpt-4o-mini", api_key="none")
+    assert calls.token_limit_kwargs(openai, 40) == {"max_tokens": 40}  # sent as max_completion_tokens
+    assert calls.token_limit_kwargs(ScriptedChat(), 40) == {"max_tokens": 40}
+
+
 TRACED_RUN = """
 import sys
 from langchain_core.embeddings import DeterministicFakeEmbedding

@@ -98,10 +98,10 @@ def _rejects_json_schema(llm: BaseChatModel, error: Exception) -> bool:
     """Whether ``error`` is an OpenAI-compatible server refusing ``response_format`` ``json_schema``."""
     text = str(error)
     return (
-        "json_schema" in text
+        _is_chat_openai(llm)
+        and "json_schema" in text
         and "response_format" in text
         and _endpoint(llm) not in _JSON_OBJECT_ENDPOINTS
-        and "json_schema" in str(json_schema_kwargs(llm, {}))
     )
 
 
