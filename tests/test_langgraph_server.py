@@ -3,6 +3,7 @@ one thread, as a LangGraph user's client would. Slow (the real tiny model, SmolL
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import sys
@@ -16,7 +17,8 @@ from tests.servers import free_port, serving
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
-LANGGRAPH = Path(sys.executable).parent / "langgraph"  # the CLI of langgraph-cli[inmem] (the server extra)
+# `langgraph dev`, run as a module: the script may not be on PATH (pip install --user)
+LANGGRAPH = [sys.executable, "-m", "langgraph_cli"]
 DOCUMENTS = {"tax-memo-education-credits.pdf", "engagement-letter.txt"}
 FIRST = "Can a married couple filing separately claim the American Opportunity Tax Credit?"
 FOLLOW_UP = "And what about the lifetime learning credit?"
@@ -45,7 +47,10 @@ def _ask(client: Any, thread_id: str, question: str, **kwargs: Any) -> tuple[str
     return "".join(tokens), final
 
 
-@pytest.mark.skipif(not LANGGRAPH.exists(), reason="langgraph-cli[inmem] not installed (pip install -e '.[server]')")
+@pytest.mark.skipif(
+    importlib.util.find_spec("langgraph_cli") is None or importlib.util.find_spec("langgraph_runtime_inmem") is None,
+    reason="langgraph-cli[inmem] not installed (pip install -e '.[server]')",
+)
 def test_langgraph_dev_serves_the_graph_to_the_sdk_two_turns_on_one_thread(local_sample_index: Path, tmp_path: Path):
     from langgraph_sdk import get_sync_client
 
@@ -64,7 +69,7 @@ def test_langgraph_dev_serves_the_graph_to_the_sdk_two_turns_on_one_thread(local
         "LANGGRAPH_CLI_NO_ANALYTICS": "1",
         "LANGSMITH_TRACING": "false",
     }
-    command = [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)]
+    command = [*LANGGRAPH, "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)]
     command += ["--config", str(ROOT / "langgraph.json")]
     url = f"http://127.0.0.1:{port}"
     with serving(command, ready_url=f"{url}/ok", log=tmp_path / "server.log", env=env, cwd=tmp_path, timeout=240):
