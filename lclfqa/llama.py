@@ -21,6 +21,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -48,16 +49,16 @@ def cpu_has_amx(cpuinfo: str | Path = "/proc/cpuinfo") -> bool:
     return any(line.startswith("flags") and "amx_tile" in line.split() for line in text.splitlines())
 
 
-def _llama(path: str, n_ctx: int, n_threads: int) -> Any:
-    """A ``Llama``; without llama.cpp's extra buffer types (AMX, repacking) where the CPU has AMX (module doc)."""
-    import llama_cpp.llama_cpp as native
-    from llama_cpp import Llama
-
-    def build() -> Any:
-        return Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, n_batch=512, verbose=False, seed=0)
-
+@contextmanager
+def safe_model_params() -> Iterator[None]:
+    """Inside this block llama.cpp loads models without its extra buffer types (AMX, repacking) where the
+    CPU has AMX (module doc); elsewhere it changes nothing. Also wraps ``python -m llama_cpp.server``
+    (README, "Serve it"). Not thread-safe: callers serialise loads."""
     if not cpu_has_amx():
-        return build()
+        yield
+        return
+    import llama_cpp.llama_cpp as native
+
     # ``Llama`` takes no switch for it: it reads ``llama_model_default_params()`` while loading the model.
     defaults = native.llama_model_default_params
 
@@ -68,9 +69,17 @@ def _llama(path: str, n_ctx: int, n_threads: int) -> Any:
 
     native.llama_model_default_params = without_extra_buffers
     try:
-        return build()
+        yield
     finally:
         native.llama_model_default_params = defaults
+
+
+def _llama(path: str, n_ctx: int, n_threads: int) -> Any:
+    """A ``Llama``; without llama.cpp's extra buffer types (AMX, repacking) where the CPU has AMX (module doc)."""
+    from llama_cpp import Llama
+
+    with safe_model_params():
+        return Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, n_batch=512, verbose=False, seed=0)
 
 
 def _load(path: str, n_ctx: int, n_threads: int) -> tuple[Any, threading.Lock]:
@@ -170,3 +179,13 @@ class ChatLlama(BaseChatModel):
             meta = msg.response_metadata or meta
         message = AIMessage(content="".join(text), usage_metadata=usage, response_metadata=meta)
         return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+if __name__ == "__main__":
+    # ``python -m lclfqa.llama --model FILE.gguf --model_alias NAME --port P``: llama-cpp-python's
+    # OpenAI-compatible server (same flags as ``python -m llama_cpp.server``), loading models the way
+    # ChatLlama does, so that it also runs on CPUs with AMX (module doc).
+    import runpy
+
+    with safe_model_params():
+        runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)

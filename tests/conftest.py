@@ -25,3 +25,13 @@ def sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     report = ingest([folder], out, Settings(), embeddings=DeterministicFakeEmbedding(size=32))
     assert report.documents == 2
     return out
+
+
+@pytest.fixture(scope="session")
+def local_sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped sample indexed with the real offline embedder (all-MiniLM-L6-v2), as a user ingests it;
+    for the slow tests that serve the graph."""
+    out = tmp_path_factory.mktemp("local-idx") / "index"
+    report = ingest([SAMPLE], out, Settings())
+    assert report.documents == 2
+    return out

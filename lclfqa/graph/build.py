@@ -21,6 +21,7 @@ from lclfqa.config import Settings
 from lclfqa.graph.context import QAContext, Resources
 from lclfqa.graph.result import QAResult
 from lclfqa.graph.state import QAInput, QAState
+from lclfqa.graph.tracing import trace_config
 from lclfqa.ingest.index import Index
 from lclfqa.nodes.expand import expand
 from lclfqa.nodes.extract import extract_information
@@ -33,15 +34,19 @@ from lclfqa.nodes.rewrite import rewrite
 DEFAULT_INDEX = Path(".lclfqa/index")
 
 
-def build_graph(checkpointer: BaseCheckpointSaver | None = None, *, parallel: bool = True) -> CompiledStateGraph:
+def build_graph(
+    checkpointer: BaseCheckpointSaver | None = None, *, parallel: bool = True, context_schema: type = QAContext
+) -> CompiledStateGraph:
     """The compiled state graph; run it with ``context=QAContext(...)`` (or use :func:`load_graph`).
 
     ``filter`` and ``extract`` both follow ``expand``, so LangGraph runs them in the same step, in
     parallel; ``read`` waits for both. ``parallel=False`` chains them (for the latency benchmark). A
     question citing provisions that no retrieved source mentions goes from ``expand`` straight to
-    ``read``, which refuses (:mod:`lclfqa.nodes.refusal`).
+    ``read``, which refuses (:mod:`lclfqa.nodes.refusal`). ``context_schema`` is what LangGraph coerces a
+    run's context into; a LangGraph server passes a JSON dict, so :mod:`lclfqa.graph.server` gives one
+    that builds the context from it.
     """
-    builder = StateGraph(QAState, context_schema=QAContext, input_schema=QAInput)
+    builder = StateGraph(QAState, context_schema=context_schema, input_schema=QAInput)
     builder.add_node("rewrite", rewrite)
     builder.add_node("retrieve", retrieve)
     builder.add_node("expand", expand)
@@ -122,8 +127,9 @@ def load_graph(
     ``overrides`` replace single fields (``load_graph(d, pipeline="rag", top_k=4)``). ``llm`` and
     ``embeddings`` replace the models the settings name (tests pass fakes); by default the embedder is
     the one the index was built with and the chat model is ``settings.chat_model``. Models and index load
-    on first use.
+    on first use. Runs are named and tagged for LangSmith (:func:`~lclfqa.graph.tracing.trace_config`).
     """
     settings = (settings or Settings.load()).with_overrides(**overrides)
     resources = Resources(index_dir, settings, llm=llm, embeddings=embeddings, index=index)
-    return QAGraph(build_graph(checkpointer, parallel=settings.parallel), QAContext(settings, resources))
+    graph = build_graph(checkpointer, parallel=settings.parallel).with_config(trace_config(settings, index_dir))
+    return QAGraph(graph, QAContext(settings, resources))

@@ -3,6 +3,17 @@
 Constrained decoding is asked for in the way each backend understands (llama.cpp builds a grammar from the
 JSON schema; OpenAI-compatible servers take ``response_format`` ``json_schema``); any other model (a test's
 fake) gets the plain prompt. Callers parse the text defensively either way (:mod:`lclfqa.nodes.parsing`).
+
+Not every OpenAI-compatible server takes ``json_schema``: llama-cpp-python's (``python -m llama_cpp.server``,
+0.3.36) answers it with an error and wants ``{"type": "json_object", "schema": ...}``. A schema call that an
+endpoint rejects that way is asked again in that form, and the endpoint is remembered for the process. Before
+this, every schema call through that server failed and the nodes quietly degraded (no rewrites, the filter
+keeping everything).
+
+The answer's length limit has the same trouble: langchain-openai sends ``max_tokens`` as
+``max_completion_tokens``, which that server ignores, so a call generated until the context was full (minutes
+on a CPU). To an endpoint other than OpenAI's, the limit also goes as ``max_tokens`` (vLLM, Ollama and
+llama.cpp's own server read either).
 """
 
 from __future__ import annotations
@@ -13,6 +24,8 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
+
+from lclfqa.graph.tracing import llm_call_config
 
 
 class Meter:
@@ -49,13 +62,47 @@ def json_schema_kwargs(llm: BaseChatModel, schema: dict[str, Any]) -> dict[str, 
     """Invocation kwargs that constrain ``llm``'s output to ``schema``, where the backend can."""
     if getattr(llm, "supports_json_schema", False):  # lclfqa.llama.ChatLlama: grammar from the schema
         return {"response_format": {"type": "json_object", "schema": schema}}
+    if _is_chat_openai(llm):
+        if _endpoint(llm) in _JSON_OBJECT_ENDPOINTS:
+            return {"response_format": {"type": "json_object", "schema": schema}}
+        return {"response_format": {"type": "json_schema", "json_schema": {"name": "output", "schema": schema}}}
+    return {}
+
+
+def token_limit_kwargs(llm: BaseChatModel, max_tokens: int) -> dict[str, Any]:
+    """Invocation kwargs that cap the completion at ``max_tokens``, in the field the backend reads (module doc)."""
+    base_url = str(getattr(llm, "openai_api_base", None) or "")
+    if base_url and "api.openai.com" not in base_url and _is_chat_openai(llm):
+        extra = {**(getattr(llm, "extra_body", None) or {}), "max_tokens": max_tokens}
+        return {"max_tokens": max_tokens, "extra_body": extra}
+    return {"max_tokens": max_tokens}
+
+
+def _is_chat_openai(llm: BaseChatModel) -> bool:
     try:
         from langchain_openai import ChatOpenAI
     except ImportError:  # pragma: no cover - a declared dependency
-        return {}
-    if isinstance(llm, ChatOpenAI):
-        return {"response_format": {"type": "json_schema", "json_schema": {"name": "output", "schema": schema}}}
-    return {}
+        return False
+    return isinstance(llm, ChatOpenAI)
+
+
+#: ``(base URL, model)`` of OpenAI-compatible endpoints that rejected ``json_schema`` (module doc).
+_JSON_OBJECT_ENDPOINTS: set[tuple[str, str]] = set()
+
+
+def _endpoint(llm: BaseChatModel) -> tuple[str, str]:
+    return (str(getattr(llm, "openai_api_base", None) or ""), str(getattr(llm, "model_name", "")))
+
+
+def _rejects_json_schema(llm: BaseChatModel, error: Exception) -> bool:
+    """Whether ``error`` is an OpenAI-compatible server refusing ``response_format`` ``json_schema``."""
+    text = str(error)
+    return (
+        _is_chat_openai(llm)
+        and "json_schema" in text
+        and "response_format" in text
+        and _endpoint(llm) not in _JSON_OBJECT_ENDPOINTS
+    )
 
 
 def chat(
@@ -66,14 +113,24 @@ def chat(
     max_tokens: int | None = None,
     schema: dict[str, Any] | None = None,
 ) -> str:
-    """One LLM call; returns its text and counts it on ``meter``. ``schema`` asks for constrained JSON."""
+    """One LLM call; returns its text and counts it on ``meter``. ``schema`` asks for constrained JSON.
+
+    The call is traced as ``<node>.llm`` under the node's run (:mod:`lclfqa.graph.tracing`)."""
     kwargs: dict[str, Any] = {}
     if max_tokens is not None:
-        kwargs["max_tokens"] = max_tokens
+        kwargs.update(token_limit_kwargs(llm, max_tokens))
     if schema is not None:
         kwargs.update(json_schema_kwargs(llm, schema))
     runnable = llm.bind(**kwargs) if kwargs else llm
-    message = runnable.invoke(list(messages))
+    config = llm_call_config(meter.node, meter.llm_calls + 1)
+    try:
+        message = runnable.invoke(list(messages), config)
+    except Exception as exc:
+        if schema is None or not _rejects_json_schema(llm, exc):
+            raise
+        _JSON_OBJECT_ENDPOINTS.add(_endpoint(llm))
+        kwargs.update(json_schema_kwargs(llm, schema))
+        message = llm.bind(**kwargs).invoke(list(messages), config)
     meter.count(message)
     return text_of(message)
 

@@ -21,16 +21,17 @@ def tagged(text: str, tag: str) -> str:
 
 
 def json_object(text: str) -> dict[str, Any] | None:
-    """The first JSON object in ``text`` (bare, fenced, or surrounded by prose), or ``None``."""
+    """The first JSON object in ``text`` (bare, fenced, or surrounded by prose), or ``None``. Raw line breaks
+    and tabs inside strings are accepted: llama.cpp's JSON grammar lets a small model write them."""
     candidates = [text.strip()] + [m.group(1).strip() for m in _FENCE.finditer(text)]
     for c in candidates:
         try:
-            value = json.loads(c)
+            value = json.loads(c, strict=False)
         except ValueError:
             continue
         if isinstance(value, dict):
             return value
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)
     for m in re.finditer(r"\{", text):
         try:
             value, _ = decoder.raw_decode(text[m.start() :])
@@ -136,10 +137,25 @@ def cited_numbers(answer: str) -> list[int]:
 
 
 def clean_answer(text: str) -> str:
-    """The reader's answer without ``<answer>`` tags, a leading ``Answer:`` or trailing chatter markers."""
+    """The reader's answer without ``<answer>`` tags, a leading ``Answer:``, trailing chatter markers or
+    citation placeholders (:func:`strip_placeholders`)."""
     body = tagged(text, "answer")
     body = re.sub(r"^\s*(?:\*\*)?answer\s*:\s*(?:\*\*)?\s*", "", body, flags=re.I)
-    return body.strip()
+    return strip_placeholders(body).strip()
+
+
+# The reader prompt asks to cite "as [n]"; a small model copies the placeholder itself ("[n] No, a married
+# couple…"). Placeholders are letters or words in brackets, never a source number, so they cite nothing.
+_PLACEHOLDER = r"\[\s*(?:n|m|k|x|#|n\s*,\s*m|number|source(?:\s+number)?)\s*\]"
+_LEADING_PLACEHOLDER = re.compile(rf"(?m)^([ \t]*(?:[-*•]\s+)?)(?:{_PLACEHOLDER}[ \t]*)+", re.I)
+_INLINE_PLACEHOLDER = re.compile(rf"[ \t]*(?:{_PLACEHOLDER})+", re.I)
+
+
+def strip_placeholders(answer: str) -> str:
+    """``answer`` without literal citation placeholders (``[n]``, ``[source]``) copied from the prompt; real
+    citations (``[2]``) and bracketed words of the text (``[sic]``, ``[the taxpayer]``) stay."""
+    answer = _LEADING_PLACEHOLDER.sub(r"\1", answer)
+    return _INLINE_PLACEHOLDER.sub("", answer)
 
 
 # A line that introduces a list of sources ("Sources:", "**References**", "This information can be found
