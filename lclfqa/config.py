@@ -97,7 +97,9 @@ class Settings:
             "filter's conversation, so a local model evaluates the shared references once"
         },
     )
-    max_answer_tokens: int = field(default=600, metadata={"help": "longest answer the reader may write"})
+    max_answer_tokens: int = field(
+        default=400, metadata={"help": "longest answer the reader may write (gold answers: 300-900 characters)"}
+    )
     # --- limits on every input (a file over a limit is skipped with a message naming the limit)
     max_file_mb: float = field(
         default=200.0, metadata={"help": "largest source file ingest reads, in MB (1 MB = 1,000,000 bytes)"}

@@ -157,3 +157,23 @@ def test_each_sentence_must_rest_on_the_quotes_it_cites() -> None:
     kept, removed = keep_supported(checks)
     assert "$150,000" not in kept and "$80,000 [1]" not in kept
     assert removed == [checks[2].text, checks[3].text]
+
+
+def test_a_runaway_list_of_citations_is_stopped_and_cut():
+    from langchain_core.language_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from lclfqa.nodes.calls import Meter, chat
+    from lclfqa.nodes.parsing import collapse_citation_runs, runaway
+
+    assert not runaway("No, a joint return is required [1] [2].")
+    assert runaway("No, the child-care credit [1] [2][3] [4] [5] [6]")
+    assert collapse_citation_runs("No, the credit [1] [2][3] [4] [5]. It applies [2].") == (
+        "No, the credit [1] [2][3] . It applies [2]."
+    )
+    # streamed: generation stops at the sixth marker instead of running to max_tokens
+    words = "No, the credit " + " ".join(f"[{i}]" for i in range(1, 200))
+    llm = GenericFakeChatModel(messages=iter([AIMessage(content=words)]))
+    meter = Meter("read")
+    text = chat(llm, [HumanMessage("q")], meter, stop_when=runaway)
+    assert text.rstrip().endswith("[6]") and meter.notes["stopped_runaway"] == 1 and meter.llm_calls == 1

@@ -177,3 +177,18 @@ def strip_source_list(answer: str) -> str:
     if not listed:
         return answer.strip()
     return "\n".join(lines[: end - 1]).strip() or answer.strip()
+
+
+_CITATION_RUN = re.compile(r"(?:\[\d+\][\s,;]*){6,}$")
+_LONG_RUN = re.compile(r"((?:\[\d+\][\s,;]*){3})(?:\[\d+\][\s,;]*)+")
+
+
+def runaway(text: str) -> bool:
+    """Whether a streaming answer has started a runaway list of citation markers ("[1] [2][3] [4] … [140]",
+    as the 1.5B default did): six in a row end it."""
+    return bool(_CITATION_RUN.search(text.rstrip()))
+
+
+def collapse_citation_runs(text: str) -> str:
+    """More than three citation markers in a row cut to the first three."""
+    return _LONG_RUN.sub(lambda m: m.group(1).rstrip() + " ", text).strip()

@@ -266,7 +266,9 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         **fields,
     )
     msgs = [*conversation(state, retrieved, transcript), HumanMessage(ask)]
-    written = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=ctx.settings.max_answer_tokens))
+    limit = ctx.settings.max_answer_tokens
+    written = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=limit, stop_when=parsing.runaway))
+    written = parsing.collapse_citation_runs(written)
     answer = parsing.strip_source_list(written)  # the numbers it lists still count as cited
     refused = is_refusal(answer)
     removed: list[str] = []
@@ -280,9 +282,10 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
                     ctx.resources.llm,
                     [*msgs, AIMessage(written), HumanMessage(fix)],
                     meter,
-                    max_tokens=ctx.settings.max_answer_tokens,
+                    max_tokens=limit,
+                    stop_when=parsing.runaway,
                 )
-                written = parsing.clean_answer(again) or written
+                written = parsing.collapse_citation_runs(parsing.clean_answer(again)) or written
                 answer = parsing.strip_source_list(written)
             except Exception as exc:  # the removal below still guarantees a checked answer
                 notes["repair_error"] = str(exc)
