@@ -87,3 +87,19 @@ def test_an_unreadable_subfolder_is_reported(tmp_path: Path):
     finally:
         (tmp_path / "locked").chmod(0o755)
     assert found.files == [] and "permission" in found.problems[0][1].lower()
+
+
+def test_cli_reports_links_per_file_and_follow_symlinks_opts_in(tree: Path, tmp_path: Path, monkeypatch):  # noqa: ANN001
+    from typer.testing import CliRunner
+
+    from lclfqa.cli import app
+
+    monkeypatch.setattr("lclfqa.ingest.pipeline.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=8))
+    runner = CliRunner()
+    result = runner.invoke(app, ["ingest", str(tree), "--index", str(tmp_path / "i1"), "-q"])
+    out = " ".join(result.output.split())
+    assert result.exit_code == 1 and "passwd.txt" in out and "--follow-symlinks" in out, result.output
+    assert "passwd.txt" not in Index.load(tmp_path / "i1").documents
+    result = runner.invoke(app, ["ingest", str(tree), "--index", str(tmp_path / "i2"), "-q", "--follow-symlinks"])
+    assert result.exit_code == 1  # the loop and the dangling link are still reported
+    assert {"passwd.txt", "more/other.txt"} <= set(Index.load(tmp_path / "i2").documents)

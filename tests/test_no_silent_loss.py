@@ -149,8 +149,10 @@ def test_two_concurrent_ingests_into_one_index_keep_both_folders(tmp_path: Path)
 def test_a_second_writer_waits_with_a_message_or_fails_fast_with_no_wait(tmp_path: Path):
     docs = _folder(tmp_path / "docs", "a.txt")
     where = tmp_path / "idx"
+    ingest([_folder(tmp_path / "first", "first.txt")], where, Settings(), embeddings=_emb())
     messages: list[str] = []
     with writer_lock(where):  # another ingest holds the index
+        assert set(Index.load(where).documents) == {"first.txt"}  # readers read the last complete version
         with pytest.raises(IndexBusy, match="being written by process"):
             ingest([docs], where, Settings(), embeddings=_emb(), wait=False)
         result = CliRunner().invoke(app, ["ingest", str(docs), "--index", str(where), "-q", "--no-wait"])
@@ -168,4 +170,4 @@ def test_a_second_writer_waits_with_a_message_or_fails_fast_with_no_wait(tmp_pat
         assert not done.is_set()  # still waiting for the lock
     thread.join(30)
     assert done.is_set() and messages and "waiting" in messages[0]
-    assert set(Index.load(where).documents) == {"a.txt"}
+    assert set(Index.load(where).documents) == {"first.txt", "a.txt"}

@@ -89,3 +89,22 @@ def test_the_llm_cache_loads_only_generations(tmp_path: Path):
     con.close()
     with pytest.raises(UnsafeData, match="not a chat generation"):
         cache.lookup("p", "llm")
+
+
+def test_no_pickle_anywhere_in_the_package():
+    """Nothing in lclfqa may unpickle: the guard that keeps the allow-lists above meaningful."""
+    package = Path(__file__).resolve().parents[1] / "lclfqa"
+    banned = (
+        "pickle.load",
+        "allow_pickle=True",
+        "allow_dangerous_deserialization",
+        "torch.load",
+        "pickle_fallback=True",
+    )
+    found = [
+        f"{p.relative_to(package)}: {word}"
+        for p in package.rglob("*.py")
+        for word in banned
+        if word in p.read_text(encoding="utf-8")
+    ]
+    assert found == []
