@@ -110,5 +110,3 @@ def test_ask_never_shows_a_figure_no_cited_quote_contains(index_dir: Path, fake_
     assert "45%" in answer_part and "The checked answer:\nNo.\n" in rest
     assert "Removed by the check against the quotes (1 sentence(s)): The credit is 45%" in " ".join(rest.split())
     assert out.index("Removed by the check") < out.index("Sources")
-
-

@@ -155,8 +155,14 @@ def test_each_sentence_must_rest_on_the_quotes_it_cites() -> None:
     assert [c.ok for c in checks] == [True, True, False, False, True, True]
     assert checks[2].missing == ["$150,000", "$450,000"] and checks[3].missing == ["$80,000"]
     kept, removed = keep_supported(checks)
-    assert "$150,000" not in kept and "$80,000 [1]" not in kept
+    assert [c.text for c in kept] == [checks[i].text for i in (0, 1, 4, 5)]
     assert removed == [checks[2].text, checks[3].text]
+    # an invented citation in brackets or parentheses goes, the statement stays
+    invented = check_answer("A client may count it [IRC § 25A(b)(1)(ii)] under the rule [1].", quotes)
+    kept, removed = keep_supported(invented, quotes)
+    assert [c.text for c in kept] == ["A client may count it under the rule [1]."] and removed == []
+    invented = check_answer("The phase-out ends at $150,000 (section 25A(d)) [2].", quotes)
+    assert keep_supported(invented, quotes) == ([], ["The phase-out ends at $150,000 (section 25A(d)) [2]."])
 
 
 def test_a_runaway_list_of_citations_is_stopped_and_cut():

@@ -90,13 +90,41 @@ def check_answer(answer: str, quotes: Sequence[str]) -> list[SentenceCheck]:
     return out
 
 
+_ASIDE = re.compile(r"\s*(?:\[(?!\d+(?:\s*[,;–-]\s*\d+)*\])[^\]]*\]|\([^()]*\))")
+
+
+def trimmed(check: SentenceCheck, quotes: Sequence[str]) -> str:
+    """The sentence without the bracketed or parenthetical asides that hold what it fails on (an invented
+    "[IRC § 25A(b)(1)]" after a sound statement), if that makes it pass; else ``""``."""
+    text = check.text
+    for m in reversed(list(_ASIDE.finditer(text))):
+        if any(item in m.group(0) for item in check.missing):
+            text = text[: m.start()] + text[m.end() :]
+    if text == check.text or len(_MARKER.sub("", text).split()) < 4:
+        return ""
+    again = check_answer(text, quotes)
+    return text if len(again) == 1 and again[0].ok else ""
+
+
 def problems_text(checks: Sequence[SentenceCheck]) -> str:
     """The failing sentences as a list for the repair prompt."""
     return "\n".join(f'- "{c.text}" states {", ".join(c.missing)}' for c in checks if not c.ok)
 
 
-def keep_supported(checks: Sequence[SentenceCheck]) -> tuple[str, list[str]]:
-    """``(answer, removed)``: the sentences that pass, joined; and the text of those removed."""
-    kept = [c.text for c in checks if c.ok]
-    removed = [c.text for c in checks if not c.ok]
-    return " ".join(kept), removed
+def keep_supported(
+    checks: Sequence[SentenceCheck], quotes: Sequence[str] = ()
+) -> tuple[list[SentenceCheck], list[str]]:
+    """``(kept, removed)``: the sentences that pass — a failing one trimmed of the asides that held what it
+    failed on, where that is enough (:func:`trimmed`) — and the text of those removed."""
+    kept: list[SentenceCheck] = []
+    removed: list[str] = []
+    for c in checks:
+        if c.ok:
+            kept.append(c)
+            continue
+        short = trimmed(c, quotes) if quotes else ""
+        if short:
+            kept.append(check_answer(short, quotes)[0])
+        else:
+            removed.append(c.text)
+    return kept, removed

@@ -292,9 +292,9 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             refused = is_refusal(answer)
             checks = check_answer(answer, texts)
         if not refused:
-            _, removed = keep_supported(checks)
-            verdict = verdict_kept(checks)
-            answer = " ".join(p for p in (verdict, _cite_uncited([c for c in checks if c.ok], texts)) if p)
+            kept, removed = keep_supported(checks, texts)
+            verdict = verdict_kept(checks) if checks and checks[0].text in removed else ""
+            answer = " ".join(p for p in (verdict, _cite_uncited(kept, texts)) if p)
             if not answer.strip() or answer.strip() == verdict:
                 # nothing but (at most) the verdict survived: state the quote closest to the question
                 best = rank_by_question(fields["question"], texts, _embeddings(ctx))[0] + 1
