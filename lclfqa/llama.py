@@ -18,6 +18,7 @@ on, and on these sandboxed machines (Xeon with ``amx_tile`` in /proc/cpuinfo) th
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -106,6 +107,8 @@ class ChatLlama(BaseChatModel):
     timeout: float | None = Field(default=300.0, description="seconds per call; None for no limit")
     repeat_penalty: float = 1.05
 
+    supports_stop_pattern: bool = True
+    """Nodes may pass ``stop_pattern`` (a regex): generation stops once the text so far ends in a match."""
     supports_json_schema: bool = True
     """Nodes pass ``response_format={"type": "json_object", "schema": ...}``; llama.cpp turns it into a grammar."""
 
@@ -139,6 +142,8 @@ class ChatLlama(BaseChatModel):
         }
         if kwargs.get("response_format"):
             params["response_format"] = kwargs.pop("response_format")
+        stop_at = re.compile(kwargs.pop("stop_pattern")) if kwargs.get("stop_pattern") else None
+        text = ""
         with lock:
             started = time.perf_counter()
             produced = 0
@@ -149,10 +154,14 @@ class ChatLlama(BaseChatModel):
                 token = choice.get("delta", {}).get("content") or ""
                 if token:
                     produced += 1
+                    text += token
                     chunk = ChatGenerationChunk(message=AIMessageChunk(content=token))
                     if run_manager:
                         run_manager.on_llm_new_token(token, chunk=chunk)
                     yield chunk
+                if stop_at is not None and token and stop_at.search(text):
+                    finish = "stop_pattern"
+                    break
                 if limit is not None and time.perf_counter() - started > limit:
                     raise LLMTimeout(
                         f"the local model {self.model_name!r} ran past its {limit:.0f} s limit "

@@ -19,11 +19,11 @@ llama.cpp's own server read either).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import BaseMessage
 
 from lclfqa.graph.tracing import llm_call_config
 
@@ -112,11 +112,12 @@ def chat(
     *,
     max_tokens: int | None = None,
     schema: dict[str, Any] | None = None,
-    stop_when: Callable[[str], bool] | None = None,
+    stop_pattern: str | None = None,
 ) -> str:
     """One LLM call; returns its text and counts it on ``meter``. ``schema`` asks for constrained JSON.
-    ``stop_when`` is checked on the text so far while it streams; when it says so, generation stops there
-    (a small model that starts a runaway list of citations is cut off instead of running to ``max_tokens``).
+    ``stop_pattern`` (a regex) stops a local llama.cpp generation as soon as the text so far ends in a
+    match (a small model that starts a runaway list of citations is cut off instead of running to
+    ``max_tokens``); other backends ignore it. It is a string, so the response cache still applies.
 
     The call is traced as ``<node>.llm`` under the node's run (:mod:`lclfqa.graph.tracing`)."""
     kwargs: dict[str, Any] = {}
@@ -124,10 +125,10 @@ def chat(
         kwargs.update(token_limit_kwargs(llm, max_tokens))
     if schema is not None:
         kwargs.update(json_schema_kwargs(llm, schema))
+    if stop_pattern is not None and getattr(llm, "supports_stop_pattern", False):
+        kwargs["stop_pattern"] = stop_pattern
     runnable = llm.bind(**kwargs) if kwargs else llm
     config = llm_call_config(meter.node, meter.llm_calls + 1)
-    if stop_when is not None and schema is None:
-        return _streamed(runnable, messages, config, meter, stop_when)
     try:
         message = runnable.invoke(list(messages), config)
     except Exception as exc:
@@ -138,27 +139,6 @@ def chat(
         message = llm.bind(**kwargs).invoke(list(messages), config)
     meter.count(message)
     return text_of(message)
-
-
-def _streamed(
-    runnable: Any, messages: Sequence[BaseMessage], config: Any, meter: Meter, stop_when: Callable[[str], bool]
-) -> str:
-    """Stream one call, stopping when ``stop_when`` says so; usage from the last chunk, or the chunk count."""
-    parts: list[str] = []
-    usage: dict[str, Any] | None = None
-    stopped = False
-    for chunk in runnable.stream(list(messages), config):
-        parts.append(text_of(chunk))
-        usage = getattr(chunk, "usage_metadata", None) or usage
-        if stop_when("".join(parts)):
-            stopped = True
-            break
-    if usage is None:  # cut off before the backend reported usage
-        usage = {"input_tokens": 0, "output_tokens": len(parts), "total_tokens": len(parts)}
-    if stopped:
-        meter.notes["stopped_runaway"] = meter.notes.get("stopped_runaway", 0) + 1
-    meter.count(AIMessage("".join(parts), usage_metadata=usage))
-    return "".join(parts)
 
 
 def text_of(message: BaseMessage) -> str:

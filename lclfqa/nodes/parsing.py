@@ -179,7 +179,9 @@ def strip_source_list(answer: str) -> str:
     return "\n".join(lines[: end - 1]).strip() or answer.strip()
 
 
-_CITATION_RUN = re.compile(r"(?:\[\d+\][\s,;]*){6,}$")
+RUNAWAY = r"(?:\[\d+\][\s,;]*){6,}$"
+"""Six citation markers in a row at the end of the text: a runaway list ("[1] [2][3] … [140]")."""
+_CITATION_RUN = re.compile(RUNAWAY)
 _LONG_RUN = re.compile(r"((?:\[\d+\][\s,;]*){3})(?:\[\d+\][\s,;]*)+")
 
 

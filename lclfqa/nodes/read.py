@@ -267,7 +267,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     )
     msgs = [*conversation(state, retrieved, transcript), HumanMessage(ask)]
     limit = ctx.settings.max_answer_tokens
-    written = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=limit, stop_when=parsing.runaway))
+    written = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=limit, stop_pattern=parsing.RUNAWAY))
     written = parsing.collapse_citation_runs(written)
     answer = parsing.strip_source_list(written)  # the numbers it lists still count as cited
     refused = is_refusal(answer)
@@ -283,7 +283,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
                     [*msgs, AIMessage(written), HumanMessage(fix)],
                     meter,
                     max_tokens=limit,
-                    stop_when=parsing.runaway,
+                    stop_pattern=parsing.RUNAWAY,
                 )
                 written = parsing.collapse_citation_runs(parsing.clean_answer(again)) or written
                 answer = parsing.strip_source_list(written)
