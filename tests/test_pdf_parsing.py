@@ -1130,3 +1130,37 @@ def test_headings_only_where_layout_and_text_agree(tmp_path):
     ]
     assert doc.sections[3].text.startswith("There should be no order as to the costs")
     assert "Wholesale Finance Pty Ltd v Integral Home Loans Pty Ltd, which the parties relied" in doc.sections[3].text
+
+
+def test_numbered_paragraphs_and_quoted_clauses_are_not_headings(tmp_path):
+    # A web print numbering its paragraphs "1." … "105.": a short one-line paragraph ("40. A similar
+    # observation had been made.") is a paragraph, not a heading. A quoted clause, indented as a block
+    # ("(c) pursuant to clause 20.1 …"), ends where the judgment's next paragraph starts at the margin.
+    body = "Times-Roman"
+    c = canvas.Canvas(str(tmp_path / "web.pdf"), pagesize=letter)
+    y = 740.0
+    for n in range(1, 106):
+        lines = [f"{n}. A similar observation had been made in case number {n}."]
+        if n == 50:
+            lines = ["50. The clause provided:"]
+        for text in lines:
+            c.setFont(body, 11)
+            c.drawString(72, y, text)
+            y -= 22
+        if n == 50:
+            for x, text in (
+                (108, "(c) pursuant to clause 20.1(a) or (c), the Originator shall"),
+                (126, "repay the commission."),
+            ):
+                c.drawString(x, y, text)
+                y -= 14
+            y -= 8
+        if y < 80:
+            c.showPage()
+            y = 740.0
+    c.showPage()
+    c.save()
+    doc = parse_pdf(tmp_path / "web.pdf")
+    assert [s.path for s in doc.sections] == [(), ("(c) pursuant to clause 20.1(a) or (c), the Originator shall",), ()]
+    assert doc.sections[2].text.startswith("51. A similar observation")
+    assert doc.sections[2].text.endswith("105. A similar observation had been made in case number 105.")

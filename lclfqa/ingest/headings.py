@@ -64,7 +64,7 @@ class Heading:
     title: str
     label: str  # the number/letter itself, for telling (i) the letter from (i) the numeral
     open: bool = False  # an all-caps title that may run on to the next line
-    indent: float | None = None  # x of a "4. The matter…" item in body type: a paragraph set left of it ends it
+    indent: float | None = None  # a numbered paragraph's leftmost line: a paragraph set left of it ends it
 
 
 def strip_line_number(text: str, has_line_numbers: bool) -> str:
@@ -128,7 +128,8 @@ def _is_sentence(rest: str, ln: Line, nxt: Line | None, page: PageView) -> bool:
     if m:
         return len(m.group(1).split()) > 12
     full = ln.x1 >= page.right - 3 * ln.height
-    return full and nxt is not None and _same_paragraph(ln, nxt, page.pitch)
+    # the page's last body line, filling the measure, runs on over the page break
+    return full and (nxt is None or _same_paragraph(ln, nxt, page.pitch))
 
 
 _ROMAN_NEXT = {"i": "ii", "ii": "iii", "iii": "iv", "iv": "v", "v": "vi", "vi": "vii", "vii": "viii", "viii": "ix"}
@@ -168,6 +169,17 @@ def _enumerates_inline(label: str, page: PageView, index: int, has_line_numbers:
     return False
 
 
+_PARAGRAPH_NUMBER = re.compile(r"^\s*(\d{1,4})\.\s+\S")
+NUMBERED_PARAGRAPHS = 100  # a document that numbers "1." … "100." in order numbers its paragraphs
+
+
+def numbers_paragraphs(lines: list[Line]) -> bool:
+    """Whether the document numbers its paragraphs ``1.``, ``2.``, … (a judgment's web print): then a line
+    opening ``40. A similar observation…`` is a paragraph, never a heading, however short."""
+    seen = {int(m.group(1)) for ln in lines if (m := _PARAGRAPH_NUMBER.match(ln.text))}
+    return all(n in seen for n in range(1, NUMBERED_PARAGRAPHS + 1))
+
+
 def classify(
     ln: Line,
     text: str,
@@ -177,6 +189,7 @@ def classify(
     page: PageView,
     index: int,
     has_line_numbers: bool = False,
+    numbered_paragraphs: bool = False,
 ) -> Heading | None:
     """The heading ``ln`` opens, if any; ``page.lines[index]`` is ``ln``."""
     stripped = text.strip()
@@ -202,12 +215,14 @@ def classify(
                 continue
             if not display:
                 nxt = page.lines[index + 1] if index + 1 < len(page.lines) else None
+                if kind == "1." and numbered_paragraphs:
+                    return None  # "40. A similar observation…": the document numbers its paragraphs so
                 if kind in ("I.", "A.", "1.") and _is_sentence(stripped[m.end(1) + 1 :], ln, nxt, page):
                     return None
                 if kind.startswith("(") and _enumerates_inline(m.group(1), page, index, has_line_numbers):
                     return None
             heading = Heading(_disambiguate(kind, m.group(1), stack), _title(stripped, ln, display), m.group(1))
-            heading.indent = None if display or kind not in ("1.", "A.", "I.") else ln.x0
+            heading.indent = None if display else ln.x0
             return heading
     if display and len(stripped) < 120 and not stripped.endswith(","):
         return Heading(f"size{round(ln.height)}" if larger else "bold", stripped, "")
@@ -262,10 +277,12 @@ def _raw_title(text: str, ln: Line, display: bool = False) -> str:
 
 
 def close_outdented(stack: list[Heading], x0: float) -> bool:
-    """Close the numbered paragraphs that a new body paragraph starting at ``x0`` is set left of.
+    """Close the numbered paragraphs whose whole block a new body paragraph starting at ``x0`` is set left of.
 
-    An indented list item (``4. The matter be remitted…`` at 121 pt) holds the lines indented under it,
-    not the judgment's next paragraph back at the margin (85 pt). Returns whether any level closed.
+    An indented list item (``4. The matter be remitted…`` at 121 pt, its lines at 121–157 pt) or a quoted
+    clause holds the lines indented under it, not the judgment's next paragraph back at the margin
+    (85 pt). A paragraph whose own lines run back to the margin (an eCFR ``(a)``, indented on its first
+    line only) is not closed by text at the margin. Returns whether any level closed.
     """
     k = len(stack)
     while k and stack[k - 1].indent is not None and stack[k - 1].indent > x0 + 2:

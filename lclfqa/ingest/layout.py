@@ -150,9 +150,11 @@ def _lines(
 
 def _make_line(chars: list[_Char], raw, page_number: int, buf, flags) -> Line:
     visible = [c for c in chars if c.index >= 0]
-    main_h = max([c.height for c in visible])
-    cut = 0.85 * main_h
-    body = [c for c in visible if c.height >= cut]
+    alnum = [c for c in visible if c.ch.isalnum()]
+    # the line's size is its letters' and digits' (a bullet from a symbol font can have a huge box)
+    main_h = max([c.height for c in alnum or visible])
+    cut, cap = 0.85 * main_h, 1.15 * main_h
+    body = [c for c in visible if cut <= c.height <= cap]
     bottom = min([c.bottom for c in body])
     top = max([c.top for c in body])
     sups: list[tuple[int, int]] = []
@@ -171,7 +173,6 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags) -> Line:
     text = "".join([c.ch for c in chars])
     first_small = bool(visible) and visible[0].height < 0.85 * main_h
     # Fonts: sample the first letters to tell bold headings and emphasised paragraph subjects.
-    alnum = [c for c in visible if c.ch.isalnum()]
     bold = False
     emphasis_prefix = ""
     if alnum:

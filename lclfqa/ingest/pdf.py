@@ -47,6 +47,7 @@ from lclfqa.ingest.headings import (
     classify,
     close_outdented,
     heading_line_is_title,
+    numbers_paragraphs,
     open_title,
     push,
     strip_line_number,
@@ -144,6 +145,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
     body = body_height(all_lines)
     running = find_running_lines(pages, heights, body)
     has_line_numbers = _has_line_numbers(all_lines)
+    numbered = numbers_paragraphs(all_lines)
     compounds = inline_compounds(all_lines)
 
     notes = FootnoteState()
@@ -203,7 +205,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             if para_start and (title := _opinion(text, body_lines, index, has_line_numbers)):
                 heading = Heading(OPINION, title, "")
             else:
-                heading = classify(ln, text, body, stack, para_start, view, index, has_line_numbers)
+                heading = classify(ln, text, body, stack, para_start, view, index, has_line_numbers, numbered)
             continues = heading is not None and current is not None and _continues_title(prev, ln, heading, current)
             if heading is not None and heading.kind == "bold" and not continues:
                 if not bold_heading_shape(text.strip(), ln, view, index):
@@ -246,6 +248,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 and current is not None
                 and not has_line_numbers  # printed line numbers make every line start at the margin
                 and gap > 0.6 * pitch
+                and abs(ln.height - body) < 0.5  # a paragraph of the body, not a note or source credit
                 and close_outdented(stack, ln.x0)
             ):
                 current = _SectionDraft(tuple(h.title for h in stack), page_no, page_no, title_lines=0)
@@ -269,6 +272,8 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             current.parts.append(text)
             current.lines += 1
             current.page_end = page_no
+            if heading is None and stack and stack[-1].indent is not None:
+                stack[-1].indent = min(stack[-1].indent, ln.x0)  # the block the numbered paragraph holds
             for a, b in ln.superscripts:
                 marker = ln.text[a:b].strip()
                 if marker and (marker.isdigit() or set(marker) <= set("*†‡§¶")):
