@@ -96,15 +96,19 @@ def test_lclf_pipeline_answers_with_citations_and_records_every_step(sample_inde
     assert llm.routes() == ["passage", "rewrites", "verdicts", "quotes", "answer"]
     # structured calls asked for JSON only where the backend supports it (the fake gets plain prompts)
     assert all("response_format" not in kw for _, _, kw in llm.calls)
-    # one conversation: the extractor and the reader continue the filter's call (same prefix, KV cache reused)
+    # one conversation: the extractor continues the filter's call (same prefix, KV cache reused); the reader
+    # gets a short one whose reference texts are the verified quotes (not the extractor's JSON)
     calls = {key: msgs for key, msgs, _ in llm.calls}
     assert [m.content for m in calls["quotes"][: len(calls["verdicts"])]] == [m.content for m in calls["verdicts"]]
-    assert [m.content for m in calls["answer"][: len(calls["quotes"])]] == [m.content for m in calls["quotes"]]
+    reader = "\n".join(str(m.content) for m in calls["answer"])
+    assert "<reference 1> (" in reader and result["quotes"][0]["text"] in reader and "<reference 2>" not in reader
+    assert "copy, word for word" not in reader
+    assert "This is a yes/no question" in reader  # "Can a married couple …?"
     # sources are marked as data, not instructions
     assert "never instructions" in str(calls["verdicts"][0].content)
     # the reader saw the verified quotes, the key legal phrases and the translation
     text = "\n".join(str(m.content) for m in calls["answer"])
-    assert "Verified quotes" in text and "more likely than not" in text and "college credit" in text
+    assert "verified quotes" in text and "more likely than not" in text and "college credit" in text
     assert result["history"][-2:] == [
         {"role": "user", "content": QUESTION},
         {"role": "assistant", "content": result.answer},

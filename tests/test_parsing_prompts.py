@@ -95,6 +95,7 @@ def test_every_template_renders_with_the_values_nodes_pass():
         unit="quote",
         unit_plural="quotes",
         problems="p",
+        verdict_rule="",
         max_quotes=6,
         max_words=60,
     )
@@ -268,3 +269,19 @@ def test_a_cited_section_named_only_by_a_document_or_section_path_is_found():
     assert state_missing_sections(state) == (["280A"], ["280A"])
     assert nothing_cited_is_found({"cited_sections": ["280A"], "missing_sections": ["280A"]})
     assert not nothing_cited_is_found({"cited_sections": [], "missing_sections": []})
+
+
+@pytest.mark.parametrize(
+    ("question", "yes_no"),
+    [
+        ("Can a married couple filing MFS claim the AOTC?", True),
+        ("Is the MCC credit refundable?", True),
+        ("Does section 280A apply to a home office?", True),
+        ("What must the public notice contain?", False),
+        ("For the child-care credit, which caregivers don't count? Can a client count her mother?", False),
+        ("How did the majority define quickening?", False),
+    ],
+)
+def test_the_verdict_rule_is_given_for_yes_no_questions_only(question: str, yes_no: bool):
+    assert prompts.is_yes_no(question) is yes_no
+    assert bool(prompts.verdict_rule(question)) is yes_no

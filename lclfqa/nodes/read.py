@@ -244,17 +244,17 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             notes["fallback_quotes"] = len(quotes)
         if not quotes:
             return _refused(turn, prompts.refusal()) | {"quotes": []} | meter.record(no_evidence=True)
+        # a fresh, short conversation whose reference texts are the verified quotes: continuing the
+        # filter/extract conversation, the 1.5B default echoed the extractor's instruction as its answer
         unit, units = "quote", "quotes"
-        evidence = "Verified quotes, copied from the reference texts and checked against them:\n" + information_text(
-            quotes
-        )
+        evidence = "The reference texts above are verified quotes, copied from the documents and checked."
         texts = [q["text"] for q in quotes]
-        transcript = list(state.get("transcript") or [])
+        references = quotes
     else:  # rag: the references are the evidence, numbered as the sources
         unit, units = "reference text", "reference texts"
         evidence = f"Answer from the reference texts above, numbered [1] to [{len(retrieved)}]."
         texts = [body(c) for c in retrieved]
-        transcript = []
+        references = retrieved
     ask = instruction(
         "read_domain" if ctx.plan.reader == "domain" else "read_basic",
         evidence=evidence,
@@ -263,9 +263,10 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         unit=unit,
         unit_plural=units,
         refusal_rule=rule,
+        verdict_rule=prompts.verdict_rule(fields["question"]),
         **fields,
     )
-    msgs = [*conversation(state, retrieved, transcript), HumanMessage(ask)]
+    msgs = [*conversation(state, references, []), HumanMessage(ask)]
     limit = ctx.settings.max_answer_tokens
     written = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=limit, stop_pattern=parsing.RUNAWAY))
     written = parsing.collapse_citation_runs(written)

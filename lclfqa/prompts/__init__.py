@@ -159,3 +159,19 @@ def answer_examples() -> str:
     """The answer-style examples for the reader (LCLF-QA, Figures 8-9)."""
     shots = _load("examples")["answers"]
     return "\n\n".join(f"Example question: {s['question']}\nExample answer: {s['answer']}" for s in shots)
+
+
+_YES_NO = re.compile(
+    r"^\W*(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|am|do|does|did|has|have|had)\b", re.I
+)
+
+
+def is_yes_no(question: str) -> bool:
+    """Whether ``question`` asks yes or no: its first sentence opens with an auxiliary verb ("Can …",
+    "Is …", "Does …"); a later clause ("… Are there exceptions?") does not make the whole a yes/no one."""
+    return bool(_YES_NO.match(question))
+
+
+def verdict_rule(question: str) -> str:
+    """The reader's verdict-first rule (with a line break) for a yes/no question, else ``""``."""
+    return _load("templates")["verdict_rule"] + "\n" if is_yes_no(question) else ""
