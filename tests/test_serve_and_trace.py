@@ -3,6 +3,7 @@ the json_schema → json_object fallback (each with fakes; the real servers are 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -142,6 +143,29 @@ def test_the_served_graph_takes_its_settings_from_the_environment_and_the_runs_c
     result = graph.invoke({"question": QUESTION}, context={"top_k": 2, "pipeline": "rag"})
     assert len(result["retrieved"]) == 2 and "rewrite" not in llm.routes()  # rag: no rewriter
     assert result["answer"] and result["citations"]
+
+
+def test_a_run_context_is_built_without_blocking_the_servers_event_loop(
+    sample_index: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """`langgraph dev` refuses blocking calls on its event loop (blockbuster), where it calls the factory and
+    builds a run's context: a relative LCLFQA_INDEX (os.getcwd) once broke every run there."""
+    blockbuster = pytest.importorskip("blockbuster")
+    monkeypatch.chdir(sample_index.parent)
+    monkeypatch.setenv("LCLFQA_INDEX", sample_index.name)
+    monkeypatch.setenv("LCLFQA_TOP_K", "6")
+    server.served_resources()  # what importing the module does, in the server's worker thread
+
+    async def on_the_loop() -> tuple[Any, server.ServedContext]:
+        return server.make_graph({"configurable": {}}), server.ServedContext(top_k=2)
+
+    with blockbuster.blockbuster_ctx():
+        graph, context = asyncio.run(on_the_loop())
+    assert context.settings.top_k == 2 and context.resources.index_dir == sample_index
+    assert graph.config["metadata"]["lclfqa_top_k"] == 6
+    monkeypatch.setenv("LCLFQA_INDEX", "elsewhere")  # a new environment is read anew, off the loop
+    with pytest.raises(FileNotFoundError, match="LCLFQA_INDEX"):
+        server.ServedContext()
 
 
 def test_the_server_says_which_index_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

@@ -12,7 +12,8 @@ in-process :class:`~lclfqa.graph.build.QAGraph` gets as arguments comes from the
 A client may change a few question-answering settings per run with the run's ``context``
 (``client.runs.stream(thread_id, "lclf", input=..., context={"top_k": 4, "pipeline": "rag"})``), the
 fields of :class:`ServedContext`; the index and the models stay those of the server. The index and models
-load once per server process, at the first run, and are shared by every run and thread.
+load once per server process, at the first run, and are shared by every run and thread. Nothing here blocks
+the server's event loop: files are read when the module is imported.
 """
 
 from __future__ import annotations
@@ -32,8 +33,16 @@ from lclfqa.graph.tracing import trace_config
 
 DEFAULT_INDEX = Path(".lclfqa/index")
 
-_served: tuple[tuple[str, ...], Resources] | None = None
+# A run's context is built on the server's event loop, where `langgraph dev` refuses blocking calls (file
+# reads, even os.getcwd). So the files are read when the module is imported (the server imports it in a
+# worker thread), and what they gave, or the error, is kept per environment.
+_served: dict[tuple[tuple[str, str], ...], tuple[Settings, Path] | Exception] = {}
+_resources: dict[tuple[tuple[str, str], ...], Resources] = {}
 _served_lock = threading.Lock()
+
+
+def _environment() -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("LCLFQA_")))
 
 
 def served_settings(env: dict[str, str] | None = None) -> Settings:
@@ -50,20 +59,35 @@ def served_index(env: dict[str, str] | None = None) -> Path:
     return Path(env.get("LCLFQA_INDEX") or DEFAULT_INDEX)
 
 
-def served_resources() -> Resources:
-    """The process's index and models, built from the environment once (rebuilt if the environment changed)."""
-    global _served
-    settings, index = served_settings(), served_index()
-    key = (str(index.resolve()), repr(settings))
+def _load_served() -> tuple[Settings, Path]:
+    """Settings and the resolved index directory for the current environment (reads files once)."""
+    key = _environment()
     with _served_lock:
-        if _served is None or _served[0] != key:
-            if not index.is_dir():
-                raise FileNotFoundError(
-                    f"no index at {index.resolve()}: set LCLFQA_INDEX to a directory made by "
-                    "`lclfqa ingest PATH --index DIR` before starting the server"
-                )
-            _served = (key, Resources(index, settings))
-        return _served[1]
+        if key not in _served:
+            try:
+                index = served_index().resolve()
+                if not index.is_dir():
+                    raise FileNotFoundError(
+                        f"no index at {index}: set LCLFQA_INDEX to a directory made by "
+                        "`lclfqa ingest PATH --index DIR` before starting the server"
+                    )
+                _served[key] = (served_settings(), index)
+            except (OSError, ValueError) as exc:
+                _served[key] = exc
+        found = _served[key]
+    if isinstance(found, Exception):
+        raise found
+    return found
+
+
+def served_resources() -> Resources:
+    """The process's index and models (loaded at the first run that needs them), one per environment."""
+    settings, index = _load_served()
+    key = _environment()
+    with _served_lock:
+        if key not in _resources:
+            _resources[key] = Resources(index, settings)
+        return _resources[key]
 
 
 @dataclass
@@ -116,6 +140,16 @@ def make_graph(config: RunnableConfig) -> CompiledStateGraph:
     """
     from lclfqa.graph.build import build_graph
 
-    settings = served_settings().with_overrides(**overrides_of(config))
+    try:
+        settings, index = _load_served()
+    except (OSError, ValueError):  # schema reads work without an index; a run says what is missing
+        settings, index = Settings(), served_index()
+    settings = settings.with_overrides(**overrides_of(config))
     graph = build_graph(parallel=settings.parallel, context_schema=ServedContext)
-    return graph.with_config(trace_config(settings, served_index()))
+    return graph.with_config(trace_config(settings, index))
+
+
+try:  # read the settings file and resolve the index now, off the server's event loop (see above)
+    _load_served()
+except (OSError, ValueError):
+    pass  # kept, and raised at the first run
