@@ -20,7 +20,8 @@ from lclfqa.config import Settings
 from lclfqa.models import get_chat_model
 from lclfqa.nodes import calls, parsing
 from lclfqa.nodes.calls import Meter, chat
-from lclfqa.nodes.filter import FILTER_VERDICTS, verdict_schema
+from lclfqa.nodes.filter import FILTER_VERDICTS, THOUGHT_CHARS, verdict_schema
+from lclfqa.nodes.reading import instruction
 from lclfqa.nodes.rewrite import rewrites_schema
 from lclfqa.weights import smollm2_path
 from tests.servers import free_port, serving
@@ -51,14 +52,19 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _filter_messages() -> list:
-    return prompts.messages(
-        "filter_cot",
+    """The filter call as the filter node makes it: the reading prefix, then its instruction."""
+    msgs = prompts.messages(
+        "reading",
         references="<reference 1>\nNo credit for married taxpayers filing separately.\n</reference 1>\n\n"
         "<reference 2>\nThe weather was fine.\n</reference 2>\n\n<reference 3>\nA joint return is required.\n"
         "</reference 3>",
         question="Can a married taxpayer filing separately claim the credit?",
         translated_question="Can I get the credit if I file on my own?",
     )
+    return [*msgs, HumanMessage(instruction("filter_cot", n=3))]
+
+
+FILTER_TOKENS = THOUGHT_CHARS // 3 + 76
 
 
 def _rewrite_messages() -> list:
@@ -75,11 +81,11 @@ def test_structured_outputs_parse_through_the_server_as_in_process(base_url: str
     local = get_chat_model("local-tiny", settings=settings)
     for llm in (served, local):
         meter = Meter("filter")
-        raw = chat(llm, _filter_messages(), meter, max_tokens=40, schema=verdict_schema(3))
+        raw = chat(llm, _filter_messages(), meter, max_tokens=FILTER_TOKENS, schema=verdict_schema(3))
         verdicts, ok = parsing.booleans(raw, 3)
         assert ok and len(verdicts) == 3, (llm, raw)
         assert parsing.choice(raw, "answered", FILTER_VERDICTS), raw  # the schema's enum
-        assert meter.llm_calls == 1 and meter.prompt_tokens > 50 and 0 < meter.completion_tokens <= 40  # usage
+        assert meter.llm_calls == 1 and meter.prompt_tokens > 50 and 0 < meter.completion_tokens <= FILTER_TOKENS
         meter = Meter("rewrite")
         raw = chat(llm, _rewrite_messages(), meter, max_tokens=120, schema=rewrites_schema(1))
         obj = parsing.json_object(raw)
@@ -92,7 +98,7 @@ def test_structured_outputs_parse_through_the_server_as_in_process(base_url: str
 
 
 def test_lclfqa_ask_answers_through_the_server(base_url: str, local_sample_index: Path):
-    """The graph (filter ∥ extract, read; the rewriter's JSON is checked above) through `lclfqa ask --model
+    """The graph (filter, extract, read; the rewriter's JSON is checked above) through `lclfqa ask --model
     openai:smol`, as the issue ran it."""
     env = {
         **os.environ,

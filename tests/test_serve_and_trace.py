@@ -105,7 +105,7 @@ def test_runs_are_named_and_tagged_per_node_for_langsmith(sample_index: Path):
     # every LLM call is named after its node, tagged with it, and sits under that node's run
     by_id = {r.id: r for r in runs}
     llm_runs = [r for r in runs if r.run_type == "llm"]
-    assert len(llm_runs) == len(llm.calls) == 6  # passage, rewrites, thought, verdicts, information, answer
+    assert len(llm_runs) == len(llm.calls) == 5  # passage, rewrites, verdicts, quotes, answer
     for run in llm_runs:
         node = run.name.removesuffix(".llm")
         assert run.name == f"{node}.llm" and f"node:{node}" in run.tags, (run.name, run.tags)
