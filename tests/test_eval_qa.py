@@ -308,7 +308,7 @@ def test_runner_writes_judged_rows_summary_report_and_plots(sample_index: Path, 
     assert lclf["necessary_recall"] == 1.0 and lclf["coverage_score_claims"] == 1.0
     assert lclf["correct_refusals"] == 1 and lclf["unanswerable"] == 1 and lclf["wrong_refusals"] == 0
     # rag's invented figure never reaches the answer: the check removed its sentence (the repair kept it)
-    assert rows[1]["answer"] == "No." and rows[1]["unsupported"] == [] and t1["unsupported"] == []
+    assert rows[1]["answer"].startswith("The sources state: “") and rows[1]["unsupported"] == t1["unsupported"] == []
     assert rows[1]["removed"] == ["Married taxpayers must file a joint return to claim the 45% credit [1]."]
     assert (lclf["unsupported_answers"], summary["variants"]["rag"]["unsupported_answers"]) == (0, 0)
     assert summary["baseline"] == "rag" and lclf["vs_baseline"]["p_score"] == 1.0

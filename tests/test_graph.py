@@ -414,13 +414,13 @@ def test_an_answer_stating_what_no_quote_contains_is_repaired_once_then_cut(samp
     # a repair that still states it: the sentence is removed, the verdict stays, nothing unsupported is shown
     graph, llm = graph_with(sample_index, good_script(answer=wrong, repair=wrong))
     result = graph.invoke({"question": QUESTION})
-    assert result.answer == "No. [1]"
+    assert result.answer == f"The sources state: “{result['quotes'][0]['text']}” [1]"  # "No. [1]" alone says nothing
     assert result["removed"] == ["The credit is 45% of qualified expenses up to $9,999 [1]."]
     assert "45%" not in result.answer and result["unsupported"] == []
-    # the failing sentence carried the verdict: the verdict stays, and the quote closest to the question
+    # the failing sentence carried the verdict: it goes with the sentence (unsupported), the closest quote stays
     graph, llm = graph_with(sample_index, good_script(answer="No, it is 45% [1].", repair="No, it is 45% [1]."))
     result = graph.invoke({"question": QUESTION})
-    assert result.answer == f"No. The sources state: “{result['quotes'][0]['text']}” [1]"
+    assert result.answer == f"The sources state: “{result['quotes'][0]['text']}” [1]"
     # nothing left at all: the answer is the first quote itself, cited
     graph, llm = graph_with(sample_index, good_script(answer="It is 45% [1].", repair="It is 45% [1]."))
     result = graph.invoke({"question": QUESTION})
