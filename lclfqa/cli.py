@@ -344,7 +344,7 @@ def ask(
         bool, typer.Option("--json", help="Print answer, citations, rewrites, retrieved chunks, timings as JSON.")
     ] = False,
     show_steps: Annotated[
-        bool, typer.Option("--show-steps", help="Also print rewrites, kept/dropped chunks, extracted information.")
+        bool, typer.Option("--show-steps", help="Also print rewrites, kept/dropped chunks, the verified quotes.")
     ] = False,
     model: ModelOption = None,
     pipeline: PipelineOption = None,

@@ -129,7 +129,7 @@ def print_sources(result: QAResult, console: Console) -> None:
 
 
 def print_steps(result: QAResult, console: Console) -> None:
-    """Rewrites, translation, retrieved children (kept/dropped), extracted information, per-node figures."""
+    """Rewrites, translation, retrieved children (kept/dropped), the verified quotes, per-node figures."""
     dropped = set(result.get("dropped", []))
     if result.get("standalone_question") and result["standalone_question"] != result.get("question"):
         console.print(f"[bold]Stand-alone question:[/] {result['standalone_question']}", highlight=False)

@@ -1,4 +1,4 @@
-"""The LCLF-QA graph: rewrite → retrieve → expand → (filter ∥ extract) → read.
+"""The LCLF-QA graph: rewrite → retrieve → expand → filter → extract → read (filter ∥ extract with `parallel`).
 
 ``build_graph()`` wires the nodes (one module each in :mod:`lclfqa.nodes`); ``load_graph()`` binds it to
 an index, settings and models and returns a :class:`QAGraph`, the object notebooks and the CLI use.
@@ -35,12 +35,13 @@ DEFAULT_INDEX = Path(".lclfqa/index")
 
 
 def build_graph(
-    checkpointer: BaseCheckpointSaver | None = None, *, parallel: bool = True, context_schema: type = QAContext
+    checkpointer: BaseCheckpointSaver | None = None, *, parallel: bool = False, context_schema: type = QAContext
 ) -> CompiledStateGraph:
     """The compiled state graph; run it with ``context=QAContext(...)`` (or use :func:`load_graph`).
 
-    ``filter`` and ``extract`` both follow ``expand``, so LangGraph runs them in the same step, in
-    parallel; ``read`` waits for both. ``parallel=False`` chains them (for the latency benchmark). A
+    ``filter`` then ``extract`` (the extractor continues the filter's conversation, so a local model
+    evaluates the shared references once), then ``read``. ``parallel=True`` (pass the settings' value)
+    runs filter and extract in the same step instead, for API models; ``read`` waits for both. A
     question citing provisions that no retrieved source mentions goes from ``expand`` straight to
     ``read``, which refuses (:mod:`lclfqa.nodes.refusal`). ``context_schema`` is what LangGraph coerces a
     run's context into; a LangGraph server passes a JSON dict, so :mod:`lclfqa.graph.server` gives one
