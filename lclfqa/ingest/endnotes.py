@@ -1,7 +1,7 @@
 """Endnotes: a trailing block of ``[N]`` notes whose markers ``[N]`` stand in the text, turned into footnotes.
 
 Web prints of judgments (AustLII) collect the notes at the end: the text cites ``…judgment of Nettle J[1].``
-and the last pages list ``[1] At [308]-[311].``, ``[2] Australian Securities…``. The block is the run of
+and the last pages list ``[1] At [308]-[311].``, ``[2] Securities Commission v…``. The block is the run of
 lines from a line that opens with ``[1]`` to the end of the document, in which each note opens with the
 next number in sequence (other lines continue the note before). It counts as endnotes only when the
 text before it cites at least half of its numbers, in order: a judgment whose *paragraphs* are numbered
