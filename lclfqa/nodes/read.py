@@ -1,19 +1,20 @@
 """``read`` — the domain reader (LCLF-QA §3.6): an answer that rests on verified quotes, or a refusal.
 
-Reads the question fields, ``history``, ``transcript``, ``quotes``, ``filtered``, ``retrieved``,
-``sources``; writes ``answer``, ``citations``, ``refused``, ``unsupported``, ``removed`` and appends this
-turn to ``history``.
+Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``, ``sources``; writes
+``answer``, ``citations``, ``refused``, ``unsupported``, ``removed`` and appends this turn to ``history``.
 
-- **Evidence.** With the extractor (``lclf``, ``longrag``) the reader continues the reading conversation
-  (:mod:`lclfqa.nodes.reading`: the references stay as backup context, already in llama.cpp's cache) and is
-  given the verified quotes, numbered [1]…[k]; it must cite them per sentence. With no verified quote it
+- **Evidence.** With the extractor (``lclf``, ``longrag``) the reader gets a short conversation of its own
+  (:mod:`lclfqa.nodes.reading`) whose reference texts are the verified quotes, numbered [1]…[k]; it must
+  cite them per sentence (continuing the extractor's conversation, the 1.5B default echoed its
+  instruction as the answer). With no verified quote it
   gets the filtered children's sentences closest to the question instead (counted as ``fallback``). The
   ``rag`` baseline reads the retrieved children themselves, numbered as its sources.
-- **Verdict first.** A yes/no question is answered "Yes."/"No." first (the instruction; the eval checks it).
+- **Verdict first.** A yes/no question (:func:`lclfqa.prompts.is_yes_no`) is answered "Yes"/"No" first.
 - **Checked, not trusted.** Every figure, section number and quoted phrase of every sentence must occur in
   the quotes that sentence cites (:mod:`lclfqa.nodes.answer_check`). On a miss: one repair call naming
-  the sentences; what still fails is removed (``removed``). If nothing survives, the answer is the first
-  quote itself. So the answer shown holds no figure that its evidence does not.
+  the sentences; an aside holding the miss is cut, a sentence that still fails is removed with its
+  verdict (``removed``). If nothing (or a bare verdict) survives, the answer is the quote closest to
+  the question. So the answer shown holds no figure that its evidence does not.
 - **Refusals decided, not generated**, where possible: nothing retrieved, or a question citing provisions
   no source mentions (:mod:`lclfqa.nodes.refusal`), refuses without an LLM call. When the CoT filter
   judged some children relevant and did not find that they leave the question unanswered, the reader is
@@ -40,7 +41,7 @@ from lclfqa.nodes.answer_check import SentenceCheck, check_answer, keep_supporte
 from lclfqa.nodes.calls import Meter, chat
 from lclfqa.nodes.extract import information_text
 from lclfqa.nodes.grounding import unsupported
-from lclfqa.nodes.reading import conversation, instruction
+from lclfqa.nodes.reading import instruction, prefix
 from lclfqa.nodes.refs import body, citation
 from lclfqa.nodes.refusal import nothing_cited_is_found, provision, refusal_reason
 
@@ -257,7 +258,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         verdict_rule=prompts.verdict_rule(fields["question"]),
         **fields,
     )
-    msgs = [*conversation(state, references, []), HumanMessage(ask)]
+    msgs = [*prefix(state, references), HumanMessage(ask)]
     limit = ctx.settings.max_answer_tokens
     written = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=limit, stop_pattern=parsing.RUNAWAY))
     written = parsing.collapse_citation_runs(written)
