@@ -80,9 +80,9 @@ def fake_ingest(paths, index, **settings):  # noqa: ANN001, ANN201
 
 
 def documents(index: Path) -> set[str]:
-    from lclfqa.ingest.index import Index
+    from lclfqa.index.embedded import EmbeddedBackend
 
-    with Index.load(index) as ix:
+    with EmbeddedBackend.load(index) as ix:
         return set(ix.documents)
 
 
@@ -304,7 +304,9 @@ def section_kill(tmp: Path, runs: int) -> None:
 def section_corrupt(tmp: Path) -> None:
     import numpy as np
 
-    from lclfqa.ingest.index import Index, IndexStoreError, write_index
+    from lclfqa.index.embedded import EmbeddedBackend
+    from lclfqa.index.errors import IndexStoreError
+    from lclfqa.index.writer import write_index
     from tests.test_index import make_corpus
 
     def fresh() -> Path:
@@ -339,9 +341,9 @@ def section_corrupt(tmp: Path) -> None:
         gen = fresh()
         damage()
         try:
-            with Index.load(gen.parent) as ix:
-                ix.search_bm25("credit", 3)
-                ix.search_dense(np.ones(ix.dimension, dtype=np.float32), 3)
+            with EmbeddedBackend.load(gen.parent) as ix:
+                ix.search_sparse("credit", 3)
+                ix.search_dense(np.ones((1, ix.dimension), dtype=np.float32), 3)
             print(f"    LOADED despite: {name}")
         except IndexStoreError as exc:
             clear += "ingest" in str(exc)
@@ -462,11 +464,11 @@ def section_memory(tmp: Path, big_mb: int) -> None:
             return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         from langchain_core.embeddings import DeterministicFakeEmbedding
         from lclfqa.config import Settings
-        from lclfqa.ingest.index import Index
+        from lclfqa.index.embedded import EmbeddedBackend
         from lclfqa.ingest.pipeline import ingest
         r = ingest([{path!r}], {index!r}, Settings({settings}), embeddings=DeterministicFakeEmbedding(size=384))
         t = time.perf_counter()
-        hits = Index.load({index!r}).search_bm25("qualified expenses credit", 8) if r.documents else []
+        hits = EmbeddedBackend.load({index!r}).search_sparse("qualified expenses credit", 8) if r.documents else []
         print(json.dumps({{"documents": r.documents, "children": r.children, "skipped": r.skipped,
                            "search_ms": (time.perf_counter() - t) * 1000,
                            "peak_kb": hwm_kb()}}))

@@ -167,7 +167,7 @@ def contains_any(text: str, quotes: tuple[str, ...]) -> bool:
     return any(_norm(q) in haystack for q in quotes if _norm(q))
 
 
-def expanded(index, children: list) -> list[str]:  # noqa: ANN001 - Index, list[Chunk]
+def expanded(index, children: list) -> list[str]:  # noqa: ANN001 - EmbeddedBackend, list[Chunk]
     """Texts handed on without a budget: footnote children + every parent they link to, section
     children's first parent (which holds the child), a child without parents itself. De-duplicated."""
     from lclfqa.ingest.document import FOOTNOTE
@@ -198,8 +198,9 @@ def graph_context(index, children: list, budget: int) -> list[str]:  # noqa: ANN
 
 
 def score_query(index, embeddings, q: Query, ks: list[int], budget: int) -> dict[int, dict[str, float]]:  # noqa: ANN001
-    from lclfqa.eval.retrieval_metrics import evidence_recall
     from lclfqa.retrieval import hybrid_search
+
+    from lclfqa.eval.retrieval_metrics import evidence_recall
 
     hits = hybrid_search(index, embeddings, [q.text], k=max(ks))
     chunks = [h.chunk for h in hits]
@@ -245,8 +246,8 @@ def ingest_one(pdf: Path, setting: str, directory: Path, embeddings) -> dict:  #
 
 def footnote_stats(index, embeddings) -> dict[str, float]:  # noqa: ANN001
     """Sizes of the footnote children and how many exceed the embedder's window (their tail is not embedded)."""
+    from lclfqa.index.records import embedding_text
     from lclfqa.ingest.document import FOOTNOTE
-    from lclfqa.ingest.index import embedding_text
 
     chunks = index.chunks(FOOTNOTE)
     sizes = [len(c.text) for c in chunks]
@@ -286,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     ks = sorted(set(args.ks))
 
     from lclfqa.config import Settings
-    from lclfqa.ingest.index import Index
+    from lclfqa.index.embedded import EmbeddedBackend
     from lclfqa.models import get_embeddings
 
     print(f"# bench_footnotes  {date.today()}  Python {platform.python_version()}  {os.cpu_count()} cores (CPU)")
@@ -317,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         for setting in SETTINGS:
             run = ingest_one(args.pdf, setting, Path(tmp) / setting, embeddings)
             rep = run["report"]
-            with Index.load(Path(tmp) / setting) as index:
+            with EmbeddedBackend.load(Path(tmp) / setting) as index:
                 st = footnote_stats(index, embeddings)
                 ceiling = {name: reachable(index, qs) for name, qs in sets.items()}
                 per_query = {

@@ -53,7 +53,8 @@ def worker(path: Path, embed_batch: int, model_batch: int | None) -> dict:
     """Ingest ``path`` into a fresh temporary index; return the figures (runs in its own process)."""
     t_proc = time.perf_counter()
     from lclfqa.config import Settings
-    from lclfqa.ingest.index import Index, embedding_text, text_sha256
+    from lclfqa.index.embedded import EmbeddedBackend
+    from lclfqa.index.records import embedding_text, text_sha256
     from lclfqa.ingest.pipeline import ingest
     from lclfqa.models import get_embeddings
 
@@ -88,7 +89,7 @@ def worker(path: Path, embed_batch: int, model_batch: int | None) -> dict:
         embed_start = marks.get("embed_start", parse_end)
         embed_end = marks.get("embed_end", embed_start)
         # What the embedder saw (after timing): length in characters and in MiniLM word pieces.
-        with Index.load(Path(tmp) / "index") as index:
+        with EmbeddedBackend.load(Path(tmp) / "index") as index:
             index_kind = index.manifest["dense"]["kind"]
             searchable = [c for c in index.chunks() if c.kind != "parent"]
     texts = [embedding_text(c) for c in searchable]

@@ -16,15 +16,16 @@ import argparse
 import statistics
 from pathlib import Path
 
+from lclfqa.retrieval import hybrid_search
+
 from lclfqa.config import Settings
 from lclfqa.eval.answer_metrics import context_texts, retrieval_curve
 from lclfqa.eval.datasets import load_qa_jsonl
 from lclfqa.eval.retrieval_metrics import evidence_recall
-from lclfqa.ingest.index import Index
+from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.models import get_embeddings
 from lclfqa.nodes.expand import build_sources
 from lclfqa.nodes.refs import chunk_ref
-from lclfqa.retrieval import hybrid_search
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tax-qa" / "dev.jsonl"
 KS = (4, 8, 16)
@@ -32,7 +33,7 @@ KS = (4, 8, 16)
 
 def measure(index_dir: Path, dataset: Path) -> dict[str, float]:
     settings = Settings()
-    index = Index.load(index_dir)
+    index = EmbeddedBackend.load(index_dir)
     embeddings = get_embeddings(index.embedding_model)
     rows: dict[str, list[float]] = {}
     for item in load_qa_jsonl(dataset):

@@ -55,9 +55,9 @@ GOAL_MS, GOAL_X = 5.0, 40.0
 def real_texts(data: Path) -> list[str]:
     """Indexed texts (prefix + header + text) of every child and footnote chunk of the PDFs, default settings."""
     from lclfqa.config import Settings
+    from lclfqa.index.records import embedding_text
     from lclfqa.ingest.chunking import chunk_document, document_prefix
     from lclfqa.ingest.document import PARENT
-    from lclfqa.ingest.index import embedding_text
     from lclfqa.ingest.text import parse_file
 
     s = Settings()
@@ -166,13 +166,15 @@ def precomputed_embeddings(table: dict[str, np.ndarray]):
 
 
 def build_lclfqa(texts: list[str], vectors: np.ndarray, directory: Path):
+    from lclfqa.index.embedded import EmbeddedBackend
+    from lclfqa.index.records import DocumentRecord
+    from lclfqa.index.writer import write_index
     from lclfqa.ingest.document import CHILD, Chunk
-    from lclfqa.ingest.index import DocumentRecord, Index, write_index
 
     docs = [DocumentRecord(f"doc-{d:04d}.pdf", "synthetic", "0" * 64, 1, 0, 0) for d in range(len(texts) // 1000 + 1)]
     chunks = [Chunk(f"c{i}", CHILD, f"doc-{i // 1000:04d}.pdf", t, (), 1, 1) for i, t in enumerate(texts)]
     write_index(directory, docs, chunks, vectors, embedding_model="bench:precomputed", settings={})
-    return Index.load(directory)
+    return EmbeddedBackend.load(directory)
 
 
 def build_langchain(texts: list[str], vectors: np.ndarray, embeddings):

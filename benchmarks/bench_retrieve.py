@@ -20,18 +20,19 @@ import statistics
 import time
 from pathlib import Path
 
+from lclfqa.retrieval import scoped_search
+
 from lclfqa import prompts
 from lclfqa.config import Settings
 from lclfqa.eval.answer_metrics import context_texts, retrieval_curve
 from lclfqa.eval.datasets import load_qa_jsonl
 from lclfqa.eval.retrieval_eval import graph_rewriter
 from lclfqa.eval.retrieval_metrics import evidence_recall
-from lclfqa.ingest.index import Index
+from lclfqa.index.embedded import EmbeddedBackend
+from lclfqa.index.scope import find_scope
 from lclfqa.models import get_chat_model, get_embeddings
 from lclfqa.nodes.expand import build_sources
 from lclfqa.nodes.refs import chunk_ref
-from lclfqa.retrieval import scoped_search
-from lclfqa.scope import find_scope
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tax-qa" / "dev.jsonl"
 KS = (4, 8, 16)
@@ -47,7 +48,7 @@ def main() -> None:
     args = ap.parse_args()
     counts = [int(n) for n in args.rewrites.split(",")]
     settings = Settings().with_overrides(chat_model=args.model, llm_cache=args.llm_cache)
-    index = Index.load(args.index)
+    index = EmbeddedBackend.load(args.index)
     embeddings = get_embeddings(index.embedding_model)
     llm = get_chat_model(settings.chat_model, settings.openai_base_url, settings=settings) if max(counts) else None
     rewriters = {n: graph_rewriter(llm, n, embeddings) for n in counts if n}

@@ -12,6 +12,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from lclfqa.backend_options import BackendOption, MilvusUriOption, backend_overrides
+
 os.environ.setdefault("DO_NOT_TRACK", "1")
 os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
 
@@ -102,6 +104,8 @@ def ingest(
         bool,
         typer.Option("--no-wait", help="If another ingest is writing this index, fail (exit 3) instead of waiting."),
     ] = False,
+    backend: BackendOption = None,
+    milvus_uri: MilvusUriOption = None,
 ) -> None:
     """Ingest documents into a hybrid (BM25 + dense) index; re-running adds new and replaces changed files.
 
@@ -109,8 +113,8 @@ def ingest(
     2 a mistake in the command or settings; 3 the index is busy (--no-wait); 130 interrupted.
     """
     from lclfqa.config import Settings
-    from lclfqa.ingest.index import IndexStoreError
-    from lclfqa.ingest.lock import IndexBusy
+    from lclfqa.index.errors import IndexStoreError
+    from lclfqa.index.lock import IndexBusy
     from lclfqa.ingest.pipeline import ingest as run_ingest
     from lclfqa.progress import stage_bars
 
@@ -124,6 +128,7 @@ def ingest(
             summaries=summaries,
             embedding_model=embedding_model,
             chat_model=chat_model,
+            **backend_overrides(backend, milvus_uri),
         )
     except (ValueError, OSError) as e:
         _fail(str(e))
@@ -153,7 +158,8 @@ def ingest(
             _fail(str(e))
         except KeyboardInterrupt:
             _fail("interrupted: the previous index (if any) is unchanged", 130)
-    console.print(f"[green]indexed[/] {report.summary_line()} -> {index}", highlight=False)
+    where = index if settings.index_backend == "embedded" else f"{index} (milvus)"
+    console.print(f"[green]indexed[/] {report.summary_line()} -> {where}", highlight=False)
     if not report.ok:
         _print_problems(report)
         raise typer.Exit(1)
@@ -194,37 +200,48 @@ ScopeOption = Annotated[
 def search(
     query: Annotated[str, typer.Argument(help="The question or search terms.")],
     index: IndexOption = DEFAULT_INDEX,
-    k: Annotated[int, typer.Option("-k", help="How many child chunks to return (at least 1).")] = 8,
+    config: ConfigOption = None,
+    k: Annotated[
+        int | None, typer.Option("-k", "--top-k", help="How many child chunks to return (default: settings' top_k).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON.")] = False,
     document_scope: ScopeOption = None,
+    backend: BackendOption = None,
+    milvus_uri: MilvusUriOption = None,
 ) -> None:
-    """Hybrid retrieval (BM25 + dense, fused by RRF): the child chunks that best match QUERY, with sources."""
-    from lclfqa.ingest.index import Index, IndexStoreError
-    from lclfqa.models import get_embeddings
-    from lclfqa.retrieval import scoped_search
+    """Hybrid retrieval (BM25 + dense, fused by RRF): the child chunks that best match QUERY, with sources.
 
-    if k < 1:
+    Ranks exactly as `ask` retrieves for a question without rewrites: the same settings (--config,
+    LCLFQA_*), document scope, depth and RRF weights."""
+    from lclfqa.config import Settings
+    from lclfqa.index.errors import IndexStoreError
+    from lclfqa.index.factory import open_index
+    from lclfqa.index.search import RetrievalParams
+    from lclfqa.index.search import search as run_search
+    from lclfqa.models import get_embeddings
+
+    if k is not None and k < 1:
         _fail(f"-k must be at least 1 (how many passages to return); got {k}")
     try:
-        idx = Index.load(index)
+        settings = Settings.load(config).with_overrides(**backend_overrides(backend, milvus_uri))
+        params = RetrievalParams.from_settings(settings, k=k, document_scope=document_scope)
+    except (ValueError, OSError) as e:
+        _fail(str(e))
+    try:
+        idx = open_index(settings, index)
     except IndexStoreError as e:
         _fail(str(e))
     try:
-        embedder = get_embeddings(idx.embedding_model)
+        embedder = get_embeddings(idx.embedding_model, settings.openai_base_url)
     except Exception as e:  # an embedder this machine cannot load: say which and why
+        idx.close()
         _fail(f"index {index} was built with embedding model {idx.embedding_model!r}, which cannot be loaded here: {e}")
     try:
-        scope, hits = scoped_search(
-            idx,
-            embedder,
-            query,
-            sparse_queries=[query],
-            dense_queries=[query],
-            enabled=document_scope is not False,
-            k=k,
-        )
+        scope, hits = run_search(idx, embedder, query, params)
     except ValueError as e:  # e.g. an embedder of another dimension than the index's vectors
         _fail(str(e))
+    finally:
+        idx.close()
     if as_json:
         rows = [
             {
@@ -261,12 +278,24 @@ def info(
             "--check", help="Verify every file's checksum and SQLite's integrity; exit 1 if the index is corrupted."
         ),
     ] = False,
+    config: ConfigOption = None,
+    backend: BackendOption = None,
+    milvus_uri: MilvusUriOption = None,
 ) -> None:
     """What an index holds: documents, pages, chunks, embedding model, and the names that scope a question
     to a document ('In Dobbs, …')."""
-    from lclfqa.ingest.index import Index, IndexStoreError, check_index
-    from lclfqa.scope import scope_names
+    from lclfqa.config import Settings
+    from lclfqa.index.embedded import check_index
+    from lclfqa.index.errors import IndexStoreError
+    from lclfqa.index.factory import open_index
+    from lclfqa.index.scope import scope_names
 
+    try:
+        settings = Settings.load(config).with_overrides(**backend_overrides(backend, milvus_uri))
+    except (ValueError, OSError) as e:
+        _fail(str(e))
+    if check and settings.index_backend != "embedded":
+        _fail("--check verifies the embedded index's files; a Milvus index is checked by Milvus itself")
     if check:
         try:
             problems = check_index(index)
@@ -278,13 +307,17 @@ def info(
             _fail(f"index corrupted: {index}: {len(problems)} problem(s); re-ingest (delete it, run ingest again)", 1)
         console.print(f"[green]ok:[/] {index}: every checksum matches, SQLite integrity_check ok", highlight=False)
     try:
-        idx = Index.load(index)
+        idx = open_index(settings, index)
+        stats = idx.stats()
     except IndexStoreError as e:
         _fail(str(e))
+    chunking = idx.recorded_settings.get("chunking")
+    mode = chunking.get("chunking", "layout") if isinstance(chunking, dict) else "layout"
     out = Console()
     out.print(
-        f"{index}: {len(idx.documents)} documents, embedding model {idx.embedding_model} ({idx.dimension}-d), "
-        f"{idx.chunking} chunking"
+        f"{stats.location}: {stats.documents} documents, {stats.parents} parents, {stats.searchable} searchable "
+        f"chunks, embedding model {stats.embedding_model} ({stats.dimension}-d), {mode} chunking",
+        highlight=False,
     )
     names = scope_names(idx.documents)
     for rec in sorted(idx.documents.values(), key=lambda r: r.name):
@@ -313,14 +346,15 @@ def _qa_graph(
 ) -> Any:
     from lclfqa.config import Settings
     from lclfqa.graph.build import load_graph
-    from lclfqa.ingest.index import Index, IndexStoreError
+    from lclfqa.index.errors import IndexStoreError
+    from lclfqa.index.factory import open_index
 
     try:
         settings = Settings.load(config).with_overrides(**overrides)
     except (ValueError, OSError) as e:
         _fail(str(e))
     try:
-        idx = Index.load(index)
+        idx = open_index(settings, index)
     except IndexStoreError as e:
         _fail(str(e))
     return load_graph(index, settings, index=idx, checkpointer=checkpointer)
@@ -355,6 +389,8 @@ def ask(
     llm_cache: Annotated[
         str | None, typer.Option(help="SQLite file caching LLM responses (reruns cost nothing).")
     ] = None,
+    backend: BackendOption = None,
+    milvus_uri: MilvusUriOption = None,
 ) -> None:
     """Answer QUESTION from the indexed documents, citing document, page and section of each source."""
     from lclfqa.repl import print_sources, print_steps, run_streaming
@@ -370,6 +406,7 @@ def ask(
         top_k=top_k,
         document_scope=document_scope,
         llm_cache=llm_cache,
+        **backend_overrides(backend, milvus_uri),
     )
     try:
         if as_json:
@@ -401,6 +438,8 @@ def chat(
     model: ModelOption = None,
     pipeline: PipelineOption = None,
     document_scope: ScopeOption = None,
+    backend: BackendOption = None,
+    milvus_uri: MilvusUriOption = None,
 ) -> None:
     """A multi-turn REPL over the index: streamed answers with sources; /help lists commands."""
     from lclfqa.repl import chat_loop
@@ -421,6 +460,7 @@ def chat(
             chat_model=model,
             pipeline=pipeline,
             document_scope=document_scope,
+            **backend_overrides(backend, milvus_uri),
         )
         try:
             chat_loop(graph, thread, Console(), sys.stdout)

@@ -17,6 +17,7 @@ FootnoteChunks = Literal["page", "footnote"]
 Chunking = Literal["layout", "plain"]
 Pipeline = Literal["lclf", "longrag", "rag"]
 Reader = Literal["domain", "basic"]
+IndexBackendName = Literal["embedded", "milvus"]
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ class Settings:
         default=True,
         metadata={
             "help": "a question that names indexed documents ('In Dobbs, …', 'Under the Inflation Reduction Act, "
-            "…') is searched in those documents only, without its naming clause (lclfqa/scope.py)"
+            "…') is searched in those documents only, without its naming clause (lclfqa/index/scope.py)"
         },
     )
     retrieval_depth: int = field(default=50, metadata={"help": "candidates per BM25/dense list before fusion"})
@@ -100,6 +101,30 @@ class Settings:
     max_answer_tokens: int = field(
         default=400, metadata={"help": "longest answer the reader may write (gold answers: 300-900 characters)"}
     )
+    # --- where the index lives (lclfqa/index/factory.py; README "Scaling out")
+    index_backend: IndexBackendName = field(
+        default="embedded",
+        metadata={
+            "help": "'embedded' (files in the --index folder: SQLite, bm25s, FAISS) or 'milvus' (Milvus Lite in a "
+            "local .db file, or a Milvus server/cluster at milvus_uri)"
+        },
+    )
+    milvus_uri: str | None = field(
+        default=None,
+        metadata={
+            "help": "Milvus to use with index_backend 'milvus': a local file path ending in .db (Milvus Lite) or "
+            "http(s)://host:19530 (a server); unset: milvus.db inside the --index folder"
+        },
+    )
+    milvus_token: str | None = field(
+        default=None,
+        repr=False,
+        metadata={"help": "Milvus credentials ('user:password' or an API key); prefer LCLFQA_MILVUS_TOKEN"},
+    )
+    milvus_prefix: str = field(
+        default="lclfqa",
+        metadata={"help": "prefix of the Milvus collection names (<prefix>_chunks, _parents, _documents)"},
+    )
     # --- limits on every input (a file over a limit is skipped with a message naming the limit)
     max_file_mb: float = field(
         default=200.0, metadata={"help": "largest source file ingest reads, in MB (1 MB = 1,000,000 bytes)"}
@@ -113,7 +138,13 @@ class Settings:
     def __post_init__(self) -> None:
         for f in fields(self):
             _check_type(f.name, getattr(self, f.name), f.type)
-        choices = {"footnote_chunks": FootnoteChunks, "chunking": Chunking, "pipeline": Pipeline, "reader": Reader}
+        choices = {
+            "footnote_chunks": FootnoteChunks,
+            "chunking": Chunking,
+            "pipeline": Pipeline,
+            "reader": Reader,
+            "index_backend": IndexBackendName,
+        }
         for name, kind in choices.items():
             allowed = get_args(kind)
             if getattr(self, name) not in allowed:
@@ -135,6 +166,10 @@ class Settings:
         if self.rewrites is not None:
             return self.rewrites
         return 0 if self.chat_model.startswith("local") else 3
+
+    def as_record(self) -> dict[str, Any]:
+        """Every field as a JSON-ready dict for run records, secrets (``milvus_token``) left out."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _SECRETS}
 
     def with_overrides(self, **values: Any) -> Settings:
         """A copy with the given fields replaced; ``None`` values are ignored (unset CLI flags)."""
@@ -167,6 +202,7 @@ class Settings:
         return settings.with_overrides(**from_env).with_overrides(**overrides)
 
 
+_SECRETS = frozenset({"milvus_token"})
 _POSITIVE = (
     "parent_size",
     "child_size",
@@ -180,7 +216,13 @@ _POSITIVE = (
     "max_pages",
     "max_chars",
 )
-_LITERALS = {"FootnoteChunks": FootnoteChunks, "Chunking": Chunking, "Pipeline": Pipeline, "Reader": Reader}
+_LITERALS = {
+    "FootnoteChunks": FootnoteChunks,
+    "Chunking": Chunking,
+    "Pipeline": Pipeline,
+    "Reader": Reader,
+    "IndexBackendName": IndexBackendName,
+}
 
 
 def _check_type(name: str, value: Any, type_name: Any) -> None:

@@ -10,8 +10,8 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from lclfqa.config import Settings
+from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.ingest.discovery import find_sources
-from lclfqa.ingest.index import Index
 from lclfqa.ingest.pipeline import discover, ingest
 
 SUFFIXES = {".txt"}
@@ -57,9 +57,9 @@ def test_follow_symlinks_opts_in(tree: Path):
 
 def test_ingest_does_not_index_a_link_to_a_file_outside_the_folder(tree: Path, tmp_path: Path):
     report = ingest([tree], tmp_path / "idx", Settings(), embeddings=DeterministicFakeEmbedding(size=8))
-    docs = Index.load(tmp_path / "idx").documents
+    docs = EmbeddedBackend.load(tmp_path / "idx").documents
     assert set(docs) == {"a.txt", "sub/b.txt"}
-    assert not any("root:x:0:0" in c.text for c in Index.load(tmp_path / "idx").chunks())
+    assert not any("root:x:0:0" in c.text for c in EmbeddedBackend.load(tmp_path / "idx").chunks())
     assert not report.ok and any(Path(p).name == "passwd.txt" for p, _ in report.skipped)
 
 
@@ -99,7 +99,7 @@ def test_cli_reports_links_per_file_and_follow_symlinks_opts_in(tree: Path, tmp_
     result = runner.invoke(app, ["ingest", str(tree), "--index", str(tmp_path / "i1"), "-q"])
     out = " ".join(result.output.split())
     assert result.exit_code == 1 and "passwd.txt" in out and "--follow-symlinks" in out, result.output
-    assert "passwd.txt" not in Index.load(tmp_path / "i1").documents
+    assert "passwd.txt" not in EmbeddedBackend.load(tmp_path / "i1").documents
     result = runner.invoke(app, ["ingest", str(tree), "--index", str(tmp_path / "i2"), "-q", "--follow-symlinks"])
     assert result.exit_code == 1  # the loop and the dangling link are still reported
-    assert {"passwd.txt", "more/other.txt"} <= set(Index.load(tmp_path / "i2").documents)
+    assert {"passwd.txt", "more/other.txt"} <= set(EmbeddedBackend.load(tmp_path / "i2").documents)

@@ -37,7 +37,7 @@ from lclfqa.eval.synth import (
     write_jsonl,
 )
 from lclfqa.eval.synth_cli import synth
-from lclfqa.ingest.index import Index
+from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.ingest.pipeline import ingest
 from tests.fakes import ScriptedChat
 
@@ -68,7 +68,7 @@ def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def index(index_dir: Path):
-    with Index.load(index_dir) as idx:
+    with EmbeddedBackend.load(index_dir) as idx:
         yield idx
 
 
@@ -265,7 +265,7 @@ def test_clean_text_strips_markup_and_keeps_text():
     assert clean_text(raw) == "§ 25A › (b)\nThe credit.\n\n1 See §1.25A-3."
 
 
-def test_page_chunks_group_children_by_document_and_page(index: Index):
+def test_page_chunks_group_children_by_document_and_page(index: EmbeddedBackend):
     pages = page_chunks(index)
     keys = [(p.document, p.page, p.part) for p in pages]
     assert keys == [("credits.txt", i, 0) for i in range(1, 5)] + [("payroll.txt", i, 0) for i in range(1, 4)]
@@ -284,7 +284,7 @@ def test_page_chunks_group_children_by_document_and_page(index: Index):
 # ---------------------------------------------------------------------------------------- generation
 
 
-def test_generation_respects_the_budget_and_writes_loadable_records(index: Index, tmp_path: Path):
+def test_generation_respects_the_budget_and_writes_loadable_records(index: EmbeddedBackend, tmp_path: Path):
     llm = bullet_model()
     config = SynthConfig(budget=5, clusters=2, chunks_per_question=2, seed=3)
     report = generate_synthetic_qa(index, llm, DeterministicFakeEmbedding(size=16), config)
@@ -313,7 +313,7 @@ def test_generation_respects_the_budget_and_writes_loadable_records(index: Index
     assert [p.name for p in out.parent.iterdir()] == ["synthetic.jsonl"]  # no temporary file left
 
 
-def test_generation_is_reproducible_for_a_seed(index: Index):
+def test_generation_is_reproducible_for_a_seed(index: EmbeddedBackend):
     def run(seed: int) -> list[dict]:
         config = SynthConfig(budget=6, clusters=2, seed=seed)
         return generate_synthetic_qa(index, bullet_model(), DeterministicFakeEmbedding(size=16), config).records
@@ -323,7 +323,7 @@ def test_generation_is_reproducible_for_a_seed(index: Index):
     assert any(run(s) != first for s in (8, 9, 10))  # the seed changes the chunks and styles chosen
 
 
-def test_styles_come_in_shuffled_rounds(index: Index):
+def test_styles_come_in_shuffled_rounds(index: EmbeddedBackend):
     llm = bullet_model()
     config = SynthConfig(budget=24, clusters=2, seed=0)
     report = generate_synthetic_qa(index, llm, DeterministicFakeEmbedding(size=16), config)
@@ -377,7 +377,7 @@ def test_clusters_are_capped_so_that_one_holds_n_pages():
         generate_from_pages(_pages(1, 0), bullet_model(), KeywordEmbeddings(), SynthConfig(budget=2))
 
 
-def test_max_pages_limits_the_summaries(index: Index):
+def test_max_pages_limits_the_summaries(index: EmbeddedBackend):
     llm = bullet_model()
     report = generate_synthetic_qa(index, llm, DeterministicFakeEmbedding(size=16), SynthConfig(budget=2, max_pages=3))
     assert report.pages == 7 and report.pages_summarised == 3

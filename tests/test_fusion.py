@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lclfqa.fusion import rrf
+from lclfqa.index.fusion import rrf
 
 
 def _check(got: list[tuple[str, float]], expected: list[tuple[str, float]]) -> None:

@@ -15,8 +15,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from lclfqa import load_graph
 from lclfqa.config import Settings
 from lclfqa.graph.result import QAResult
+from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.ingest.document import FOOTNOTE
-from lclfqa.ingest.index import Index
 from lclfqa.nodes.expand import build_sources
 from lclfqa.nodes.refs import chunk_ref
 from tests.fakes import ScriptedChat
@@ -370,7 +370,7 @@ def test_a_refused_turn_in_a_chat_thread_leaves_nothing_of_the_previous_turn(sam
 
 
 def test_a_footnote_child_pulls_in_every_linked_parent_with_the_footnote_injected(sample_index: Path):
-    idx = Index.load(sample_index)
+    idx = EmbeddedBackend.load(sample_index)
     footnote = next(c for c in idx.chunks(FOOTNOTE) if len(c.parent_ids) >= 2)
     sources, children = build_sources(
         [chunk_ref(footnote, score=1.0)], idx, parents=True, expand_footnotes=True, budget=100_000
@@ -388,7 +388,7 @@ def test_a_footnote_child_pulls_in_every_linked_parent_with_the_footnote_injecte
 
 
 def test_parents_are_deduplicated_and_capped_by_the_context_budget(sample_index: Path):
-    idx = Index.load(sample_index)
+    idx = EmbeddedBackend.load(sample_index)
     children = [chunk_ref(c, score=1.0) for c in idx.chunks("child", MEMO)]
     sources, annotated = build_sources(children, idx, parents=True, expand_footnotes=True, budget=2500)
     parents = [s for s in sources if s["kind"] == "parent"]

@@ -12,20 +12,13 @@ import bm25s
 import numpy as np
 import pytest
 
-from lclfqa.ingest import index as index_module
+from lclfqa.index import writer as index_module
+from lclfqa.index.embedded import EmbeddedBackend
+from lclfqa.index.errors import EmbedderMismatch, IndexFormatError, IndexNotFound
+from lclfqa.index.records import DocumentRecord, embedding_text, text_sha256
+from lclfqa.index.tokens import TOKENIZER_VERSION, tokenize
+from lclfqa.index.writer import write_index
 from lclfqa.ingest.document import CHILD, FOOTNOTE, PARENT, Chunk
-from lclfqa.ingest.index import (
-    TOKENIZER_VERSION,
-    DocumentRecord,
-    EmbedderMismatch,
-    Index,
-    IndexFormatError,
-    IndexNotFound,
-    embedding_text,
-    text_sha256,
-    tokenize,
-    write_index,
-)
 
 REG = "Treas. Reg. 1.25A-1.pdf"
 VENDOR = "Vendor Agreement || Ünïcode & Co%20.txt"
@@ -192,14 +185,14 @@ def index_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def index(index_dir: Path):
-    with Index.load(index_dir) as ix:
+    with EmbeddedBackend.load(index_dir) as ix:
         yield ix
 
 
 # ------------------------------------------------------------------------------------- round trip
 
 
-def test_round_trip_every_field(index: Index) -> None:
+def test_round_trip_every_field(index: EmbeddedBackend) -> None:
     documents, chunks, _ = make_corpus()
     assert index.documents == {d.name: d for d in documents}
     assert index.chunks() == chunks
@@ -213,7 +206,7 @@ def test_round_trip_every_field(index: Index) -> None:
     assert index.chunk("reg-f1").parent_ids == ("reg-p2", "reg-p1")
 
 
-def test_manifest(index: Index, index_dir: Path) -> None:
+def test_manifest(index: EmbeddedBackend, index_dir: Path) -> None:
     m = index.manifest
     assert m["format_version"] == index_module.FORMAT_VERSION
     assert index.embedding_model == m["embedding_model"] == MODEL
@@ -244,18 +237,18 @@ def test_manifest(index: Index, index_dir: Path) -> None:
         (None, "no such document", []),
     ],
 )
-def test_chunks_filters(index: Index, kind, document, expected) -> None:
+def test_chunks_filters(index: EmbeddedBackend, kind, document, expected) -> None:
     if expected is None:
         expected = [c.id for c in make_corpus()[1]]
     assert [c.id for c in index.chunks(kind=kind, document=document)] == expected
 
 
-def test_chunks_rejects_unknown_kind(index: Index) -> None:
+def test_chunks_rejects_unknown_kind(index: EmbeddedBackend) -> None:
     with pytest.raises(ValueError, match="parent, child, footnote"):
         index.chunks(kind="children")
 
 
-def test_unknown_chunk_id(index: Index) -> None:
+def test_unknown_chunk_id(index: EmbeddedBackend) -> None:
     with pytest.raises(KeyError, match="nope"):
         index.chunk("nope")
     with pytest.raises(KeyError):
@@ -275,7 +268,7 @@ def test_unknown_chunk_id(index: Index) -> None:
         (f"{VENDOR}#c2", [f"{VENDOR}#p1"]),
     ],
 )
-def test_parents_of(index: Index, chunk_id: str, parents: list[str]) -> None:
+def test_parents_of(index: EmbeddedBackend, chunk_id: str, parents: list[str]) -> None:
     assert [p.id for p in index.parents_of(chunk_id)] == parents
 
 
@@ -288,7 +281,7 @@ def test_parents_of(index: Index, chunk_id: str, parents: list[str]) -> None:
         ("reg-c1", []),
     ],
 )
-def test_children_of(index: Index, parent_id: str, children: list[str]) -> None:
+def test_children_of(index: EmbeddedBackend, parent_id: str, children: list[str]) -> None:
     assert [c.id for c in index.children_of(parent_id)] == children
 
 
@@ -310,45 +303,45 @@ def test_children_of(index: Index, parent_id: str, children: list[str]) -> None:
         ("tuition fees", "reg-c3"),
     ],
 )
-def test_bm25_ranks_the_right_chunk_first(index: Index, query: str, best: str) -> None:
-    hits = index.search_bm25(query, 3)
+def test_bm25_ranks_the_right_chunk_first(index: EmbeddedBackend, query: str, best: str) -> None:
+    hits = index.search_sparse(query, 3)
     assert hits[0][0] == best
     assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
     assert all(s > 0 for _, s in hits)
 
 
-def test_bm25_never_returns_parents_and_respects_k(index: Index) -> None:
-    hits = index.search_bm25("indemnify credit", 10)
+def test_bm25_never_returns_parents_and_respects_k(index: EmbeddedBackend) -> None:
+    hits = index.search_sparse("indemnify credit", 10)
     ids = [cid for cid, _ in hits]
     assert ids and not set(ids) & {"reg-p1", "reg-p2", f"{VENDOR}#p1"}
-    assert len(index.search_bm25("credit", 1)) == 1
-    assert index.search_bm25("credit", 0) == []
+    assert len(index.search_sparse("credit", 1)) == 1
+    assert index.search_sparse("credit", 0) == []
 
 
 @pytest.mark.parametrize("query", ["", "what is the", "zzzunknownword", "?!"])
-def test_bm25_no_match_is_empty(index: Index, query: str) -> None:
-    assert index.search_bm25(query, 5) == []
+def test_bm25_no_match_is_empty(index: EmbeddedBackend, query: str) -> None:
+    assert index.search_sparse(query, 5) == []
 
 
 # ------------------------------------------------------------------------------------------ dense
 
 
-def test_dense_returns_the_exact_vector_first(index: Index) -> None:
+def test_dense_returns_the_exact_vector_first(index: EmbeddedBackend) -> None:
     _, _, vectors = make_corpus()
     ids = searchable_ids()
     for i, v in enumerate(vectors):
-        hits = index.search_dense(v * 7.5, 3)  # unnormalised query: still cosine
+        hits = index.search_dense(v[None, :] * 7.5, 3)[0]  # unnormalised query: still cosine
         assert hits[0][0] == ids[i]
         assert hits[0][1] == pytest.approx(1.0, abs=1e-5)
         assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
 
 
-def test_dense_scores_are_cosines(index: Index) -> None:
+def test_dense_scores_are_cosines(index: EmbeddedBackend) -> None:
     _, _, vectors = make_corpus()
     unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     q = np.random.default_rng(99).standard_normal(DIM).astype(np.float32)
     expected = unit @ (q / np.linalg.norm(q))
-    hits = index.search_dense(q, 100)  # k larger than the index
+    hits = index.search_dense(q[None, :], 100)[0]  # k larger than the index
     assert len(hits) == len(vectors)
     ids = searchable_ids()
     assert [cid for cid, _ in hits] == [ids[i] for i in np.argsort(-expected)]
@@ -358,28 +351,28 @@ def test_dense_scores_are_cosines(index: Index) -> None:
 @pytest.mark.parametrize("hnsw", [False, True])
 def test_batch_search_equals_single_search(tmp_path: Path, hnsw: bool) -> None:
     build(tmp_path / "ünï %20", hnsw=hnsw)  # FAISS opens the file by name: non-ASCII must work
-    ix = Index.load(tmp_path / "ünï %20")
+    ix = EmbeddedBackend.load(tmp_path / "ünï %20")
     assert ix.manifest["dense"]["kind"] == ("hnsw" if hnsw else "flat")
     assert (ix.path / "dense.hnsw").exists() == hnsw
     queries = np.random.default_rng(5).standard_normal((4, DIM)).astype(np.float32)
-    batch = ix.search_dense_many(queries, 4)
+    batch = ix.search_dense(queries, 4)
     assert len(batch) == 4
     for q, hits in zip(queries, batch, strict=True):
-        single = ix.search_dense(q, 4)
+        single = ix.search_dense(q[None, :], 4)[0]
         assert [c for c, _ in hits] == [c for c, _ in single]
         assert [s for _, s in hits] == pytest.approx([s for _, s in single], abs=1e-6)
     _, _, vectors = make_corpus()
-    assert [hits[0][0] for hits in ix.search_dense_many(vectors, 1)] == searchable_ids()
+    assert [hits[0][0] for hits in ix.search_dense(vectors, 1)] == searchable_ids()
 
 
-def test_dense_rejects_wrong_dimension(index: Index) -> None:
+def test_dense_rejects_wrong_dimension(index: EmbeddedBackend) -> None:
     with pytest.raises(ValueError, match=f"dimension {DIM}"):
-        index.search_dense(np.ones(DIM + 1, dtype=np.float32), 3)
-    with pytest.raises(ValueError, match="search_dense_many"):
-        index.search_dense(np.ones((2, DIM), dtype=np.float32), 3)
+        index.search_dense(np.ones((1, DIM + 1), dtype=np.float32), 3)
+    with pytest.raises(ValueError, match=f"dimension {DIM}"):
+        index.search_dense(np.ones(DIM, dtype=np.float32), 3)  # one vector is one row of a matrix
 
 
-def test_vectors_by_text(index: Index) -> None:
+def test_vectors_by_text(index: EmbeddedBackend) -> None:
     _, chunks, vectors = make_corpus()
     searchable = [c for c in chunks if c.kind != PARENT]
     cache = index.vectors_by_text()
@@ -392,7 +385,7 @@ def test_vectors_by_text(index: Index) -> None:
 # -------------------------------------------------------------------------------------- embedder
 
 
-def test_check_embedder(index: Index) -> None:
+def test_check_embedder(index: EmbeddedBackend) -> None:
     index.check_embedder(MODEL)
     with pytest.raises(EmbedderMismatch) as err:
         index.check_embedder("openai:text-embedding-3-small")
@@ -403,7 +396,7 @@ def test_check_embedder(index: Index) -> None:
 def test_check_embedder_local_alias(tmp_path: Path) -> None:
     documents, chunks, vectors = make_corpus()
     write_index(tmp_path, documents, chunks, vectors, embedding_model="local:all-MiniLM-L6-v2", settings={})
-    ix = Index.load(tmp_path)
+    ix = EmbeddedBackend.load(tmp_path)
     ix.check_embedder("local")
     ix.check_embedder("local:all-MiniLM-L6-v2")
     with pytest.raises(EmbedderMismatch):
@@ -422,8 +415,8 @@ def assert_same_hits(got: list[tuple[str, float]], expected: list[tuple[str, flo
 def test_an_index_from_an_older_tokenizer_rebuilds_bm25_in_memory_until_the_next_write(
     index_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with Index.load(index_dir) as ix:
-        expected = ix.search_bm25("modified adjusted gross income", 3)
+    with EmbeddedBackend.load(index_dir) as ix:
+        expected = ix.search_sparse("modified adjusted gross income", 3)
     gen = index_dir / (index_dir / "CURRENT").read_text().strip()
     manifest = json.loads((gen / "manifest.json").read_text())
     manifest["tokenizer"] = "lclfqa-legal-1"  # as written before words were stemmed
@@ -432,23 +425,23 @@ def test_an_index_from_an_older_tokenizer_rebuilds_bm25_in_memory_until_the_next
     # the stored arrays hold other tokens: prove they are not used
     for f in (gen / "bm25").iterdir():
         f.write_bytes(b"stale")
-    with caplog.at_level("WARNING"), Index.load(index_dir) as ix:
-        assert_same_hits(ix.search_bm25("modified adjusted gross income", 3), expected)
+    with caplog.at_level("WARNING"), EmbeddedBackend.load(index_dir) as ix:
+        assert_same_hits(ix.search_sparse("modified adjusted gross income", 3), expected)
     assert "tokenised with 'lclfqa-legal-1'" in caplog.text and "BM25 rebuilt in memory" in caplog.text
     build(index_dir)  # the next write stores the current tokenizer's BM25
-    with Index.load(index_dir) as ix:
+    with EmbeddedBackend.load(index_dir) as ix:
         assert ix.manifest["tokenizer"] == TOKENIZER_VERSION
-        assert_same_hits(ix.search_bm25("modified adjusted gross income", 3), expected)
+        assert_same_hits(ix.search_sparse("modified adjusted gross income", 3), expected)
 
 
 def test_missing_index(tmp_path: Path) -> None:
     with pytest.raises(IndexNotFound, match="does not exist"):
-        Index.load(tmp_path / "nowhere")
+        EmbeddedBackend.load(tmp_path / "nowhere")
     with pytest.raises(IndexNotFound, match="CURRENT is missing"):
-        Index.load(tmp_path)
+        EmbeddedBackend.load(tmp_path)
     (tmp_path / "CURRENT").write_text("gen-000007\n")
     with pytest.raises(IndexNotFound, match="gen-000007"):
-        Index.load(tmp_path)
+        EmbeddedBackend.load(tmp_path)
 
 
 def _corrupt_sqlite(gen: Path) -> None:
@@ -514,10 +507,10 @@ def _bad_current(gen: Path) -> None:
 def test_corrupt_index_is_a_format_error(index_dir: Path, damage) -> None:
     if damage is _corrupt_hnsw:
         build(index_dir, hnsw=True)
-    gen = Index.load(index_dir).path
+    gen = EmbeddedBackend.load(index_dir).path
     damage(gen)
     with pytest.raises(IndexFormatError) as err:
-        Index.load(index_dir)
+        EmbeddedBackend.load(index_dir)
     assert str(index_dir) in str(err.value)
     assert "ingest" in str(err.value)
 
@@ -529,22 +522,22 @@ def test_second_write_replaces_first(index_dir: Path) -> None:
     gen2 = build(index_dir, version=2)
     assert gen2.name == "gen-000002"
     assert generations(index_dir) == ["gen-000002"]
-    ix = Index.load(index_dir)
+    ix = EmbeddedBackend.load(index_dir)
     assert ix.path == gen2
     assert list(ix.documents) == [VENDOR]
     assert ix.manifest["settings"]["v"] == 2
     assert ix.chunk(f"{VENDOR}#c1").text == "Version two: arbitration in Zürich."
     with pytest.raises(KeyError):
         ix.chunk("reg-c1")
-    assert ix.search_bm25("Zurich arbitration", 1)[0][0] == f"{VENDOR}#c1"
+    assert ix.search_sparse("Zurich arbitration", 1)[0][0] == f"{VENDOR}#c1"
 
 
 @pytest.mark.skipif(os.name == "nt", reason="POSIX keeps deleted files readable while open")
 def test_loaded_index_survives_a_newer_write(index_dir: Path) -> None:
-    old = Index.load(index_dir)
+    old = EmbeddedBackend.load(index_dir)
     build(index_dir, version=2)
     assert old.chunk("reg-c2").text.startswith("§ 1.25A-1(b)(4)")
-    assert old.search_bm25("1.25A-1", 1)[0][0] == "reg-c2"
+    assert old.search_sparse("1.25A-1", 1)[0][0] == "reg-c2"
 
 
 class Boom(RuntimeError):
@@ -579,7 +572,7 @@ def _fail_rename(monkeypatch) -> None:
     def boom(*args, **kwargs):
         raise Boom("rename failed")
 
-    monkeypatch.setattr(index_module.os, "rename", boom)
+    monkeypatch.setattr(os, "rename", boom)
 
 
 def _fail_current_replace(monkeypatch) -> None:
@@ -590,7 +583,7 @@ def _fail_current_replace(monkeypatch) -> None:
             raise Boom("crash before CURRENT was swapped")
         return real(src, dst, *args, **kwargs)
 
-    monkeypatch.setattr(index_module.os, "replace", boom)
+    monkeypatch.setattr(os, "replace", boom)
 
 
 @pytest.mark.parametrize(
@@ -604,20 +597,20 @@ def test_failed_write_leaves_previous_generation_live(index_dir: Path, monkeypat
 
     assert (index_dir / "CURRENT").read_text().strip() == "gen-000001"
     assert generations(index_dir) == ["gen-000001"]  # the half-written one was removed
-    ix = Index.load(index_dir)
+    ix = EmbeddedBackend.load(index_dir)
     assert ix.manifest["settings"]["v"] == 1
     assert ix.chunk("reg-c2") == make_corpus()[1][3]
-    assert ix.search_bm25("1.25A-1", 1)[0][0] == "reg-c2"
+    assert ix.search_sparse("1.25A-1", 1)[0][0] == "reg-c2"
 
     build(index_dir, version=2)  # and the next write works
     assert generations(index_dir) == ["gen-000002"]
-    assert Index.load(index_dir).manifest["settings"]["v"] == 2
+    assert EmbeddedBackend.load(index_dir).manifest["settings"]["v"] == 2
 
 
 _CRASH = """
 import os, sys
 from pathlib import Path
-from lclfqa.ingest import index as index_module
+from lclfqa.index import writer as index_module
 from tests.test_index import build
 point = sys.argv[2]
 if point == "bm25":
@@ -628,7 +621,7 @@ else:
         if Path(dst).name == "CURRENT":
             os._exit(3)
         return real(src, dst, *a, **k)
-    index_module.os.replace = crash
+    os.replace = crash
 build(Path(sys.argv[1]), version=2)
 """
 
@@ -643,13 +636,13 @@ def test_hard_crash_leaves_previous_generation_live(index_dir: Path, point: str)
     assert generations(index_dir) == leftovers
     if point == "current":
         assert (index_dir / "CURRENT.tmp").exists()
-    assert Index.load(index_dir).manifest["settings"]["v"] == 1
+    assert EmbeddedBackend.load(index_dir).manifest["settings"]["v"] == 1
 
     gen = build(index_dir, version=2)  # the next write sweeps the debris
     assert gen.name == {"bm25": "gen-000002", "current": "gen-000003"}[point]
     assert generations(index_dir) == [gen.name]
     assert not (index_dir / "CURRENT.tmp").exists()
-    assert Index.load(index_dir).manifest["settings"]["v"] == 2
+    assert EmbeddedBackend.load(index_dir).manifest["settings"]["v"] == 2
 
 
 def test_stale_tmp_dirs_are_removed_by_next_write(index_dir: Path) -> None:
@@ -657,7 +650,7 @@ def test_stale_tmp_dirs_are_removed_by_next_write(index_dir: Path) -> None:
     stale.mkdir()
     (stale / "manifest.json").write_text("{}")
     (index_dir / "CURRENT.tmp").write_text("gen-000005\n")
-    assert Index.load(index_dir).path.name == "gen-000001"  # debris is never loaded
+    assert EmbeddedBackend.load(index_dir).path.name == "gen-000001"  # debris is never loaded
     gen = build(index_dir, version=2)
     assert generations(index_dir) == [gen.name]
     assert not (index_dir / "CURRENT.tmp").exists()
@@ -713,12 +706,12 @@ def test_index_of_parents_only(tmp_path: Path) -> None:
     documents, chunks, _ = make_corpus()
     parents = [c for c in chunks if c.kind == PARENT]
     write_index(tmp_path, documents, parents, np.zeros((0, DIM), np.float32), embedding_model=MODEL, settings={})
-    ix = Index.load(tmp_path)
+    ix = EmbeddedBackend.load(tmp_path)
     assert len(ix) == 0 and ix.manifest["bm25"] is None
     assert ix.chunks() == parents
-    assert ix.search_bm25("indemnify", 5) == []
-    assert ix.search_dense(np.ones(DIM), 5) == []
-    assert ix.search_dense_many(np.ones((2, DIM)), 5) == [[], []]
+    assert ix.search_sparse("indemnify", 5) == []
+    assert ix.search_dense(np.ones((1, DIM)), 5) == [[]]
+    assert ix.search_dense(np.ones((2, DIM)), 5) == [[], []]
     assert ix.vectors_by_text() == {}
 
 

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from lclfqa.cli import app
 from lclfqa.config import Settings
-from lclfqa.ingest.index import Index
+from lclfqa.index.embedded import EmbeddedBackend
+from lclfqa.index.search import RetrievalParams, search
 from lclfqa.ingest.pipeline import PARSER_VERSION, discover, ingest
-from lclfqa.retrieval import hybrid_search
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 REGS = DATA / "pdfs" / "treasury-regulations"
@@ -57,10 +57,10 @@ def test_a_batch_with_bad_files_indexes_the_rest_and_says_why(corpus: Path, tmp_
     assert set(skipped) == {"corrupt.pdf", "empty.txt", "binary.txt"}
     assert "empty" in skipped["empty.txt"]
     assert report.documents == 2 and report.children > 0
-    idx = Index.load(tmp_path / "idx")
+    idx = EmbeddedBackend.load(tmp_path / "idx")
     assert set(idx.documents) == {"dependent care & MFS.pdf", "policy notes.txt"}
     assert emb.calls == report.children + report.footnote_chunks
-    hits = hybrid_search(idx, emb, ["joint return married credit"], k=3)
+    _, hits = search(idx, emb, "joint return married credit", RetrievalParams(k=3, document_scope=False))
     assert hits and all(h.chunk.kind != "parent" for h in hits)
 
 
@@ -82,7 +82,7 @@ def test_reingest_embeds_only_new_or_changed_text(corpus: Path, tmp_path: Path):
     changed = ingest([corpus], tmp_path / "idx", Settings(), embeddings=emb)
     assert changed.reused_documents == 1
     assert 0 < emb.calls < first.embedded  # only the changed document's new text
-    idx = Index.load(tmp_path / "idx")
+    idx = EmbeddedBackend.load(tmp_path / "idx")
     assert any("living apart" in c.text for c in idx.chunks(document="policy notes.txt"))
     assert not any("joint return" in c.text for c in idx.chunks(document="policy notes.txt"))
     # adding a folder keeps what was there
@@ -90,7 +90,8 @@ def test_reingest_embeds_only_new_or_changed_text(corpus: Path, tmp_path: Path):
     extra.mkdir()
     (extra / "memo.txt").write_text("1. Facts\n\nThe taxpayer paid tuition.\n", encoding="utf-8")
     ingest([extra], tmp_path / "idx", Settings(), embeddings=emb)
-    assert set(Index.load(tmp_path / "idx").documents) == {"dependent care & MFS.pdf", "policy notes.txt", "memo.txt"}
+    names = set(EmbeddedBackend.load(tmp_path / "idx").documents)
+    assert names == {"dependent care & MFS.pdf", "policy notes.txt", "memo.txt"}
 
 
 def test_changing_chunk_settings_rechunks_everything(tmp_path: Path):
@@ -110,7 +111,7 @@ def test_an_index_from_an_older_parser_reparses_its_documents(tmp_path: Path):
     emb = CountingEmbeddings(size=8)
     where = tmp_path / "idx"
     first = ingest([folder], where, Settings(), embeddings=emb)
-    assert Index.load(where).manifest["settings"]["chunking"]["parser"] == PARSER_VERSION
+    assert EmbeddedBackend.load(where).manifest["settings"]["chunking"]["parser"] == PARSER_VERSION
     assert ingest([folder], where, Settings(), embeddings=emb).reused_documents == 1
     manifest_path = where / (where / "CURRENT").read_text().strip() / "manifest.json"
     manifest = json.loads(manifest_path.read_text())

@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from lclfqa.cli import app
-from lclfqa.ingest.index import Index, IndexCorrupted, check_index
+from lclfqa.index.embedded import EmbeddedBackend, check_index
+from lclfqa.index.errors import IndexCorrupted
 from tests.test_index import build
 
 runner = CliRunner()
@@ -32,7 +33,7 @@ def index_dir(tmp_path: Path) -> Path:
 
 
 def test_the_manifest_records_size_and_sha256_of_every_file(index_dir: Path):
-    ix = Index.load(index_dir)
+    ix = EmbeddedBackend.load(index_dir)
     files = ix.manifest["files"]
     assert {"chunks.sqlite", "dense.npy", "dense.hnsw"} <= set(files)
     assert any(name.startswith("bm25/") for name in files)
@@ -43,10 +44,10 @@ def test_the_manifest_records_size_and_sha256_of_every_file(index_dir: Path):
 
 @pytest.mark.parametrize("name", ["chunks.sqlite", "dense.hnsw", "dense.npy"])
 def test_garbage_in_a_file_is_refused_on_load_and_by_info_check(index_dir: Path, name: str):
-    gen = Index.load(index_dir).path
+    gen = EmbeddedBackend.load(index_dir).path
     _overwrite_middle(gen / name)
     with pytest.raises(IndexCorrupted, match=rf"index corrupted: .*{name}.*re-ingest"):
-        Index.load(index_dir)
+        EmbeddedBackend.load(index_dir)
     assert any(name in p for p in check_index(index_dir))
     result = runner.invoke(app, ["info", "--index", str(index_dir), "--check"])
     assert result.exit_code == 1 and "index corrupted" in result.output and "Traceback" not in result.output
@@ -55,11 +56,11 @@ def test_garbage_in_a_file_is_refused_on_load_and_by_info_check(index_dir: Path,
 
 
 def test_a_truncated_or_headerless_file_is_refused(index_dir: Path):
-    gen = Index.load(index_dir).path
+    gen = EmbeddedBackend.load(index_dir).path
     data = (gen / "chunks.sqlite").read_bytes()
     (gen / "chunks.sqlite").write_bytes(b"X" * 16 + data[16:])
     with pytest.raises(IndexCorrupted, match="header"):
-        Index.load(index_dir)
+        EmbeddedBackend.load(index_dir)
 
 
 def test_info_check_passes_on_a_good_index(index_dir: Path):
@@ -69,9 +70,9 @@ def test_info_check_passes_on_a_good_index(index_dir: Path):
 
 
 def test_an_index_without_checksums_still_loads_and_info_check_says_so(index_dir: Path):
-    gen = Index.load(index_dir).path
+    gen = EmbeddedBackend.load(index_dir).path
     manifest = json.loads((gen / "manifest.json").read_text())
     del manifest["files"]  # as written before checksums existed
     (gen / "manifest.json").write_text(json.dumps(manifest))
-    Index.load(index_dir)
+    EmbeddedBackend.load(index_dir)
     assert any("no checksums" in p for p in check_index(index_dir))

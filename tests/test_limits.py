@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from lclfqa.cli import app
 from lclfqa.config import Settings
-from lclfqa.ingest.index import Index
+from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.ingest.limits import count_text_chars
 from lclfqa.ingest.pdf_damage import pdf_damage
 from lclfqa.ingest.pipeline import ingest
@@ -36,7 +36,7 @@ def test_a_file_over_max_file_mb_is_skipped_before_it_is_read(tmp_path: Path):
     (tmp_path / "d" / "big.txt").write_text("1. Big\n\n" + "word " * 1000, encoding="utf-8")
     (tmp_path / "d" / "small.txt").write_text("1. Small\n\nA short note.\n", encoding="utf-8")
     report = ingest([tmp_path / "d"], tmp_path / "idx", Settings(max_file_mb=0.001), embeddings=_emb())
-    assert set(Index.load(tmp_path / "idx").documents) == {"small.txt"}
+    assert set(EmbeddedBackend.load(tmp_path / "idx").documents) == {"small.txt"}
     reason = _reasons(report)["big.txt"]
     assert "max_file_mb" in reason and "0.001 MB" in reason and "LCLFQA_MAX_FILE_MB" in reason
 
@@ -77,7 +77,7 @@ def test_skipped_files_give_exit_code_1_and_a_table(tmp_path: Path, monkeypatch:
     out = " ".join(result.output.split())
     assert "Not indexed as asked" in out and "empty.txt" in out and "broken.pdf" in out
     assert "2 skipped" in out and "Traceback" not in result.output
-    assert set(Index.load(tmp_path / "idx").documents) == {"good.txt"}
+    assert set(EmbeddedBackend.load(tmp_path / "idx").documents) == {"good.txt"}
     (tmp_path / "d" / "empty.txt").unlink()
     (tmp_path / "d" / "broken.pdf").unlink()
     result = runner.invoke(app, ["ingest", str(tmp_path / "d"), "--index", str(tmp_path / "idx"), "-q"])

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from lclfqa.cli import app
 from lclfqa.config import Settings
-from lclfqa.ingest.index import Index
-from lclfqa.ingest.lock import IndexBusy, writer_lock
+from lclfqa.index.embedded import EmbeddedBackend
+from lclfqa.index.lock import IndexBusy, writer_lock
 from lclfqa.ingest.pipeline import ingest
 
 SMALL = Settings(child_size=200, parent_size=800)
@@ -40,7 +40,7 @@ def _emb() -> DeterministicFakeEmbedding:
 
 
 def _children(where: Path, document: str) -> int:
-    return len(Index.load(where).chunks(kind="child", document=document))
+    return len(EmbeddedBackend.load(where).chunks(kind="child", document=document))
 
 
 def test_rechunking_keeps_a_document_whose_source_moved_and_names_it(tmp_path: Path):
@@ -51,7 +51,7 @@ def test_rechunking_keeps_a_document_whose_source_moved_and_names_it(tmp_path: P
     shutil.move(docs, tmp_path / "moved")
     other = _folder(tmp_path / "other", "c.txt")
     report = ingest([other], where, Settings(), embeddings=_emb())  # new chunk sizes: everything re-chunks
-    assert set(Index.load(where).documents) == {"a.txt", "b.txt", "c.txt"}  # nothing dropped
+    assert set(EmbeddedBackend.load(where).documents) == {"a.txt", "b.txt", "c.txt"}  # nothing dropped
     assert _children(where, "a.txt") == before  # the old chunks, kept as they were
     assert not report.ok and {name for name, _ in report.kept} == {"a.txt", "b.txt"}
     assert all("not found" in reason and "kept" in reason for _, reason in report.kept)
@@ -72,7 +72,7 @@ def test_rechunking_rereads_sources_from_their_absolute_path_whatever_the_workin
     monkeypatch.chdir(tmp_path)  # another folder: "docs/a.txt" no longer resolves
     other = _folder(tmp_path / "other", "c.txt")
     report = ingest([other], tmp_path / "idx", Settings(), embeddings=_emb())
-    assert set(Index.load(tmp_path / "idx").documents) == {"a.txt", "c.txt"}
+    assert set(EmbeddedBackend.load(tmp_path / "idx").documents) == {"a.txt", "c.txt"}
     assert report.ok, report.kept
     assert 0 < _children(tmp_path / "idx", "a.txt") < small
 
@@ -81,11 +81,11 @@ def test_rechunking_keeps_a_document_whose_source_changed(tmp_path: Path):
     docs = _folder(tmp_path / "docs", "a.txt")
     where = tmp_path / "idx"
     ingest([docs], where, SMALL, embeddings=_emb())
-    before = Index.load(where).chunks(document="a.txt")
+    before = EmbeddedBackend.load(where).chunks(document="a.txt")
     (docs / "a.txt").write_text("Something else entirely.\n", encoding="utf-8")
     report = ingest([_folder(tmp_path / "o", "c.txt")], where, Settings(), embeddings=_emb())
     assert [name for name, _ in report.kept] == ["a.txt"] and "changed" in report.kept[0][1]
-    assert Index.load(where).chunks(document="a.txt") == before
+    assert EmbeddedBackend.load(where).chunks(document="a.txt") == before
 
 
 def test_impossible_chunk_sizes_are_refused_before_the_index_is_touched(tmp_path: Path):
@@ -100,7 +100,7 @@ def test_impossible_chunk_sizes_are_refused_before_the_index_is_touched(tmp_path
         assert result.exit_code == 2, result.output
         assert "Traceback" not in result.output
     assert (where / "CURRENT").read_text() == generation
-    assert set(Index.load(where).documents) == {"a.txt", "b.txt"}
+    assert set(EmbeddedBackend.load(where).documents) == {"a.txt", "b.txt"}
 
 
 # ------------------------------------------------------------------------------------- one writer
@@ -140,7 +140,7 @@ def test_two_concurrent_ingests_into_one_index_keep_both_folders(tmp_path: Path)
         for p in procs:
             p.join(60)
         assert [p.exitcode for p in procs] == [0, 0]
-        docs = set(Index.load(where).documents)
+        docs = set(EmbeddedBackend.load(where).documents)
         if docs != {f"a{run}.txt", f"b{run}.txt"}:
             lost.append((run, sorted(docs)))
     assert lost == [], f"{len(lost)} of {RUNS} runs lost a writer's documents: {lost[:3]}"
@@ -152,7 +152,7 @@ def test_a_second_writer_waits_with_a_message_or_fails_fast_with_no_wait(tmp_pat
     ingest([_folder(tmp_path / "first", "first.txt")], where, Settings(), embeddings=_emb())
     messages: list[str] = []
     with writer_lock(where):  # another ingest holds the index
-        assert set(Index.load(where).documents) == {"first.txt"}  # readers read the last complete version
+        assert set(EmbeddedBackend.load(where).documents) == {"first.txt"}  # readers read the last complete version
         with pytest.raises(IndexBusy, match="being written by process"):
             ingest([docs], where, Settings(), embeddings=_emb(), wait=False)
         result = CliRunner().invoke(app, ["ingest", str(docs), "--index", str(where), "-q", "--no-wait"])
@@ -170,4 +170,4 @@ def test_a_second_writer_waits_with_a_message_or_fails_fast_with_no_wait(tmp_pat
         assert not done.is_set()  # still waiting for the lock
     thread.join(30)
     assert done.is_set() and messages and "waiting" in messages[0]
-    assert set(Index.load(where).documents) == {"first.txt", "a.txt"}
+    assert set(EmbeddedBackend.load(where).documents) == {"first.txt", "a.txt"}

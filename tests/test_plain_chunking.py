@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from lclfqa.cli import app
 from lclfqa.config import Settings
+from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.ingest.chunking import chunk_document, document_prefix
 from lclfqa.ingest.document import CHILD, FOOTNOTE, PARENT, Chunk, Footnote, ParsedDocument, Section
-from lclfqa.ingest.index import Index
 from lclfqa.ingest.pipeline import ingest
 from lclfqa.ingest.plain_chunking import plain_chunk_document, plain_text
 from lclfqa.ingest.text import parse_file
@@ -239,13 +239,13 @@ def sample(tmp_path: Path) -> Path:
 
 
 def _manifest_chunking(index_dir: Path) -> dict:
-    return Index.load(index_dir).manifest["settings"]["chunking"]
+    return EmbeddedBackend.load(index_dir).manifest["settings"]["chunking"]
 
 
 def test_a_layout_index_is_unchanged_by_default(sample: Path, tmp_path: Path, memo: ParsedDocument):
     emb = DeterministicFakeEmbedding(size=16)
     report = ingest([sample], tmp_path / "idx", Settings(), embeddings=emb)
-    idx = Index.load(tmp_path / "idx")
+    idx = EmbeddedBackend.load(tmp_path / "idx")
     assert idx.chunking == "layout" and _manifest_chunking(tmp_path / "idx")["chunking"] == "layout"
     stored = idx.chunks(document=memo.name)
     s = Settings()
@@ -268,7 +268,7 @@ def test_plain_ingest_indexes_plain_chunks_and_switching_rechunks(sample: Path, 
     layout = ingest([sample], where, Settings(), embeddings=emb)
     plain = ingest([sample], where, Settings(chunking="plain"), embeddings=emb)
     assert plain.reused_documents == 0 and plain.footnote_chunks == 0
-    idx = Index.load(where)
+    idx = EmbeddedBackend.load(where)
     assert idx.chunking == "plain" and _manifest_chunking(where)["chunking"] == "plain"
     assert idx.manifest["counts"]["footnotes"] == 0
     chunks = [c for name in idx.documents for c in idx.chunks(document=name)]
@@ -284,7 +284,7 @@ def test_plain_ingest_indexes_plain_chunks_and_switching_rechunks(sample: Path, 
     assert again.reused_documents == 2 and again.embedded == 0
     back = ingest([sample], where, Settings(), embeddings=emb)
     assert back.reused_documents == 0 and back.footnote_chunks == layout.footnote_chunks == 8
-    assert back.children == layout.children and Index.load(where).chunking == "layout"
+    assert back.children == layout.children and EmbeddedBackend.load(where).chunking == "layout"
 
 
 def test_an_index_from_before_the_setting_counts_as_layout(sample: Path, tmp_path: Path):
@@ -295,7 +295,7 @@ def test_an_index_from_before_the_setting_counts_as_layout(sample: Path, tmp_pat
     manifest = json.loads(manifest_path.read_text())
     del manifest["settings"]["chunking"]["chunking"]
     manifest_path.write_text(json.dumps(manifest))
-    assert Index.load(where).chunking == "layout"
+    assert EmbeddedBackend.load(where).chunking == "layout"
     same = ingest([sample], where, Settings(), embeddings=emb)
     assert same.reused_documents == 2 and same.embedded == 0
     assert _manifest_chunking(where)["chunking"] == "layout"
@@ -335,7 +335,7 @@ def test_cli_chunking_flag(sample: Path, tmp_path: Path, monkeypatch: pytest.Mon
     assert info.exit_code == 0 and "plain chunking" in info.output
     default = runner.invoke(app, ["ingest", str(sample), "--index", str(tmp_path / "layout"), "-q"])
     assert default.exit_code == 0, default.output
-    assert Index.load(tmp_path / "layout").chunking == "layout"
+    assert EmbeddedBackend.load(tmp_path / "layout").chunking == "layout"
     bad = runner.invoke(app, ["ingest", str(sample), "--index", str(tmp_path / "bad"), "--chunking", "fixed"])
     assert bad.exit_code == 2
     assert "chunking must be one of layout, plain; got 'fixed'" in bad.output

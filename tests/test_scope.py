@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -11,9 +12,10 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from typer.testing import CliRunner
 
 from lclfqa.cli import app
-from lclfqa.ingest.index import Index
-from lclfqa.retrieval import fused_search, scoped_search
-from lclfqa.scope import MAX_SCOPE, DocumentScope, find_scope, name_aliases, scope_names
+from lclfqa.index.embedded import EmbeddedBackend
+from lclfqa.index.scope import MAX_SCOPE, DocumentScope, find_scope, name_aliases, scope_names
+from lclfqa.index.search import RetrievalParams, search
+from lclfqa.models import embed_array
 from tests.test_graph import good_script, graph_with
 
 # document names as they are in ../shared/data (names only: no data needed)
@@ -148,38 +150,40 @@ LETTER = "engagement-letter.txt"
 
 
 def test_index_searches_only_the_scoped_documents(sample_index: Path):
-    with Index.load(sample_index) as index:
+    with EmbeddedBackend.load(sample_index) as index:
         assert set(index.documents) == {MEMO, LETTER}
-        everything = index.search_bm25("credit fees return", 50)
+        everything = index.search_sparse("credit fees return", 50)
         assert {index.chunk(c).document for c, _ in everything} == {MEMO, LETTER}
-        only = index.search_bm25("credit fees return", 50, documents=[LETTER])
+        only = index.search_sparse("credit fees return", 50, documents=[LETTER])
         assert only and {index.chunk(c).document for c, _ in only} == {LETTER}
         # the same scores as unscoped, in the same order
         assert only == [hit for hit in everything if index.chunk(hit[0]).document == LETTER][: len(only)]
         vectors = np.random.default_rng(0).normal(size=(2, index.dimension)).astype(np.float32)
-        full = index.search_dense_many(vectors, 1000)
-        scoped = index.search_dense_many(vectors, 1000, documents=[MEMO])
+        full = index.search_dense(vectors, 1000)
+        scoped = index.search_dense(vectors, 1000, documents=[MEMO])
         for f, s in zip(full, scoped, strict=True):
             assert s == [(c, pytest.approx(v, abs=1e-5)) for c, v in f if index.chunk(c).document == MEMO]
-        assert index.search_dense_many(vectors, 5, documents=["no-such.pdf"]) == [[], []]
-        assert index.search_bm25("credit", 5, documents=[]) == []
+        assert index.search_dense(vectors, 5, documents=["no-such.pdf"]) == [[], []]
+        assert index.search_sparse("credit", 5, documents=[]) == []
 
 
 def test_scoped_search_is_fused_search_in_the_named_document_without_the_naming_clause(sample_index: Path):
     emb = DeterministicFakeEmbedding(size=32)
-    with Index.load(sample_index) as index:
+    with EmbeddedBackend.load(sample_index) as index:
         question = "In the engagement letter, what does the firm charge for the return?"
         queries = [question, "Under the engagement letter, who signs the return?"]
-        scope, hits = scoped_search(index, emb, question, sparse_queries=queries, dense_queries=queries, k=20)
+        params = RetrievalParams(k=20)
+        scope, hits = search(index, emb, question, params, sparse_queries=queries, dense_queries=queries)
         assert scope.documents == (LETTER,) and hits and {h.chunk.document for h in hits} == {LETTER}
         stripped = ["what does the firm charge for the return?", "who signs the return?"]
-        expected = fused_search(index, emb, sparse_queries=stripped, dense_queries=stripped, k=20, documents=[LETTER])
-        assert [(h.chunk.id, h.score) for h in hits] == [(h.chunk.id, h.score) for h in expected]
-        off, hits_off = scoped_search(
-            index, emb, question, sparse_queries=queries, dense_queries=queries, enabled=False, k=20
+        fusion = {"k": 20, "depth": 50, "rrf_k": 60, "sparse_weight": 1.0, "dense_weight": 1.0}
+        expected = index.hybrid(stripped, embed_array(emb, stripped), documents=[LETTER], **fusion)
+        assert [(h.chunk.id, h.score) for h in hits] == expected
+        off, hits_off = search(
+            index, emb, question, replace(params, document_scope=False), sparse_queries=queries, dense_queries=queries
         )
-        unscoped = fused_search(index, emb, sparse_queries=queries, dense_queries=queries, k=20)
-        assert not off and [h.chunk.id for h in hits_off] == [h.chunk.id for h in unscoped]
+        unscoped = index.hybrid(queries, embed_array(emb, queries), **fusion)
+        assert not off and [h.chunk.id for h in hits_off] == [cid for cid, _ in unscoped]
         assert {h.chunk.document for h in hits_off} == {MEMO, LETTER}
 
 

@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from lclfqa.backend_options import BackendOption, MilvusUriOption, backend_overrides
 from lclfqa.eval.configs import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS, NEEDS_REWRITER
 
 if TYPE_CHECKING:
@@ -127,6 +128,8 @@ def retrieval(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON.")] = False,
     per_query: Annotated[bool, typer.Option("--per-query", help="With --json: add every query's scores.")] = False,
+    backend: BackendOption = None,
+    milvus_uri: MilvusUriOption = None,
 ) -> None:
     """Retrieval quality of naive RAG, BM25, dense, hybrid, +scope, +rewrites, +scope+rewrites (the graph's own
     search) and +summaries on a LegalBench-RAG benchmark (the last three call the chat model: the local
@@ -153,6 +156,7 @@ def retrieval(
         queries = queries[:limit]
     try:
         overrides = {"chat_model": model, "rewrites": rewrites, "llm_cache": str(llm_cache) if llm_cache else None}
+        overrides |= backend_overrides(backend, milvus_uri)
         settings = Settings.load(config, embedding_model=embedding_model, **overrides)
     except (OSError, ValueError) as e:
         _fail(f"settings: {e}")
@@ -174,19 +178,24 @@ def retrieval(
     def progress(line: str) -> None:
         _err.print(f"[dim]{line}[/]", highlight=False)
 
-    table = run_retrieval_eval(
-        queries,
-        corpus,
-        configs=names,
-        ks=ks,
-        index_dir=index,
-        settings=settings,
-        depth=depth,
-        rewriter=rewriter,
-        summaries_index=summaries_index,
-        summarizer=summarizer,
-        progress=progress,
-    )
+    from lclfqa.index.errors import IndexStoreError
+
+    try:
+        table = run_retrieval_eval(
+            queries,
+            corpus,
+            configs=names,
+            ks=ks,
+            index_dir=index,
+            settings=settings,
+            depth=depth,
+            rewriter=rewriter,
+            summaries_index=summaries_index,
+            summarizer=summarizer,
+            progress=progress,
+        )
+    except IndexStoreError as e:
+        _fail(str(e))
     if as_json:
         json.dump({"date": date.today().isoformat(), **table.to_json(per_query)}, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -12,6 +12,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from lclfqa.backend_options import BackendOption, MilvusUriOption, backend_overrides
+
 _err = Console(stderr=True)
 
 
@@ -84,6 +86,8 @@ def qa(
         bool,
         typer.Option("--report-only", help="Rewrite summary.json and report.md from results.jsonl; answer nothing."),
     ] = False,
+    backend: BackendOption = None,
+    milvus_uri: MilvusUriOption = None,
 ) -> None:
     """Answer a QA set with each pipeline and ablation, judge the answers, and write a report.
 
@@ -130,14 +134,20 @@ def qa(
         items = [by_id[i] for i in dict.fromkeys(wanted)]  # in the order given
     if limit is not None:
         items = items[:limit]
-    if not (index / "CURRENT").exists() and not report_only:
+    try:
+        settings = Settings.load(
+            config,
+            chat_model=model,
+            top_k=top_k,
+            llm_cache=str(llm_cache) if llm_cache else None,
+            **backend_overrides(backend, milvus_uri),
+        )
+    except (OSError, ValueError) as e:
+        _fail(f"settings: {e}")
+    if settings.index_backend == "embedded" and not (index / "CURRENT").exists() and not report_only:
         _fail(f"{index} is not an index (no CURRENT file); build one with `lclfqa ingest DOCS --index {index}`")
     if any(v.index == "plain" for v in variants) and plain_index is None and not report_only:
         _fail("the no-layout ablation needs --plain-index: `lclfqa ingest DOCS --index DIR --chunking plain`")
-    try:
-        settings = Settings.load(config, chat_model=model, top_k=top_k, llm_cache=str(llm_cache) if llm_cache else None)
-    except (OSError, ValueError) as e:
-        _fail(f"settings: {e}")
     ragas_metrics: tuple[str, ...] = ()
     if ragas:
         from lclfqa.eval.ragas_metrics import RAGAS_METRICS, ragas_available

@@ -311,7 +311,7 @@ def run_qa_eval(
     is called with each finished row (skipped rows included, with ``"skipped": True``).
     """
     from lclfqa.graph import load_graph
-    from lclfqa.ingest.index import Index
+    from lclfqa.index.factory import open_index
 
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -333,13 +333,13 @@ def run_qa_eval(
 
             judge = get_chat_model(config.judge_name, settings=settings)
 
-    indexes: dict[str, Index] = {"layout": Index.load(config.index)}
+    indexes = {"layout": open_index(settings, config.index)}
     if any(v.index == "plain" for v in config.variants):
         if config.plain_index is None:
             raise ValueError(
                 "the no-layout ablation needs --plain-index (the same documents ingested with --chunking plain)"
             )
-        indexes["plain"] = Index.load(config.plain_index)
+        indexes["plain"] = open_index(settings, config.plain_index)
     if embeddings is None:
         from lclfqa.models import get_embeddings
 
@@ -415,7 +415,7 @@ def _check_config(out: Path, config: QARunConfig) -> None:
             "fingerprint": fingerprint,
             "variants": [asdict(v) for v in config.variants],
             "runs": config.runs,
-            "settings": asdict(config.settings),
+            "settings": config.settings.as_record(),
             "plain_index": str(config.plain_index) if config.plain_index else None,
         },
     )

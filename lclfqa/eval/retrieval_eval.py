@@ -6,17 +6,18 @@ Configurations (:data:`CONFIGS`):
   chunks of the raw files (no layout, no section headers, no document prefix), dense cosine only.
 - ``bm25`` / ``dense``: our index (layout-aware children with section header and document prefix), one
   retriever alone.
-- ``hybrid``: our index through :func:`lclfqa.retrieval.hybrid_search` (BM25 + dense, weighted RRF).
+- ``hybrid``: our index through :func:`lclfqa.index.search.search` (BM25 + dense, weighted RRF), scope off.
 - ``+scope``: ``hybrid`` with the document scope the graph's ``retrieve`` node applies: a query that names
-  an indexed document is searched in it only, without its naming clause (:func:`lclfqa.retrieval.scoped_search`).
+  an indexed document is searched in it only, without its naming clause (:mod:`lclfqa.index.scope`).
 - ``+rewrites``: ``hybrid`` with the question's rewrites from a ``rewriter`` (needs an LLM).
 - ``+scope+rewrites``: both, as the graph's ``retrieve`` node searches with the default settings.
 - ``+summaries``: ``hybrid`` on an index whose chunks carry document summaries (SAC; needs an LLM to
   build, or an index built with ``summaries = true``).
 
 Our index is built once with :func:`lclfqa.ingest.pipeline.ingest` (incremental: an existing index of the
-same corpus is reused without re-embedding). Configurations that need what was not given are reported
-with a note instead of scores.
+same corpus is reused without re-embedding), on the backend the settings name (``index_backend``), and
+searched with :meth:`~lclfqa.index.search.RetrievalParams.from_settings` as the graph searches.
+Configurations that need what was not given are reported with a note instead of scores.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import functools
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +37,12 @@ from langchain_core.language_models import BaseChatModel
 from lclfqa.config import Settings
 from lclfqa.eval.datasets import RetrievalQuery
 from lclfqa.eval.retrieval_metrics import RetrievalScores, RetrievedSpan, as_retrieved, mean_scores, score_ranking
-from lclfqa.ingest.index import Index, IndexNotFound
+from lclfqa.index.errors import IndexNotFound
+from lclfqa.index.factory import open_index
+from lclfqa.index.protocol import IndexBackend
+from lclfqa.index.search import RetrievalParams, search
 from lclfqa.ingest.pipeline import Summarizer, discover, ingest
 from lclfqa.models import embed_array, get_embeddings
-from lclfqa.retrieval import scoped_search
 
 __all__ = [
     "CONFIGS",
@@ -232,49 +235,42 @@ def _score(
 
 
 def _hybrid_rankings(
-    index: Index,
+    index: IndexBackend,
     embeddings: Embeddings,
     queries: Sequence[RetrievalQuery],
-    k: int,
-    depth: int,
+    params: RetrievalParams,
     rewriter: Rewriter | None = None,
-    scoped: bool = False,
 ) -> list[list[Any]]:
     out = []
     for q in queries:
         more = rewriter(q.query) if rewriter else []
         sparse, dense = more if isinstance(more, tuple) else ([q.query, *more], [q.query, *more])
-        _, hits = scoped_search(
-            index, embeddings, q.query, sparse_queries=sparse, dense_queries=dense, enabled=scoped, k=k, depth=depth
-        )
+        _, hits = search(index, embeddings, q.query, params, sparse_queries=sparse, dense_queries=dense)
         out.append([h.chunk for h in hits])
     return out
 
 
 def _rank_on_index(
     name: str,
-    index: Index,
+    index: IndexBackend,
     embeddings: Embeddings,
     texts: list[str],
     queries: Sequence[RetrievalQuery],
-    max_k: int,
-    depth: int,
+    params: RetrievalParams,
     rewriter: Rewriter | None,
 ) -> list[list[Any]]:
     """Ranked chunks per query for ``bm25``, ``dense``, ``hybrid``, ``+scope`` or ``+rewrites`` on our index."""
     if name == "bm25":
-        return [[index.chunk(cid) for cid, _ in index.search_bm25(t, max_k)] for t in texts]
+        return [[index.chunk(cid) for cid, _ in index.search_sparse(t, params.k)] for t in texts]
     if name == "dense":
-        hits = index.search_dense_many(embed_array(embeddings, texts), max_k)
+        hits = index.search_dense(embed_array(embeddings, texts), params.k)
         return [[index.chunk(cid) for cid, _ in row] for row in hits]
     return _hybrid_rankings(
         index,
         embeddings,
         queries,
-        max_k,
-        max(depth, max_k),
+        replace(params, document_scope=name in SCOPED),
         rewriter if name in NEEDS_REWRITER else None,
-        scoped=name in SCOPED,
     )
 
 
@@ -309,6 +305,7 @@ def run_retrieval_eval(
         raise ValueError("ks must be positive integers")
     max_k = ks[-1]
     settings = settings or Settings()
+    params = RetrievalParams.from_settings(settings, k=max_k, depth=max(depth, max_k))
     say = progress or (lambda line: None)
     if rewriter is not None:
         rewriter = functools.cache(rewriter)  # +rewrites and +scope+rewrites share one query2doc per query
@@ -318,7 +315,7 @@ def run_retrieval_eval(
     rows: list[ConfigResult] = []
 
     with tempfile.TemporaryDirectory(prefix="lclfqa-eval-") as tmp:
-        index: Index | None = None
+        index: IndexBackend | None = None
         needs_index = {"bm25", "dense", "hybrid", *SCOPED, *NEEDS_REWRITER} & set(names)
         build_seconds = 0.0
         if needs_index:
@@ -328,7 +325,7 @@ def run_retrieval_eval(
             report = ingest([corpus_dir], target, settings, embeddings=embeddings)
             build_seconds = time.perf_counter() - t0
             say(report.summary_line())
-            index = Index.load(target)
+            index = open_index(settings, target)
         try:
             for name in names:
                 say(f"running {name} on {len(queries)} queries")
@@ -349,7 +346,9 @@ def run_retrieval_eval(
                     chunks = len(summary_index)
                     t0 = time.perf_counter()
                     try:
-                        ranked = _hybrid_rankings(summary_index, embeddings, queries, max_k, max(depth, max_k))
+                        ranked = _hybrid_rankings(
+                            summary_index, embeddings, queries, replace(params, document_scope=False)
+                        )
                     finally:
                         summary_index.close()
                 elif name in NEEDS_REWRITER and rewriter is None:
@@ -359,7 +358,7 @@ def run_retrieval_eval(
                     assert index is not None
                     built, chunks = build_seconds, len(index)
                     t0 = time.perf_counter()
-                    ranked = _rank_on_index(name, index, embeddings, texts, queries, max_k, depth, rewriter)
+                    ranked = _rank_on_index(name, index, embeddings, texts, queries, params, rewriter)
                 secs = time.perf_counter() - t0
                 result = _score(name, ranked, queries, ks)
                 result.build_seconds, result.chunks = built, chunks
@@ -386,7 +385,7 @@ def _summary_index(
     embeddings: Embeddings,
     summarizer: Summarizer | None,
     say: Progress,
-) -> tuple[Index | None, str, float]:
+) -> tuple[IndexBackend | None, str, float]:
     """The index with summary-prefixed chunks, building it when a summarizer is given; else a skip note."""
     if summaries_index is None:
         return None, "skipped: needs an index built with summaries (an LLM); none given", 0.0
@@ -403,7 +402,7 @@ def _summary_index(
         )
         built = time.perf_counter() - t0
     try:
-        index = Index.load(summaries_index)
+        index = open_index(settings, summaries_index)
     except IndexNotFound:
         return None, f"skipped: no index at {summaries_index} and no summarizer to build one", 0.0
     if not any(rec.summary for rec in index.documents.values()):

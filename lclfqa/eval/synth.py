@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
     from langchain_core.language_models import BaseChatModel
 
-    from lclfqa.ingest.index import Index
+    from lclfqa.index.protocol import IndexBackend as Index
 
 __all__ = [
     "PAIRS_PER_CALL",

@@ -6,11 +6,14 @@ Heavy imports (numpy, models, the index) happen inside the function.
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+
+from lclfqa.backend_options import BackendOption, MilvusUriOption, backend_overrides
 
 _err = Console(stderr=True)
 _ALL_STYLES = "instruction,reason,evidence,comparison,list,domain-specific"
@@ -43,12 +46,15 @@ def synth(
         str | None, typer.Option("--llm-cache", help="SQLite file caching LLM responses (reruns cost nothing).")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    backend: BackendOption = None,
+    milvus_uri: MilvusUriOption = None,
 ) -> None:
     """Generate synthetic QA pairs: summarise pages, cluster the summaries, ask for QA pairs in six styles."""
 
     from lclfqa.config import Settings
     from lclfqa.eval.synth import STYLES, SynthConfig, SynthError, generate_synthetic_qa, write_jsonl
-    from lclfqa.ingest.index import Index, IndexStoreError
+    from lclfqa.index.errors import IndexStoreError
+    from lclfqa.index.factory import open_index
     from lclfqa.progress import stage_bars
 
     names = [s.strip() for s in styles.split(",") if s.strip()]
@@ -58,11 +64,8 @@ def synth(
     if out.is_dir():
         _fail(f"--out {out} is a directory; give a .jsonl file")
     try:
-        idx = Index.load(index)
-    except IndexStoreError as e:
-        _fail(str(e))
-    try:
-        settings = Settings.load(config, chat_model=model, llm_cache=llm_cache)
+        overrides = backend_overrides(backend, milvus_uri)
+        settings = Settings.load(config, chat_model=model, llm_cache=llm_cache, **overrides)
         cfg = SynthConfig(
             budget=budget,
             clusters=clusters,
@@ -72,12 +75,15 @@ def synth(
             max_pages=max_pages,
         )
     except (OSError, ValueError) as e:
-        idx.close()
         _fail(f"settings: {e}")
+    try:
+        idx = open_index(settings, index)
+    except IndexStoreError as e:
+        _fail(str(e))
 
     from lclfqa.models import get_chat_model, get_embeddings
 
-    with idx:
+    with closing(idx):
         try:
             llm = get_chat_model(settings.chat_model, settings=settings)
             embeddings = get_embeddings(idx.embedding_model, settings.openai_base_url)

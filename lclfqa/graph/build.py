@@ -22,7 +22,7 @@ from lclfqa.graph.context import QAContext, Resources
 from lclfqa.graph.result import QAResult
 from lclfqa.graph.state import QAInput, QAState
 from lclfqa.graph.tracing import trace_config
-from lclfqa.ingest.index import Index
+from lclfqa.index.protocol import IndexBackend
 from lclfqa.nodes.expand import expand
 from lclfqa.nodes.extract import extract_information
 from lclfqa.nodes.filter import filter_children
@@ -118,7 +118,7 @@ def load_graph(
     *,
     llm: BaseChatModel | None = None,
     embeddings: Embeddings | None = None,
-    index: Index | None = None,
+    index: IndexBackend | None = None,
     checkpointer: BaseCheckpointSaver | None = None,
     **overrides: Any,
 ) -> QAGraph:

@@ -15,7 +15,8 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from lclfqa.config import Settings
-from lclfqa.ingest.index import Index
+from lclfqa.index.factory import open_index
+from lclfqa.index.protocol import IndexBackend
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class Resources:
         *,
         llm: BaseChatModel | None = None,
         embeddings: Embeddings | None = None,
-        index: Index | None = None,
+        index: IndexBackend | None = None,
     ) -> None:
         self.index_dir = Path(index_dir)
         self.settings = settings
@@ -61,10 +62,10 @@ class Resources:
         self._lock = threading.Lock()
 
     @property
-    def index(self) -> Index:
+    def index(self) -> IndexBackend:
         with self._lock:
             if self._index is None:
-                self._index = Index.load(self.index_dir)
+                self._index = open_index(self.settings, self.index_dir)
             return self._index
 
     @property

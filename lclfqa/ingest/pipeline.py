@@ -5,8 +5,9 @@ keeps its chunks, and any chunk whose indexed text is unchanged keeps its vector
 changed text is embedded. A file that cannot be read is reported with its reason and skipped; the
 rest of the batch goes on. A document already indexed is never dropped because its file cannot be read
 again: it keeps its chunks and is reported. One writer at a time holds the index for the whole run.
-The index is replaced in one atomic step at the end, so a crash or
-Ctrl-C leaves the previous index loadable.
+The documents made or re-made go to the index backend in one ``add_documents`` at the end: the embedded
+index replaces itself in one atomic step, so a crash or Ctrl-C leaves the previous index loadable; Milvus
+writes document by document, each idempotent (``lclfqa.index.milvus``).
 """
 
 from __future__ import annotations
@@ -22,20 +23,20 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from lclfqa.config import Settings
+from lclfqa.index.factory import open_index
+from lclfqa.index.lock import writer_lock
+from lclfqa.index.protocol import IndexBackend
+from lclfqa.index.records import DocumentRecord, embedding_text, text_sha256
 from lclfqa.ingest.chunking import chunk_document, document_prefix
 from lclfqa.ingest.discovery import find_sources
 from lclfqa.ingest.document import (
-    CHILD,
-    FOOTNOTE,
     PARENT,
     Chunk,
     ParsedDocument,
     UnreadableDocument,
     file_sha256,
 )
-from lclfqa.ingest.index import DocumentRecord, Index, IndexNotFound, embedding_text, text_sha256, write_index
 from lclfqa.ingest.limits import check_document, check_file
-from lclfqa.ingest.lock import writer_lock
 from lclfqa.ingest.pdf_damage import pdf_damage
 from lclfqa.ingest.plain_chunking import plain_chunk_document
 from lclfqa.models import embed_array, get_embeddings
@@ -116,17 +117,17 @@ def _chunk_settings(settings: Settings) -> dict:
     return {**{k: getattr(settings, k) for k in CHUNK_SETTINGS}, "parser": PARSER_VERSION}
 
 
-def _recorded_chunk_settings(index: Index) -> dict | None:
+def _recorded_chunk_settings(index: IndexBackend) -> dict | None:
     """The chunk settings ``index`` was built with; older indexes lack later keys, which get their old value."""
-    recorded = index.manifest.get("settings", {}).get("chunking")
+    recorded = index.recorded_settings.get("chunking")
     if not isinstance(recorded, dict):
         return None
     return {**LEGACY_CHUNK_SETTINGS, **recorded}
 
 
-def _stale_documents(index: Index) -> set[str]:
+def _stale_documents(index: IndexBackend) -> set[str]:
     """Documents whose chunks were kept from earlier chunk settings because their source could not be re-read."""
-    stale = index.manifest.get("settings", {}).get("stale_documents", [])
+    stale = index.recorded_settings.get("stale_documents", [])
     return {str(n) for n in stale} if isinstance(stale, list) else set()
 
 
@@ -206,28 +207,38 @@ def _ingest_locked(
     report: IngestReport,
     tick: Callable[[str, int, int], None],
 ) -> None:
+    existing = open_index(settings, index_dir, create=True)
+    try:
+        _ingest_into(existing, files, settings, embeddings, summarizer, report, tick)
+    finally:
+        existing.close()
+
+
+def _ingest_into(
+    existing: IndexBackend,
+    files: list[tuple[Path, str]],
+    settings: Settings,
+    embeddings: Embeddings | None,
+    summarizer: Summarizer | None,
+    report: IngestReport,
+    tick: Callable[[str, int, int], None],
+) -> None:
     from lclfqa.ingest.text import parse_file
 
-    existing: Index | None = None
-    try:
-        existing = Index.load(index_dir)
-    except IndexNotFound:
-        existing = None
-    if existing is not None:
+    has_index = bool(existing.embedding_model)  # an empty index (none yet) records no model
+    if has_index:
         existing.check_embedder(settings.embedding_model)
-    same_chunking = existing is not None and _recorded_chunk_settings(existing) == _chunk_settings(settings)
-    stale = _stale_documents(existing) if existing is not None else set()
+    same_chunking = has_index and _recorded_chunk_settings(existing) == _chunk_settings(settings)
+    stale = _stale_documents(existing) if has_index else set()
 
-    records: dict[str, DocumentRecord] = dict(existing.documents) if existing else {}
-    chunks_by_doc: dict[str, list[Chunk]] = {}
-    if existing is not None and same_chunking:
-        for name in records:
-            if name not in stale:
-                chunks_by_doc[name] = existing.chunks(document=name)
+    records: dict[str, DocumentRecord] = dict(existing.documents)
+    # documents whose stored chunks were made with these settings, and those (re)made in this run
+    current = {name for name in records if name not in stale} if same_chunking else set()
+    made: dict[str, list[Chunk]] = {}
 
     known = {name for _, name in files}
     # stored documents that need new chunks but were not given this run: re-read from where they were read
-    rechunk = {name for name in records if name not in chunks_by_doc and name not in known}
+    rechunk = {name for name in records if name not in current and name not in known}
     todo: list[tuple[Path, str]] = list(files) + [(_stored_source(records[n]), n) for n in sorted(rechunk)]
     for i, (path, name) in enumerate(todo):
         tick("parse", i, len(todo))
@@ -235,7 +246,7 @@ def _ingest_locked(
         try:
             check_file(path, settings)
             sha = file_sha256(path)
-            if old is not None and old.sha256 == sha and name in chunks_by_doc:
+            if old is not None and old.sha256 == sha and (name in current or name in made):
                 report.reused_documents += 1
                 continue
             if name in rechunk and old is not None and old.sha256 != sha:
@@ -251,7 +262,7 @@ def _ingest_locked(
                 report.damaged.append((str(path), f"indexed, but the file is damaged: {damage}"))
             summary = summarizer(doc) if settings.summaries and summarizer else ""
             prefix = document_prefix(name, summary, settings.metadata_prefix)
-            chunks_by_doc[name] = chunk_with_settings(doc, settings, prefix)
+            made[name] = chunk_with_settings(doc, settings, prefix)
             stale.discard(name)
             records[name] = DocumentRecord(
                 name=name,
@@ -273,36 +284,31 @@ def _ingest_locked(
             if old is None:
                 report.skipped.append((str(path), reason))
                 continue
-            if name not in chunks_by_doc:  # its chunks were made with other settings: keep them as they are
-                assert existing is not None
-                chunks_by_doc[name] = existing.chunks(document=name)
-                if not same_chunking:
-                    stale.add(name)
+            if name not in current and name not in made and not same_chunking:
+                stale.add(name)  # its chunks were made with other settings: the index keeps them as they are
             report.kept.append((name, f"{reason} (source {path}); its previously indexed chunks are kept"))
     tick("parse", len(todo), len(todo))
 
-    all_chunks = [c for name in records for c in chunks_by_doc[name]]
-    searchable = [c for c in all_chunks if c.kind != PARENT]
+    new_chunks = [c for chunks in made.values() for c in chunks]
+    searchable = [c for c in new_chunks if c.kind != PARENT]
     vectors = _embed(searchable, existing, settings, embeddings, report, tick)
-    if existing is not None:
-        existing.close()
-    write_index(
-        index_dir,
-        list(records.values()),
-        all_chunks,
+    existing.add_documents(
+        [records[name] for name in made],
+        new_chunks,
         vectors,
         embedding_model=settings.embedding_model,
         settings={"chunking": _chunk_settings(settings), "stale_documents": sorted(stale & set(records))},
-        locked=True,
+        progress=tick,
     )
-    for rec in records.values():
+    for rec in existing.documents.values():
         report.documents += 1
         report.pages += rec.pages
         report.sections += rec.sections
         report.footnotes += rec.footnotes
-    report.parents = sum(c.kind == PARENT for c in all_chunks)
-    report.children = sum(c.kind == CHILD for c in all_chunks)
-    report.footnote_chunks = sum(c.kind == FOOTNOTE for c in all_chunks)
+    stats = existing.stats()
+    report.parents = stats.parents
+    report.children = stats.children
+    report.footnote_chunks = stats.footnotes
 
 
 def _stored_source(record: DocumentRecord) -> Path:
@@ -325,14 +331,14 @@ def _reason(exc: Exception) -> str:
 
 def _embed(
     chunks: list[Chunk],
-    existing: Index | None,
+    existing: IndexBackend,
     settings: Settings,
     embeddings: Embeddings | None,
     report: IngestReport,
     tick: Callable[[str, int, int], None],
 ) -> np.ndarray:
-    cache = existing.vectors_by_text() if existing is not None else {}
     keys = [text_sha256(embedding_text(c)) for c in chunks]
+    cache = existing.vectors_for(keys)
     # sorted by length (then hash, for determinism): each batch pads to its longest text, and in hash order
     # padding cost +59 % of the IRA's embedding work (benchmarks/README.md)
     missing = sorted(

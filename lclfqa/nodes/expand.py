@@ -19,8 +19,8 @@ from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState
+from lclfqa.index.protocol import IndexBackend
 from lclfqa.ingest.document import FOOTNOTE
-from lclfqa.ingest.index import Index
 from lclfqa.nodes.calls import Meter
 from lclfqa.nodes.refs import chunk_ref
 from lclfqa.nodes.refusal import state_missing_sections
@@ -28,7 +28,7 @@ from lclfqa.nodes.refusal import state_missing_sections
 
 def build_sources(
     children: list[dict[str, Any]],
-    index: Index,
+    index: IndexBackend,
     *,
     parents: bool,
     expand_footnotes: bool,

@@ -34,7 +34,7 @@ from langgraph.runtime import Runtime
 from lclfqa import prompts
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState, question_fields
-from lclfqa.ingest.index import tokenize
+from lclfqa.index.tokens import tokenize
 from lclfqa.models import embed_array
 from lclfqa.nodes import parsing
 from lclfqa.nodes.answer_check import SentenceCheck, check_answer, keep_supported, problems_text, sentences, stated

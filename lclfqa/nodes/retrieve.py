@@ -4,7 +4,7 @@ Reads ``standalone_question``, ``passage``, ``rewrites``; writes ``retrieved`` (
 with their fused ``score``) and ``scope``. BM25 sees the question repeated five times before the query2doc
 passage (query2doc's recipe, so the passage's words do not swamp the question); the embedder sees the
 question, question + passage, and each rewrite. A question that names indexed documents is searched in
-those only, every query without its naming clause (``document_scope``, :mod:`lclfqa.scope`).
+those only, every query without its naming clause (``document_scope``, :mod:`lclfqa.index.scope`).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState
+from lclfqa.index.search import RetrievalParams, search
 from lclfqa.nodes.calls import Meter
 from lclfqa.nodes.refs import chunk_ref
-from lclfqa.retrieval import scoped_search
 
 QUERY_REPEATS = 5
 
@@ -35,22 +35,16 @@ def queries(question: str, passage: str, rewrites: list[str]) -> tuple[list[str]
 
 def retrieve(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     ctx = runtime.context
-    s = ctx.settings
     meter = Meter("retrieve")
     question = state.get("standalone_question") or state["question"]
     sparse, dense = queries(question, state.get("passage", ""), state.get("rewrites", []))
-    scope, hits = scoped_search(
+    scope, hits = search(
         ctx.resources.index,
         ctx.resources.embeddings,
         question,
+        RetrievalParams.from_settings(ctx.settings),
         sparse_queries=sparse,
         dense_queries=dense,
-        enabled=s.document_scope,
-        k=s.top_k,
-        depth=s.retrieval_depth,
-        sparse_weight=s.sparse_weight,
-        dense_weight=s.dense_weight,
-        rrf_k=s.rrf_k,
     )
     retrieved = [chunk_ref(h.chunk, score=round(h.score, 6)) for h in hits]
     notes = {"queries": len(sparse) + len(dense), "children": len(retrieved)}

@@ -20,7 +20,7 @@ from langgraph.runtime import Runtime
 from lclfqa import prompts
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState
-from lclfqa.ingest.index import tokenize
+from lclfqa.index.tokens import tokenize
 from lclfqa.models import embed_array
 from lclfqa.nodes import parsing
 from lclfqa.nodes.calls import Meter, chat

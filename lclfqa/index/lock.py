@@ -14,11 +14,18 @@ waiting writer can say whom it waits for.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 LOCK_NAME = "LOCK"
+
+# Locks this process holds: resolved index directory -> (holding thread, depth). An index backend's
+# write takes the lock re-entrantly: ingest already holds it for the whole run, and a second flock on
+# another descriptor would wait for itself.
+_held: dict[Path, tuple[int, int]] = {}
+_held_lock = threading.Lock()
 
 
 class IndexBusy(RuntimeError):
@@ -49,14 +56,52 @@ def _holder(path: Path) -> str:
 
 @contextmanager
 def writer_lock(
-    index_dir: str | Path, *, wait: bool = True, on_wait: Callable[[str], None] | None = None
+    index_dir: str | Path,
+    *,
+    wait: bool = True,
+    on_wait: Callable[[str], None] | None = None,
+    reentrant: bool = False,
 ) -> Iterator[None]:
     """Hold the index's writer lock for the ``with`` block.
 
     If another process holds it: with ``wait``, call ``on_wait(message)`` once and block until it is
-    free; without, raise :class:`IndexBusy`. Not re-entrant: one ``with`` per writer.
+    free; without, raise :class:`IndexBusy`. With ``reentrant`` (a backend's own write), a thread that
+    already holds it passes straight through; otherwise a second ``with`` waits like another process.
     """
     index_dir = prepare_index_dir(index_dir)
+    key = index_dir.resolve()
+    me = threading.get_ident()
+    with _held_lock:
+        holder = _held.get(key)
+        if reentrant and holder is not None and holder[0] == me:
+            _held[key] = (me, holder[1] + 1)
+            nested = True
+        else:
+            nested = False
+    if nested:
+        try:
+            yield
+        finally:
+            with _held_lock:
+                _held[key] = (me, _held[key][1] - 1)
+        return
+    with _locked(index_dir, wait, on_wait):
+        with _held_lock:
+            outer = _held.get(key)
+            _held[key] = (me, 1)
+        try:
+            yield
+        finally:
+            with _held_lock:
+                if outer is None:
+                    _held.pop(key, None)
+                else:
+                    _held[key] = outer
+
+
+@contextmanager
+def _locked(index_dir: Path, wait: bool, on_wait: Callable[[str], None] | None) -> Iterator[None]:
+    """The flock itself (see :func:`writer_lock`)."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows: one writer assumed

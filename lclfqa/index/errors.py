@@ -1,0 +1,53 @@
+"""Index errors: every message names the index and says what to do, so the CLI can print it and exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = [
+    "BackendUnavailable",
+    "EmbedderMismatch",
+    "IndexCorrupted",
+    "IndexFormatError",
+    "IndexNotFound",
+    "IndexStoreError",
+]
+
+
+class IndexStoreError(RuntimeError):
+    """Base class for index problems; every message names the index and what to do."""
+
+
+class IndexNotFound(IndexStoreError):
+    """There is no index at the path (no directory, no ``CURRENT``, or the generation it names is gone)."""
+
+
+class IndexFormatError(IndexStoreError):
+    """The index exists but cannot be read: corrupt, truncated, or written by another format version."""
+
+
+class IndexCorrupted(IndexFormatError):
+    """An index file no longer matches the size, header or checksum the manifest recorded for it."""
+
+    def __init__(self, index_dir: str | Path, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(
+            f"index corrupted: {index_dir}: {'; '.join(problems)}; re-ingest (delete {index_dir} and run "
+            "lclfqa ingest again)"
+        )
+
+
+class EmbedderMismatch(IndexStoreError):
+    """Query vectors from one embedding model are meaningless against an index built with another."""
+
+    def __init__(self, index_dir: str | Path, index_model: str, asked_model: str) -> None:
+        self.index_model = index_model
+        self.asked_model = asked_model
+        super().__init__(
+            f"index {index_dir} was built with embedding model {index_model!r}, but {asked_model!r} was "
+            f"asked for: query with {index_model!r}, or re-ingest the documents with {asked_model!r}"
+        )
+
+
+class BackendUnavailable(IndexStoreError):
+    """The configured backend cannot be used here: its package is missing or its server cannot be reached."""

@@ -1,0 +1,44 @@
+"""Settings → an :class:`~lclfqa.index.protocol.IndexBackend`: the one place that names backend classes.
+
+``index_backend = "embedded"`` (default) reads the files in the index folder; ``"milvus"`` connects to
+``milvus_uri`` (default: ``milvus.db`` inside the index folder, i.e. Milvus Lite), collections
+``<milvus_prefix>_*``. Either way the index folder holds the writer lock (:mod:`lclfqa.index.lock`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lclfqa.config import Settings
+from lclfqa.index.embedded import EmbeddedBackend
+from lclfqa.index.protocol import IndexBackend
+
+__all__ = ["milvus_uri", "open_index"]
+
+MILVUS_LITE_FILE = "milvus.db"
+
+
+def milvus_uri(settings: Settings, index_dir: str | Path) -> str:
+    """The Milvus URI ``settings`` name, or the Milvus Lite file inside ``index_dir``."""
+    return settings.milvus_uri or str(Path(index_dir) / MILVUS_LITE_FILE)
+
+
+def open_index(settings: Settings, index_dir: str | Path, *, create: bool = False) -> IndexBackend:
+    """The index ``settings`` point at (``index_backend``), with ``index_dir`` its folder.
+
+    Raises :class:`~lclfqa.index.errors.IndexNotFound` where there is no index yet, unless ``create``
+    (ingest): then an empty one is returned, made on the first ``add_documents``. Other
+    :class:`~lclfqa.index.errors.IndexStoreError`\\ s say what is wrong (unreadable files, Milvus not
+    installed or unreachable, a bad URI).
+    """
+    if settings.index_backend == "milvus":
+        from lclfqa.index.milvus import MilvusBackend  # pymilvus is optional: imported only when asked for
+
+        return MilvusBackend.connect(
+            milvus_uri(settings, index_dir),
+            token=settings.milvus_token,
+            prefix=settings.milvus_prefix,
+            lock_dir=index_dir,
+            create=create,
+        )
+    return EmbeddedBackend.open(index_dir, create=create)

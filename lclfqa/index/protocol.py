@@ -1,0 +1,150 @@
+"""What nodes, eval and CLI may ask of an index: the :class:`IndexBackend` protocol.
+
+Two backends implement it: :mod:`lclfqa.index.embedded` (local files, the default) and
+:mod:`lclfqa.index.milvus` (Milvus Lite or a Milvus server). Code above this room gets one from
+:func:`lclfqa.index.factory.open_index` and never names a backend class; ``tests/test_index_contract.py``
+runs the same tests against both.
+
+Searches return ``(chunk_id, score)`` pairs, best first; only children and footnote children are
+searchable, and a ``documents`` collection restricts a search to those documents (a document scope).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from lclfqa.index.records import DocumentRecord, IndexStats
+from lclfqa.ingest.document import Chunk
+
+__all__ = ["IndexBackend", "Progress", "Ranked"]
+
+Ranked = list[tuple[str, float]]
+"""``(chunk_id, score)`` pairs, best first."""
+
+Progress = Callable[[str, int, int], None]
+"""``progress(stage, done, total)``, as ingest reports it (the CLI draws bars)."""
+
+
+@runtime_checkable
+class IndexBackend(Protocol):
+    """An index of parent, child and footnote chunks with BM25 and dense search over the searchable ones."""
+
+    @property
+    def location(self) -> str:
+        """Where the index lives (a folder, a ``.db`` file, a server URI and collection prefix), for messages."""
+        ...
+
+    @property
+    def embedding_model(self) -> str:
+        """The embedding model the vectors were made with (``""`` while the index is empty)."""
+        ...
+
+    @property
+    def dimension(self) -> int:
+        """The dimension of its vectors (0 while the index is empty)."""
+        ...
+
+    @property
+    def documents(self) -> Mapping[str, DocumentRecord]:
+        """Every document, by name, in the order they were first added."""
+        ...
+
+    @property
+    def recorded_settings(self) -> dict[str, Any]:
+        """What the last writer recorded with the index (chunk settings, documents kept stale)."""
+        ...
+
+    def __len__(self) -> int:
+        """Number of searchable chunks."""
+        ...
+
+    # -- writing (the caller holds the writer lock, lclfqa.index.lock)
+
+    def add_documents(
+        self,
+        documents: Sequence[DocumentRecord],
+        chunks: Sequence[Chunk],
+        vectors: np.ndarray,
+        *,
+        embedding_model: str,
+        settings: Mapping[str, Any],
+        progress: Progress | None = None,
+    ) -> None:
+        """Add ``documents`` with their ``chunks``, replacing any stored document of the same name.
+
+        ``vectors`` has one row per chunk of kind other than parent, in the order of ``chunks``. A document
+        whose content is already stored unchanged is left alone (adding is idempotent). ``settings``
+        become :attr:`recorded_settings`.
+        """
+        ...
+
+    def remove_documents(self, names: Collection[str]) -> None:
+        """Remove these documents and all their chunks; unknown names are ignored."""
+        ...
+
+    def vectors_for(self, text_hashes: Collection[str]) -> dict[str, np.ndarray]:
+        """Stored unit vectors by ``text_sha256(embedding_text(chunk))``, for those of ``text_hashes`` it
+        has: re-ingest embeds only texts it does not find here."""
+        ...
+
+    # -- look-ups
+
+    def chunk(self, chunk_id: str) -> Chunk:
+        """The chunk with this id; ``KeyError`` if the index has none."""
+        ...
+
+    def chunks(self, kind: str | None = None, document: str | None = None) -> list[Chunk]:
+        """All chunks, optionally of one kind and/or one document, documents in order, chunks in document order."""
+        ...
+
+    def parents_of(self, chunk_id: str) -> list[Chunk]:
+        """Every parent holding ``chunk_id``, in document order; ``[]`` for a parent. ``KeyError`` if unknown."""
+        ...
+
+    def children_of(self, parent_id: str) -> list[Chunk]:
+        """Every child and footnote child that names ``parent_id``, in document order."""
+        ...
+
+    # -- search
+
+    def search_sparse(self, query: str, k: int, documents: Collection[str] | None = None) -> Ranked:
+        """Top ``k`` searchable chunks by BM25 over :func:`lclfqa.index.tokens.tokenize` tokens; only chunks
+        sharing a token with the query."""
+        ...
+
+    def search_dense(
+        self, vectors: np.ndarray, k: int, documents: Collection[str] | None = None
+    ) -> list[Ranked]:
+        """Top ``k`` searchable chunks by cosine, for each row of ``vectors``."""
+        ...
+
+    def hybrid(
+        self,
+        sparse_queries: Sequence[str],
+        vectors: np.ndarray,
+        *,
+        k: int,
+        depth: int,
+        rrf_k: int,
+        sparse_weight: float,
+        dense_weight: float,
+        documents: Collection[str] | None = None,
+    ) -> Ranked:
+        """One BM25 list per sparse query and one dense list per vector row, ``depth`` deep each, fused by
+        weighted RRF into the top ``k`` (a backend that fuses on its server does it there)."""
+        ...
+
+    def stats(self) -> IndexStats:
+        """Counts and identity."""
+        ...
+
+    def check_embedder(self, name: str) -> None:
+        """Raise :class:`~lclfqa.index.errors.EmbedderMismatch` unless ``name`` made the stored vectors."""
+        ...
+
+    def close(self) -> None:
+        """Release connections; the object is not used afterwards."""
+        ...

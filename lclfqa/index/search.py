@@ -1,0 +1,104 @@
+"""The one query-side function: document scope → a BM25 and a dense list per query → RRF → children.
+
+The ``retrieve`` node, ``lclfqa search`` and the retrieval eval all call :func:`search` with
+:meth:`RetrievalParams.from_settings`, so ``lclfqa search`` ranks exactly as ``ask`` retrieves. The
+backend does the fusion (:meth:`~lclfqa.index.protocol.IndexBackend.hybrid`): the embedded one here
+(:func:`lclfqa.index.fusion.rrf`), Milvus on its server (``RRFRanker``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from lclfqa.config import Settings
+from lclfqa.index.protocol import IndexBackend
+from lclfqa.index.scope import DocumentScope, find_scope
+from lclfqa.ingest.document import Chunk
+from lclfqa.models import embed_array
+
+__all__ = ["Hit", "RetrievalParams", "search"]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved child chunk with its fused score."""
+
+    chunk: Chunk
+    score: float
+
+
+@dataclass(frozen=True)
+class RetrievalParams:
+    """How a question is searched: top ``k`` children from lists ``depth`` deep, fused by weighted RRF
+    (constant ``rrf_k``), within the documents the question names when ``document_scope``."""
+
+    k: int = 8
+    depth: int = 50
+    sparse_weight: float = 1.0
+    dense_weight: float = 1.0
+    rrf_k: int = 60
+    document_scope: bool = True
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **overrides: object) -> RetrievalParams:
+        """The parameters ``settings`` name (``top_k``, ``retrieval_depth``, the RRF weights and constant,
+        ``document_scope``); ``overrides`` that are not ``None`` replace single fields (``k=4``)."""
+        known = {f.name for f in fields(cls)}
+        unknown = set(overrides) - known
+        if unknown:
+            raise ValueError(f"unknown retrieval parameter(s) {', '.join(sorted(unknown))}; known: {', '.join(known)}")
+        values = {
+            "k": settings.top_k,
+            "depth": settings.retrieval_depth,
+            "sparse_weight": settings.sparse_weight,
+            "dense_weight": settings.dense_weight,
+            "rrf_k": settings.rrf_k,
+            "document_scope": settings.document_scope,
+        }
+        values.update({name: value for name, value in overrides.items() if value is not None})
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def search(
+    index: IndexBackend,
+    embeddings: Embeddings,
+    question: str,
+    params: RetrievalParams = RetrievalParams(),
+    *,
+    sparse_queries: Sequence[str] | None = None,
+    dense_queries: Sequence[str] | None = None,
+) -> tuple[DocumentScope, list[Hit]]:
+    """Top ``params.k`` children for ``question``; returns the document scope with them (the graph records
+    it, the CLI prints it).
+
+    ``sparse_queries`` / ``dense_queries`` (default: the question alone) are what BM25 and the embedder
+    search: query2doc gives BM25 the question repeated before its passage, the embedder question and
+    passage as written. Within the documents ``question`` names (:mod:`lclfqa.index.scope`) every query
+    loses its naming clause; the whole index, queries unchanged, when it names none or the scope is off.
+    """
+    sparse = list(sparse_queries) if sparse_queries is not None else [question]
+    dense = list(dense_queries) if dense_queries is not None else [question]
+    scope = find_scope(question, index.documents) if params.document_scope else DocumentScope()
+    if scope:
+        sparse = [scope.ranking_query(q) for q in sparse]
+        dense = [scope.ranking_query(q) for q in dense]
+    sparse = [q for q in sparse if q.strip()]
+    dense = [q for q in dense if q.strip()]
+    if (not sparse and not dense) or len(index) == 0:
+        return scope, []
+    vectors = embed_array(embeddings, dense) if dense else np.zeros((0, index.dimension), dtype=np.float32)
+    fused = index.hybrid(
+        sparse,
+        vectors,
+        k=params.k,
+        depth=max(params.depth, params.k),
+        rrf_k=params.rrf_k,
+        sparse_weight=params.sparse_weight,
+        dense_weight=params.dense_weight,
+        documents=scope.documents or None,
+    )
+    return scope, [Hit(index.chunk(cid), score) for cid, score in fused]
