@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from lclfqa.backend_options import BackendOption, MilvusUriOption, backend_overrides
 
@@ -33,7 +34,7 @@ ConfigOption = Annotated[
 
 
 def _fail(message: str, code: int = 2) -> None:
-    console.print(f"[bold red]error:[/] {message}")
+    console.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code)
 
 
@@ -285,20 +286,17 @@ def info(
     """What an index holds: documents, pages, chunks, embedding model, and the names that scope a question
     to a document ('In Dobbs, …')."""
     from lclfqa.config import Settings
-    from lclfqa.index.embedded import check_index
     from lclfqa.index.errors import IndexStoreError
-    from lclfqa.index.factory import open_index
+    from lclfqa.index.factory import check_files, open_index
     from lclfqa.index.scope import scope_names
 
     try:
         settings = Settings.load(config).with_overrides(**backend_overrides(backend, milvus_uri))
     except (ValueError, OSError) as e:
         _fail(str(e))
-    if check and settings.index_backend != "embedded":
-        _fail("--check verifies the embedded index's files; a Milvus index is checked by Milvus itself")
     if check:
         try:
-            problems = check_index(index)
+            problems = check_files(settings, index)
         except IndexStoreError as e:
             _fail(str(e))
         if problems:

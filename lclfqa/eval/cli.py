@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from lclfqa.backend_options import BackendOption, MilvusUriOption, backend_overrides
@@ -37,7 +38,7 @@ def _eval() -> None:
 
 
 def _fail(message: str, code: int = 2) -> None:
-    _err.print(f"[bold red]error:[/] {message}")
+    _err.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code)
 
 

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from lclfqa.backend_options import BackendOption, MilvusUriOption, backend_overrides
 
@@ -18,7 +19,7 @@ _err = Console(stderr=True)
 
 
 def _fail(message: str, code: int = 2) -> None:
-    _err.print(f"[bold red]error:[/] {message}")
+    _err.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code)
 
 

@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from lclfqa.backend_options import BackendOption, MilvusUriOption, backend_overrides
 
@@ -20,7 +21,7 @@ _ALL_STYLES = "instruction,reason,evidence,comparison,list,domain-specific"
 
 
 def _fail(message: str, code: int = 2) -> None:
-    _err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    _err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 

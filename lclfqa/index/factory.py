@@ -10,10 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from lclfqa.config import Settings
-from lclfqa.index.embedded import EmbeddedBackend
+from lclfqa.index.embedded import EmbeddedBackend, check_index
+from lclfqa.index.errors import IndexStoreError
 from lclfqa.index.protocol import IndexBackend
 
-__all__ = ["milvus_uri", "open_index"]
+__all__ = ["check_files", "milvus_uri", "open_index"]
 
 MILVUS_LITE_FILE = "milvus.db"
 
@@ -42,3 +43,11 @@ def open_index(settings: Settings, index_dir: str | Path, *, create: bool = Fals
             create=create,
         )
     return EmbeddedBackend.open(index_dir, create=create)
+
+
+def check_files(settings: Settings, index_dir: str | Path) -> list[str]:
+    """Every check of the index's files there is (``lclfqa info --check``); ``[]`` when all pass. The
+    embedded index only: Milvus keeps and checks its own files."""
+    if settings.index_backend != "embedded":
+        raise IndexStoreError("--check verifies the embedded index's files; a Milvus index is checked by Milvus itself")
+    return check_index(index_dir)

@@ -37,6 +37,7 @@ from lclfqa.index.milvus_schema import (
     collection_names,
     create_collections,
     doc_key,
+    link_rows,
     literal,
 )
 from lclfqa.index.protocol import Progress, Ranked
@@ -62,14 +63,6 @@ def milvus_client(uri: str, token: str | None = None, *, create: bool = False) -
             f"milvus_uri {uri!r} is neither a local file ending in .db (Milvus Lite) nor http(s)://host:port "
             "(a Milvus server); fix --milvus-uri / LCLFQA_MILVUS_URI"
         )
-    if local:
-        path = Path(uri)
-        if not path.exists() and not create:
-            raise IndexNotFound(f"no index at {uri}: the Milvus Lite file does not exist (run ingest to build it)")
-        if path.parent and not path.parent.is_dir():
-            if not create:
-                raise IndexNotFound(f"no index at {uri}: its folder does not exist (run ingest to build it)")
-            path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with warnings.catch_warnings():  # milvus-lite 2.5.1 imports pkg_resources, which warns
             warnings.simplefilter("ignore")
@@ -80,6 +73,14 @@ def milvus_client(uri: str, token: str | None = None, *, create: bool = False) -
             f"index_backend 'milvus' needs pymilvus (and milvus-lite for a .db file), which cannot be imported "
             f"here ({exc}); install them with: pip install 'lclfqa[milvus]'"
         ) from None
+    if local:
+        path = Path(uri)
+        if not path.exists() and not create:
+            raise IndexNotFound(f"no index at {uri}: the Milvus Lite file does not exist (run ingest to build it)")
+        if path.parent and not path.parent.is_dir():
+            if not create:
+                raise IndexNotFound(f"no index at {uri}: its folder does not exist (run ingest to build it)")
+            path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -113,7 +114,8 @@ def _batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 
 
 class MilvusBackend:
-    """An index in Milvus collections ``<prefix>_chunks``, ``_parents`` and ``_documents`` (see the module doc).
+    """An index in Milvus collections ``<prefix>_chunks``, ``_parents``, ``_links`` and ``_documents`` (see
+    :mod:`lclfqa.index.milvus_schema`).
 
     ``MilvusBackend.connect(uri, prefix=..., lock_dir=...)`` opens it; ``lock_dir`` is the folder whose
     writer lock (:mod:`lclfqa.index.lock`) serialises writers on this machine. Safe to share between
@@ -293,23 +295,25 @@ class MilvusBackend:
             replaced = [d.name for d in changed if d.name in self._documents]
             stale = self._ids_of(replaced)
             # insert where nothing is stored yet; else upsert (by id), which also repairs a crashed write
-            fresh = not self._has_chunks() or (
-                not self._count(self._names["chunks"]) and not self._count(self._names["parents"])
+            fresh = not self._has_chunks() or not any(
+                self._count(self._names[part]) for part in ("chunks", "parents", "links")
             )
-            rows: dict[str, list[dict[str, Any]]] = {"chunks": [], "parents": []}
+            rows: dict[str, list[dict[str, Any]]] = {"parents": [], "links": [], "chunks": []}
             for d in changed:
                 for seq, c in enumerate(by_doc[d.name]):
                     if c.kind == PARENT:
                         rows["parents"].append(chunk_row(c, seq, None))
                     else:
                         rows["chunks"].append(chunk_row(c, seq, vectors[row_of[c.id]]))
-                    stale.get("parents" if c.kind == PARENT else "chunks", set()).discard(c.id)
-            total = len(rows["chunks"]) + len(rows["parents"])
+                        rows["links"] += link_rows(c)
+            for part, part_rows in rows.items():
+                stale[part] -= {r["id"] for r in part_rows}
+            total = sum(len(r) for r in rows.values())
             done = 0
             tick("store", 0, total)
             if total and not self._has_chunks():
                 raise ValueError(f"parents without any searchable chunk cannot start the index at {self.location}")
-            for part in ("parents", "chunks"):
+            for part in rows:
                 write = self._client.insert if fresh else self._client.upsert
                 for batch in _batches(rows[part], BATCH_ROWS):
                     write(self._names[part], list(batch))
@@ -351,7 +355,7 @@ class MilvusBackend:
     def _ids_of(self, names: Iterable[str]) -> dict[str, set[str]]:
         """The stored chunk ids of documents ``names``, by collection part."""
         keys = [doc_key(n) for n in names]
-        out: dict[str, set[str]] = {"chunks": set(), "parents": set()}
+        out: dict[str, set[str]] = {"parents": set(), "links": set(), "chunks": set()}
         if not keys or not self._has_chunks():
             return out
         for part in out:
@@ -437,7 +441,10 @@ class MilvusBackend:
 
     def children_of(self, parent_id: str) -> list[Chunk]:
         self.chunk(parent_id)
-        return self._rows(["chunks"], f"array_contains(parent_ids, {literal(parent_id)})")
+        links = self._query_all(self._names["links"], f"parent_id == {literal(parent_id)}", ["child_id"])
+        if not links:
+            return []
+        return self._rows(["chunks"], f"id in [{', '.join(literal(r['child_id']) for r in links)}]")
 
     # -- search
 

@@ -1,15 +1,17 @@
 """The Milvus backend's collections and how chunks become rows and rows chunks.
 
-Three collections per index, named ``<prefix>_chunks``, ``<prefix>_parents`` and ``<prefix>_documents``:
+Four collections per index, named ``<prefix>_chunks``, ``_parents``, ``_links`` and ``_documents``:
 
 - **chunks**: every searchable chunk (section child, footnote child). ``tokens`` holds our BM25 tokens
   (:func:`lclfqa.index.tokens.tokenize`) joined by spaces; a whitespace analyzer hands them to Milvus's
   BM25 function, which fills the ``sparse`` field, so Milvus ranks the same terms as the embedded backend
   (its English analyzer would stem and split differently: no citation compounds such as ``1.25a-1(b)``,
-  another stop list). ``dense`` is the unit vector (inner product = cosine). ``parent_ids`` (an array)
-  are the links to parents: ``children_of`` filters with ``array_contains``.
-- **parents**: parent chunks, fetched by id to widen a hit. Milvus needs a vector field in every
-  collection; parents carry a constant 2-d placeholder that is never searched.
+  another stop list). ``dense`` is the unit vector (inner product = cosine).
+- **parents**: parent chunks, fetched by id to widen a hit (``parents_of``: the child's ``parent_ids``).
+- **links**: one row per (child, parent) pair, so that ``children_of`` is one filtered query. (Not an
+  ARRAY field on the children: pymilvus 2.5.18 cannot read an empty result from Milvus Lite 2.5.1 when
+  the collection has an ARRAY field.) Milvus needs a vector field in every collection; parents, links
+  and documents carry a constant 2-d placeholder that is never searched.
 - **documents**: one row per document (its :class:`~lclfqa.index.records.DocumentRecord` as JSON, its
   content hash, its position), and one ``_meta`` row: embedding model, dimension, recorded settings.
 
@@ -39,12 +41,12 @@ __all__ = [
     "collection_names",
     "create_collections",
     "doc_key",
+    "link_rows",
     "literal",
 ]
 
 #: Milvus's longest VARCHAR, in bytes of UTF-8.
 MAX_TEXT_BYTES = 65_535
-MAX_PARENTS = 1024
 META_KEY = "_meta"
 PLACEHOLDER = [0.0, 0.0]
 CHUNK_FIELDS = [
@@ -67,7 +69,7 @@ CHUNK_FIELDS = [
 
 def collection_names(prefix: str) -> dict[str, str]:
     """``{"chunks": ..., "parents": ..., "documents": ...}`` for a collection prefix."""
-    return {part: f"{prefix}_{part}" for part in ("chunks", "parents", "documents")}
+    return {part: f"{prefix}_{part}" for part in ("chunks", "parents", "links", "documents")}
 
 
 def doc_key(name: str) -> str:
@@ -93,9 +95,7 @@ def _chunk_fields(schema: Any, datatype: Any) -> None:
     schema.add_field("page_end", datatype.INT64)
     schema.add_field("start", datatype.INT64)  # -1: none (Milvus Lite has no nullable fields)
     schema.add_field("end", datatype.INT64)
-    schema.add_field(
-        "parent_ids", datatype.ARRAY, element_type=datatype.VARCHAR, max_capacity=MAX_PARENTS, max_length=512
-    )
+    schema.add_field("parent_ids", datatype.VARCHAR, max_length=MAX_TEXT_BYTES)
     schema.add_field("footnote_numbers", datatype.VARCHAR, max_length=MAX_TEXT_BYTES)
 
 
@@ -144,6 +144,17 @@ def create_collections(client: Any, prefix: str, dimension: int) -> None:
         index = client.prepare_index_params()
         index.add_index("placeholder", index_type="FLAT", metric_type="L2")
         client.create_collection(names["parents"], schema=schema, index_params=index, consistency_level="Strong")
+    if dimension and not client.has_collection(names["links"]):
+        schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
+        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=1040)
+        schema.add_field("child_id", DataType.VARCHAR, max_length=512)
+        schema.add_field("parent_id", DataType.VARCHAR, max_length=512)
+        schema.add_field("doc_key", DataType.VARCHAR, max_length=64)
+        schema.add_field("placeholder", DataType.FLOAT_VECTOR, dim=len(PLACEHOLDER))
+        index = client.prepare_index_params()
+        index.add_index("placeholder", index_type="FLAT", metric_type="L2")
+        index.add_index("parent_id", index_type="INVERTED")
+        client.create_collection(names["links"], schema=schema, index_params=index, consistency_level="Strong")
     if not client.has_collection(names["documents"]):
         schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
         schema.add_field("doc_key", DataType.VARCHAR, is_primary=True, max_length=64)
@@ -168,8 +179,6 @@ def _check_size(chunk: Chunk, field: str, value: str) -> str:
 def chunk_row(chunk: Chunk, seq: int, vector: np.ndarray | None) -> dict[str, Any]:
     """The row of ``chunk`` (the ``seq``-th of its document): for the chunks collection with its unit
     ``vector``, for the parents collection (``vector`` None) with the placeholder."""
-    if len(chunk.parent_ids) > MAX_PARENTS:
-        raise ValueError(f"chunk {chunk.id!r} names {len(chunk.parent_ids)} parents; Milvus holds {MAX_PARENTS}")
     row: dict[str, Any] = {
         "id": chunk.id,
         "doc_key": doc_key(chunk.document),
@@ -183,7 +192,7 @@ def chunk_row(chunk: Chunk, seq: int, vector: np.ndarray | None) -> dict[str, An
         "page_end": chunk.page_end,
         "start": -1 if chunk.start is None else chunk.start,
         "end": -1 if chunk.end is None else chunk.end,
-        "parent_ids": list(chunk.parent_ids),
+        "parent_ids": json.dumps(list(chunk.parent_ids), ensure_ascii=False),
         "footnote_numbers": json.dumps(list(chunk.footnote_numbers), ensure_ascii=False),
     }
     if chunk.kind == PARENT:
@@ -194,6 +203,15 @@ def chunk_row(chunk: Chunk, seq: int, vector: np.ndarray | None) -> dict[str, An
     row["tokens"] = _check_size(chunk, "token list", " ".join(tokenize(text)))
     row["dense"] = [float(x) for x in np.asarray(vector, dtype=np.float32)]
     return row
+
+
+def link_rows(chunk: Chunk) -> list[dict[str, Any]]:
+    """The rows of the links collection for ``chunk`` (one per parent it names)."""
+    key = doc_key(chunk.document)
+    return [
+        {"id": f"{chunk.id}>{p}", "child_id": chunk.id, "parent_id": p, "doc_key": key, "placeholder": PLACEHOLDER}
+        for p in chunk.parent_ids
+    ]
 
 
 def chunk_from_row(row: dict[str, Any]) -> Chunk:
@@ -208,7 +226,7 @@ def chunk_from_row(row: dict[str, Any]) -> Chunk:
         page_end=int(row["page_end"]),
         start=None if row["start"] < 0 else int(row["start"]),
         end=None if row["end"] < 0 else int(row["end"]),
-        parent_ids=tuple(row["parent_ids"]),
+        parent_ids=tuple(json.loads(row["parent_ids"])),
         indexed_text=row["indexed_text"],
         footnote_numbers=tuple(json.loads(row["footnote_numbers"])),
     )
