@@ -249,7 +249,7 @@ def test_unequal_weights_are_applied_alike(built: dict[str, IndexBackend]) -> No
 def test_scope_filters_every_list(built: dict[str, IndexBackend]) -> None:
     emb = DeterministicFakeEmbedding(size=DIM)
     for name, index in built.items():
-        scope, hits = search(index, emb, "Consider \"Fiverr\"'s privacy policy; who sees my data?", RetrievalParams())
+        scope, hits = search(index, emb, 'Consider "Fiverr"\'s privacy policy; who sees my data?', RetrievalParams())
         assert scope.documents == ("privacy_qa/Fiverr.txt",), name
         assert hits and {h.chunk.document for h in hits} == {"privacy_qa/Fiverr.txt"}, name
         assert index.search_sparse("credit", 5, documents=[]) == []

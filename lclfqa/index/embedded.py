@@ -78,7 +78,6 @@ _CHUNK_COLUMNS = (
 )
 
 
-
 class EmbeddedBackend:
     """A loaded generation: look-ups by chunk id, BM25 and dense search over children and footnotes.
 

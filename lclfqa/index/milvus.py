@@ -448,6 +448,14 @@ class MilvusBackend:
 
     # -- search
 
+    def _keep(self, hit: dict[str, Any]) -> str:
+        """A hit's id, its chunk cached from the fields the search returned (``search`` reads every hit's
+        chunk next: one round trip per chunk cost more than the search)."""
+        cid = str(hit["id"])
+        if cid not in self._cache:
+            self._cache.setdefault(cid, chunk_from_row({"id": cid, **hit["entity"]}))
+        return cid
+
     def _scope_filter(self, documents: Collection[str] | None) -> str:
         if documents is None:
             return ""
@@ -464,9 +472,9 @@ class MilvusBackend:
             limit=min(k, MAX_LIMIT),
             filter=self._scope_filter(documents),
             search_params={"metric_type": "BM25"},
-            output_fields=[],
+            output_fields=CHUNK_FIELDS,
         )
-        return [(hit["id"], float(hit["distance"])) for hit in found[0] if hit["distance"] > 0]
+        return [(self._keep(hit), float(hit["distance"])) for hit in found[0] if hit["distance"] > 0]
 
     def _unit(self, vectors: np.ndarray) -> np.ndarray:
         q = np.asarray(vectors, dtype=np.float32)
@@ -488,9 +496,9 @@ class MilvusBackend:
             limit=min(k, MAX_LIMIT),
             filter=self._scope_filter(documents),
             search_params={"metric_type": "IP"},
-            output_fields=[],
+            output_fields=CHUNK_FIELDS,
         )
-        return [[(hit["id"], float(hit["distance"])) for hit in row] for row in found]
+        return [[(self._keep(hit), float(hit["distance"])) for hit in row] for row in found]
 
     def hybrid(
         self,
@@ -526,9 +534,7 @@ class MilvusBackend:
 
         where = self._scope_filter(documents) or None
         limit = min(depth, MAX_LIMIT)
-        requests = [
-            AnnSearchRequest([t], "sparse", {"metric_type": "BM25"}, limit, expr=where) for t in token_queries
-        ]
+        requests = [AnnSearchRequest([t], "sparse", {"metric_type": "BM25"}, limit, expr=where) for t in token_queries]
         if has_dense:
             requests += [
                 AnnSearchRequest([v], "dense", {"metric_type": "IP"}, limit, expr=where) for v in self._unit(vectors)
@@ -537,7 +543,6 @@ class MilvusBackend:
             return []
         weight = sparse_weight if token_queries else dense_weight
         found = self._client.hybrid_search(
-            self._names["chunks"], requests, RRFRanker(rrf_k), limit=min(k, MAX_LIMIT), output_fields=[]
+            self._names["chunks"], requests, RRFRanker(rrf_k), limit=min(k, MAX_LIMIT), output_fields=CHUNK_FIELDS
         )
-        return [(hit["id"], float(hit["distance"]) * weight) for hit in found[0]]
-
+        return [(self._keep(hit), float(hit["distance"]) * weight) for hit in found[0]]

@@ -115,9 +115,7 @@ class IndexBackend(Protocol):
         sharing a token with the query."""
         ...
 
-    def search_dense(
-        self, vectors: np.ndarray, k: int, documents: Collection[str] | None = None
-    ) -> list[Ranked]:
+    def search_dense(self, vectors: np.ndarray, k: int, documents: Collection[str] | None = None) -> list[Ranked]:
         """Top ``k`` searchable chunks by cosine, for each row of ``vectors``."""
         ...
 

@@ -108,7 +108,6 @@ def _write_sqlite(path: Path, documents: list[DocumentRecord], chunks: list[Chun
         con.close()
 
 
-
 def _write_bm25(directory: Path, token_lists: list[list[str]]) -> None:
     bm25_over(token_lists).save(directory, corpus=None, allow_pickle=False, show_progress=False)
 
