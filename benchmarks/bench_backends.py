@@ -174,11 +174,12 @@ def run_case(backend: str, n: int, n_queries: int, workdir: Path) -> dict:
     else:
         from lclfqa.config import Settings
         from lclfqa.index.factory import open_index
+        from lclfqa.index.records import DocumentBatch
         from lclfqa.index.search import RetrievalParams, search
 
         settings = Settings(index_backend=backend)
         index = open_index(settings, where, create=True)
-        index.add_documents(records, chunks, vectors, embedding_model="bench", settings={})
+        index.add_documents(DocumentBatch(records, chunks, vectors, "bench"))
         ingest_s = time.perf_counter() - t0
         index.close()
         index = open_index(settings, where)
@@ -189,16 +190,7 @@ def run_case(backend: str, n: int, n_queries: int, workdir: Path) -> dict:
                 return search(index, emb, sparse[0], params, sparse_queries=sparse, dense_queries=dense)[1]
             from lclfqa.models import embed_array
 
-            fused = index.hybrid(
-                sparse,
-                embed_array(emb, dense),
-                k=8,
-                depth=50,
-                rrf_k=60,
-                sparse_weight=1.0,
-                dense_weight=1.0,
-                documents=documents,
-            )
+            fused = index.hybrid(sparse, embed_array(emb, dense), params, documents)
             return [index.chunk(cid) for cid, _ in fused]
 
     names = list(index.documents)

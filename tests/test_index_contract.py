@@ -22,7 +22,7 @@ from lclfqa.config import Settings
 from lclfqa.index.errors import EmbedderMismatch, IndexNotFound, IndexStoreError
 from lclfqa.index.factory import open_index
 from lclfqa.index.protocol import IndexBackend
-from lclfqa.index.records import DocumentRecord, embedding_text, text_sha256
+from lclfqa.index.records import DocumentBatch, DocumentRecord, embedding_text, text_sha256
 from lclfqa.index.search import RetrievalParams, search
 from lclfqa.ingest.document import CHILD, FOOTNOTE, PARENT, Chunk
 from lclfqa.ingest.pipeline import ingest
@@ -113,7 +113,7 @@ def settings_for(backend: str) -> Settings:
 def build(backend: str, where: Path) -> IndexBackend:
     index = open_index(settings_for(backend), where, create=True)
     records, chunks = corpus()
-    index.add_documents(records, chunks, vectors_of(chunks), embedding_model=MODEL, settings={"v": 1})
+    index.add_documents(DocumentBatch(records, chunks, vectors_of(chunks), MODEL, {"v": 1}))
     return index
 
 
@@ -296,7 +296,7 @@ def test_parent_expansion_is_the_same(built: dict[str, IndexBackend]) -> None:
 def test_reingest_replaces_a_document(fresh: IndexBackend) -> None:
     record, chunks = make_document(DOCS[0], 1, parents=3, version=2)
     old_ids = {c.id for c in fresh.chunks(document=DOCS[0])}
-    fresh.add_documents([record], chunks, vectors_of(chunks), embedding_model=MODEL, settings={"v": 2})
+    fresh.add_documents(DocumentBatch([record], chunks, vectors_of(chunks), MODEL, {"v": 2}))
     assert list(fresh.documents) == DOCS  # replaced in place
     assert fresh.documents[DOCS[0]].summary == "v2"
     assert fresh.chunks(document=DOCS[0]) == chunks
@@ -313,7 +313,7 @@ def test_reingest_replaces_a_document(fresh: IndexBackend) -> None:
 def test_adding_the_same_content_again_changes_nothing(fresh: IndexBackend) -> None:
     records, chunks = corpus()
     before = (fresh.chunks(), fresh.search_sparse("credit refund", 20), fresh.stats())
-    fresh.add_documents(records, chunks, vectors_of(chunks), embedding_model=MODEL, settings={"v": 1})
+    fresh.add_documents(DocumentBatch(records, chunks, vectors_of(chunks), MODEL, {"v": 1}))
     assert (fresh.chunks(), fresh.search_sparse("credit refund", 20), fresh.stats()) == before
 
 
@@ -333,7 +333,7 @@ def test_removal_removes(fresh: IndexBackend) -> None:
 def test_another_embedder_is_refused(fresh: IndexBackend) -> None:
     record, chunks = make_document("new.txt", 9)
     with pytest.raises(EmbedderMismatch, match="other-model"):
-        fresh.add_documents([record], chunks, vectors_of(chunks), embedding_model="other-model", settings={})
+        fresh.add_documents(DocumentBatch([record], chunks, vectors_of(chunks), "other-model", {}))
     assert "new.txt" not in fresh.documents
 
 

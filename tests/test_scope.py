@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from lclfqa.cli import app
 from lclfqa.index.embedded import EmbeddedBackend
+from lclfqa.index.fusion import Fusion
 from lclfqa.index.scope import MAX_SCOPE, DocumentScope, find_scope, name_aliases, scope_names
 from lclfqa.index.search import RetrievalParams, search
 from lclfqa.models import embed_array
@@ -176,13 +177,13 @@ def test_scoped_search_is_fused_search_in_the_named_document_without_the_naming_
         scope, hits = search(index, emb, question, params, sparse_queries=queries, dense_queries=queries)
         assert scope.documents == (LETTER,) and hits and {h.chunk.document for h in hits} == {LETTER}
         stripped = ["what does the firm charge for the return?", "who signs the return?"]
-        fusion = {"k": 20, "depth": 50, "rrf_k": 60, "sparse_weight": 1.0, "dense_weight": 1.0}
-        expected = index.hybrid(stripped, embed_array(emb, stripped), documents=[LETTER], **fusion)
+        fusion = Fusion(k=20, depth=50, rrf_k=60, sparse_weight=1.0, dense_weight=1.0)
+        expected = index.hybrid(stripped, embed_array(emb, stripped), fusion, [LETTER])
         assert [(h.chunk.id, h.score) for h in hits] == expected
         off, hits_off = search(
             index, emb, question, replace(params, document_scope=False), sparse_queries=queries, dense_queries=queries
         )
-        unscoped = index.hybrid(queries, embed_array(emb, queries), **fusion)
+        unscoped = index.hybrid(queries, embed_array(emb, queries), fusion)
         assert not off and [h.chunk.id for h in hits_off] == [cid for cid, _ in unscoped]
         assert {h.chunk.document for h in hits_off} == {MEMO, LETTER}
 

@@ -21,12 +21,21 @@ from typing import Any
 import numpy as np
 
 from lclfqa.index.errors import EmbedderMismatch, IndexCorrupted, IndexFormatError, IndexNotFound, IndexStoreError
-from lclfqa.index.fusion import fuse_searches
+from lclfqa.index.fusion import Fusion
 from lclfqa.index.generations import CURRENT, GEN_RE, read_current
+from lclfqa.index.hybrid import fuse_searches
 from lclfqa.index.integrity import VERIFY_ON_LOAD_MAX_BYTES, file_problems, recorded_bytes, sqlite_problems
 from lclfqa.index.lock import writer_lock
-from lclfqa.index.protocol import Progress, Ranked
-from lclfqa.index.records import KINDS, DocumentRecord, IndexStats, same_model
+from lclfqa.index.protocol import Progress, Ranked, Scope
+from lclfqa.index.records import (
+    KINDS,
+    DocumentBatch,
+    DocumentRecord,
+    IndexStats,
+    chunk_from_fields,
+    same_model,
+    unit_queries,
+)
 from lclfqa.index.sparse import Bm25Weights, bm25_over, bm25s, top_k
 from lclfqa.index.tokens import TOKENIZER_VERSION, tokenize
 from lclfqa.index.writer import BM25, DENSE, FORMAT_VERSION, HNSW, HNSW_EF_SEARCH, MANIFEST, SQLITE, write_index
@@ -39,37 +48,6 @@ __all__ = ["EmbeddedBackend", "check_index"]
 #: FAISS spreads a batch over OpenMP threads; for a handful of queries on 2 cores waking the pool costs
 #: more than the searches (4 queries: ~8 ms batched, ~1 ms one by one).
 _HNSW_LOOP_MAX = 16
-
-
-def _chunk_from_row(r: sqlite3.Row | tuple[Any, ...]) -> Chunk:
-    (
-        cid,
-        kind,
-        document,
-        text,
-        section_path,
-        page_start,
-        page_end,
-        start,
-        end,
-        parent_ids,
-        indexed_text,
-        footnote_numbers,
-    ) = r
-    return Chunk(
-        id=cid,
-        kind=kind,
-        document=document,
-        text=text,
-        section_path=tuple(json.loads(section_path)),
-        page_start=page_start,
-        page_end=page_end,
-        start=start,
-        end=end,
-        parent_ids=tuple(json.loads(parent_ids)),
-        indexed_text=indexed_text,
-        footnote_numbers=tuple(json.loads(footnote_numbers)),
-    )
 
 
 _CHUNK_COLUMNS = (
@@ -317,21 +295,13 @@ class EmbeddedBackend:
 
     # -- writing
 
-    def add_documents(
-        self,
-        documents: Sequence[DocumentRecord],
-        chunks: Sequence[Chunk],
-        vectors: np.ndarray,
-        *,
-        embedding_model: str,
-        settings: Mapping[str, Any],
-        progress: Progress | None = None,
-    ) -> None:
-        """Write a new generation: this one's documents with ``documents`` added or replaced in place (new
+    def add_documents(self, batch: DocumentBatch, progress: Progress | None = None) -> None:
+        """Write a new generation: this one's documents with the batch's added or replaced in place (new
         ones last), everything else copied with its vectors, then read it. Always writes, so that an ingest
         also stores what only a newer lclfqa computes (BM25 of a newer tokenizer, checksums)."""
         if self.documents:
-            self.check_embedder(embedding_model)
+            self.check_embedder(batch.embedding_model)
+        documents, chunks = batch.documents, batch.chunks
         given = {d.name: d for d in documents}
         by_doc: dict[str, list[Chunk]] = {name: [] for name in given}
         for c in chunks:
@@ -339,7 +309,7 @@ class EmbeddedBackend:
                 raise ValueError(f"chunk {c.id!r} belongs to document {c.document!r}, which is not in `documents`")
             by_doc[c.document].append(c)
         searchable = [c for c in chunks if c.kind != PARENT]
-        vectors = np.asarray(vectors, dtype=np.float32)
+        vectors = np.asarray(batch.vectors, dtype=np.float32)
         if vectors.ndim != 2 or vectors.shape[0] != len(searchable):
             raise ValueError(
                 f"vectors must have shape (n_searchable, dim) = ({len(searchable)}, dim), one row per chunk of "
@@ -348,7 +318,7 @@ class EmbeddedBackend:
         new_rows = {c.id: i for i, c in enumerate(searchable)}
         records = [given.get(name, rec) for name, rec in self.documents.items()]
         records += [rec for name, rec in given.items() if name not in self.documents]
-        self._write(records, by_doc, vectors, new_rows, embedding_model, settings)
+        self._write(records, by_doc, vectors, new_rows, batch.embedding_model, batch.settings)
 
     def remove_documents(self, names: Collection[str]) -> None:
         """Write a new generation without these documents (nothing is written when none is stored)."""
@@ -424,13 +394,13 @@ class EmbeddedBackend:
         rows = self._query(f"SELECT {_CHUNK_COLUMNS} FROM chunks c WHERE c.id = ?", (chunk_id,))
         if not rows:
             raise KeyError(f"no chunk {chunk_id!r} in index {self.location}")
-        return self._cache.setdefault(chunk_id, _chunk_from_row(rows[0]))
+        return self._cache.setdefault(chunk_id, chunk_from_fields(rows[0]))
 
     def _chunks(self, sql: str, params: Sequence[Any]) -> list[Chunk]:
         out = []
         for r in self._query(sql, params):
             cached = self._cache.get(r[0])
-            out.append(cached if cached is not None else self._cache.setdefault(r[0], _chunk_from_row(r)))
+            out.append(cached if cached is not None else self._cache.setdefault(r[0], chunk_from_fields(r)))
         return out
 
     def chunks(self, kind: str | None = None, document: str | None = None) -> list[Chunk]:
@@ -495,7 +465,7 @@ class EmbeddedBackend:
                 self._rows_cache[key] = cached
         return cached
 
-    def search_sparse(self, query: str, k: int, documents: Collection[str] | None = None) -> Ranked:
+    def search_sparse(self, query: str, k: int, documents: Scope = None) -> Ranked:
         """Top ``k`` searchable chunks by BM25 (Lucene variant, bm25s), best first; only chunks that share
         a token with the query (score > 0), and only of ``documents`` when given (a document scope)."""
         if k <= 0 or self._bm25 is None:
@@ -508,24 +478,14 @@ class EmbeddedBackend:
             candidates = np.intersect1d(candidates, self.rows_of(documents), assume_unique=True)
         return [(self._row_ids[r], float(scores[r])) for r in top_k(scores, k, candidates)]
 
-    def _as_queries(self, vectors: np.ndarray) -> np.ndarray:
-        q = np.asarray(vectors, dtype=np.float32)
-        if q.ndim != 2 or q.shape[1] != self.dimension:
-            raise ValueError(
-                f"query vectors must have dimension {self.dimension} (index {self.location} was built with "
-                f"{self.embedding_model!r}); got shape {np.asarray(vectors).shape}"
-            )
-        norms = np.linalg.norm(q, axis=1, keepdims=True)
-        return np.ascontiguousarray(q / np.maximum(norms, 1e-12))
-
-    def search_dense(self, vectors: np.ndarray, k: int, documents: Collection[str] | None = None) -> list[Ranked]:
+    def search_dense(self, vectors: np.ndarray, k: int, documents: Scope = None) -> list[Ranked]:
         """Top ``k`` by cosine for each row of ``vectors`` (the question and its rewrites) in one pass over
         the matrix, which costs about the same as a single query: the scan is memory-bound. With
         ``documents`` (a document scope), only their chunks, scored exactly."""
         n = len(self._row_ids)
         if n == 0 or k <= 0:  # before the shape check: an empty index may have dimension 0
             return [[] for _ in range(len(np.atleast_2d(vectors)))]
-        queries = self._as_queries(vectors)
+        queries = unit_queries(vectors, self.dimension, self.location, self.embedding_model)
         if documents is not None:
             rows = self.rows_of(documents)
             if len(rows) == 0:
@@ -553,32 +513,9 @@ class EmbeddedBackend:
         all_scores = np.einsum("ij,kj->ki", self._vectors, queries)
         return [[(self._row_ids[r], float(scores[r])) for r in top_k(scores, k)] for scores in all_scores]
 
-    def hybrid(
-        self,
-        sparse_queries: Sequence[str],
-        vectors: np.ndarray,
-        *,
-        k: int,
-        depth: int,
-        rrf_k: int,
-        sparse_weight: float,
-        dense_weight: float,
-        documents: Collection[str] | None = None,
-    ) -> Ranked:
-        """BM25 and dense lists fused by weighted RRF here (:func:`lclfqa.index.fusion.fuse_searches`)."""
-        if not len(self._row_ids):
-            return []
-        return fuse_searches(
-            self,
-            sparse_queries,
-            vectors,
-            k=k,
-            depth=depth,
-            rrf_k=rrf_k,
-            sparse_weight=sparse_weight,
-            dense_weight=dense_weight,
-            documents=documents,
-        )
+    def hybrid(self, texts: Sequence[str], vectors: np.ndarray, fusion: Fusion, documents: Scope = None) -> Ranked:
+        """BM25 and dense lists fused by weighted RRF here (:func:`lclfqa.index.hybrid.fuse_searches`)."""
+        return fuse_searches(self, texts, vectors, fusion, documents) if self._row_ids else []
 
 
 def check_index(index_dir: str | Path) -> list[str]:

@@ -10,17 +10,25 @@ no top-k. This function does all of it and is tested against hand-computed score
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Hashable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
 
-import numpy as np
-
-if TYPE_CHECKING:
-    from lclfqa.index.protocol import IndexBackend, Ranked
-
-__all__ = ["fuse_searches", "rrf"]
+__all__ = ["Fusion", "rrf"]
 
 Id = TypeVar("Id", bound=Hashable)
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """How hybrid lists are fused: the top ``k`` of lists ``depth`` deep, by weighted RRF with constant
+    ``rrf_k``, every BM25 list weighing ``sparse_weight`` and every dense list ``dense_weight``."""
+
+    k: int = 8
+    depth: int = 50
+    rrf_k: int = 60
+    sparse_weight: float = 1.0
+    dense_weight: float = 1.0
 
 
 def rrf(
@@ -77,30 +85,3 @@ def rrf(
     scored = [(doc, math.fsum(parts)) for doc, parts in contributions.items()]
     scored.sort(key=lambda item: (-item[1], best_rank[item[0]], first[item[0]]))
     return scored if top_k is None else scored[:top_k]
-
-
-def fuse_searches(
-    index: IndexBackend,
-    sparse_queries: Sequence[str],
-    vectors: np.ndarray,
-    *,
-    k: int,
-    depth: int,
-    rrf_k: int,
-    sparse_weight: float,
-    dense_weight: float,
-    documents: Collection[str] | None = None,
-) -> Ranked:
-    """Hybrid search fused here: ``index``'s BM25 list for each sparse query, then its dense list for each
-    row of ``vectors``, ``depth`` deep, through :func:`rrf` (the embedded backend's ``hybrid``, and the
-    Milvus backend's where the server cannot apply the weights)."""
-    rankings: list[list[str]] = []
-    weights: list[float] = []
-    for q in sparse_queries:
-        rankings.append([cid for cid, _ in index.search_sparse(q, depth, documents)])
-        weights.append(sparse_weight)
-    if len(vectors):
-        for hits in index.search_dense(vectors, depth, documents):
-            rankings.append([cid for cid, _ in hits])
-            weights.append(dense_weight)
-    return rrf(rankings, k=rrf_k, weights=weights, top_k=k)

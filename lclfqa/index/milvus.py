@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from lclfqa.index.errors import BackendUnavailable, EmbedderMismatch, IndexNotFound
-from lclfqa.index.fusion import fuse_searches
+from lclfqa.index.fusion import Fusion
+from lclfqa.index.hybrid import fuse_searches
 from lclfqa.index.lock import writer_lock
 from lclfqa.index.milvus_schema import (
     CHUNK_FIELDS,
@@ -40,8 +41,8 @@ from lclfqa.index.milvus_schema import (
     link_rows,
     literal,
 )
-from lclfqa.index.protocol import Progress, Ranked
-from lclfqa.index.records import KINDS, DocumentRecord, IndexStats, same_model, validate_batch
+from lclfqa.index.protocol import Progress, Ranked, Scope
+from lclfqa.index.records import KINDS, DocumentBatch, DocumentRecord, IndexStats, same_model, unit_queries
 from lclfqa.index.tokens import TOKENIZER_VERSION, tokenize
 from lclfqa.ingest.document import CHILD, FOOTNOTE, PARENT, Chunk
 
@@ -263,19 +264,11 @@ class MilvusBackend:
 
     # -- writing
 
-    def add_documents(
-        self,
-        documents: Sequence[DocumentRecord],
-        chunks: Sequence[Chunk],
-        vectors: np.ndarray,
-        *,
-        embedding_model: str,
-        settings: Mapping[str, Any],
-        progress: Progress | None = None,
-    ) -> None:
-        """Add or replace ``documents`` (see the module doc); unchanged ones are skipped."""
-        documents, chunks = list(documents), list(chunks)
-        searchable, vectors = validate_batch(documents, chunks, vectors)
+    def add_documents(self, batch: DocumentBatch, progress: Progress | None = None) -> None:
+        """Add or replace the batch's documents (see the module doc); unchanged ones are skipped."""
+        documents, chunks = list(batch.documents), list(batch.chunks)
+        embedding_model, settings = batch.embedding_model, batch.settings
+        searchable, vectors = batch.validated()
         if self._documents and embedding_model:
             self.check_embedder(embedding_model)
         dimension = self.dimension or (int(vectors.shape[1]) if len(searchable) else 0)
@@ -461,7 +454,7 @@ class MilvusBackend:
             return ""
         return f"doc_key in [{', '.join(literal(doc_key(d)) for d in sorted(documents))}]"
 
-    def search_sparse(self, query: str, k: int, documents: Collection[str] | None = None) -> Ranked:
+    def search_sparse(self, query: str, k: int, documents: Scope = None) -> Ranked:
         tokens = " ".join(tokenize(query))
         if k <= 0 or not tokens or not self._searchable or (documents is not None and not documents):
             return []
@@ -476,22 +469,13 @@ class MilvusBackend:
         )
         return [(self._keep(hit), float(hit["distance"])) for hit in found[0] if hit["distance"] > 0]
 
-    def _unit(self, vectors: np.ndarray) -> np.ndarray:
-        q = np.asarray(vectors, dtype=np.float32)
-        if q.ndim != 2 or q.shape[1] != self.dimension:
-            raise ValueError(
-                f"query vectors must have dimension {self.dimension} (index {self.location} was built with "
-                f"{self.embedding_model!r}); got shape {np.asarray(vectors).shape}"
-            )
-        return q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
-
-    def search_dense(self, vectors: np.ndarray, k: int, documents: Collection[str] | None = None) -> list[Ranked]:
+    def search_dense(self, vectors: np.ndarray, k: int, documents: Scope = None) -> list[Ranked]:
         n = len(np.atleast_2d(vectors))
         if k <= 0 or not self._searchable or (documents is not None and not documents):
             return [[] for _ in range(n)]
         found = self._client.search(
             self._names["chunks"],
-            data=list(self._unit(vectors)),
+            data=list(unit_queries(vectors, self.dimension, self.location, self.embedding_model)),
             anns_field="dense",
             limit=min(k, MAX_LIMIT),
             filter=self._scope_filter(documents),
@@ -500,49 +484,31 @@ class MilvusBackend:
         )
         return [[(self._keep(hit), float(hit["distance"])) for hit in row] for row in found]
 
-    def hybrid(
-        self,
-        sparse_queries: Sequence[str],
-        vectors: np.ndarray,
-        *,
-        k: int,
-        depth: int,
-        rrf_k: int,
-        sparse_weight: float,
-        dense_weight: float,
-        documents: Collection[str] | None = None,
-    ) -> Ranked:
+    def hybrid(self, texts: Sequence[str], vectors: np.ndarray, fusion: Fusion, documents: Scope = None) -> Ranked:
         """Server-side RRF (``RRFRanker(rrf_k)``) over every list when the weights are equal (scores scaled
         by the weight, which is what weighted RRF gives then); fused here with unequal weights."""
-        if k <= 0 or not self._searchable or (documents is not None and not documents):
+        if fusion.k <= 0 or not self._searchable or (documents is not None and not documents):
             return []
-        token_queries = [t for t in (" ".join(tokenize(q)) for q in sparse_queries) if t]
+        token_queries = [t for t in (" ".join(tokenize(q)) for q in texts) if t]
         has_dense = len(vectors) > 0
-        if sparse_weight != dense_weight and token_queries and has_dense:
-            return fuse_searches(
-                self,
-                sparse_queries,
-                vectors,
-                k=k,
-                depth=depth,
-                rrf_k=rrf_k,
-                sparse_weight=sparse_weight,
-                dense_weight=dense_weight,
-                documents=documents,
-            )
+        if fusion.sparse_weight != fusion.dense_weight and token_queries and has_dense:
+            return fuse_searches(self, texts, vectors, fusion, documents)
         from pymilvus import AnnSearchRequest, RRFRanker
 
         where = self._scope_filter(documents) or None
-        limit = min(depth, MAX_LIMIT)
+        limit = min(fusion.depth, MAX_LIMIT)
         requests = [AnnSearchRequest([t], "sparse", {"metric_type": "BM25"}, limit, expr=where) for t in token_queries]
         if has_dense:
-            requests += [
-                AnnSearchRequest([v], "dense", {"metric_type": "IP"}, limit, expr=where) for v in self._unit(vectors)
-            ]
+            unit = unit_queries(vectors, self.dimension, self.location, self.embedding_model)
+            requests += [AnnSearchRequest([v], "dense", {"metric_type": "IP"}, limit, expr=where) for v in unit]
         if not requests:
             return []
-        weight = sparse_weight if token_queries else dense_weight
+        weight = fusion.sparse_weight if token_queries else fusion.dense_weight
         found = self._client.hybrid_search(
-            self._names["chunks"], requests, RRFRanker(rrf_k), limit=min(k, MAX_LIMIT), output_fields=CHUNK_FIELDS
+            self._names["chunks"],
+            requests,
+            RRFRanker(fusion.rrf_k),
+            limit=min(fusion.k, MAX_LIMIT),
+            output_fields=CHUNK_FIELDS,
         )
         return [(self._keep(hit), float(hit["distance"]) * weight) for hit in found[0]]

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from lclfqa.index.records import embedding_text, text_sha256
+from lclfqa.index.records import chunk_from_fields, embedding_text, text_sha256
 from lclfqa.index.sparse import BM25_PARAMS
 from lclfqa.index.tokens import tokenize
 from lclfqa.ingest.document import PARENT, Chunk
@@ -49,22 +49,22 @@ __all__ = [
 MAX_TEXT_BYTES = 65_535
 META_KEY = "_meta"
 PLACEHOLDER = [0.0, 0.0]
-CHUNK_FIELDS = [
+#: The fields of a chunk, in :class:`~lclfqa.ingest.document.Chunk`'s order, then where it stands.
+CHUNK_ORDER = [
     "id",
-    "doc_key",
-    "document",
     "kind",
-    "seq",
+    "document",
     "text",
-    "indexed_text",
     "section_path",
     "page_start",
     "page_end",
     "start",
     "end",
     "parent_ids",
+    "indexed_text",
     "footnote_numbers",
 ]
+CHUNK_FIELDS = [*CHUNK_ORDER, "doc_key", "seq"]
 
 
 def collection_names(prefix: str) -> dict[str, str]:
@@ -216,17 +216,5 @@ def link_rows(chunk: Chunk) -> list[dict[str, Any]]:
 
 def chunk_from_row(row: dict[str, Any]) -> Chunk:
     """The chunk a row of the chunks or parents collection holds."""
-    return Chunk(
-        id=row["id"],
-        kind=row["kind"],
-        document=row["document"],
-        text=row["text"],
-        section_path=tuple(json.loads(row["section_path"])),
-        page_start=int(row["page_start"]),
-        page_end=int(row["page_end"]),
-        start=None if row["start"] < 0 else int(row["start"]),
-        end=None if row["end"] < 0 else int(row["end"]),
-        parent_ids=tuple(json.loads(row["parent_ids"])),
-        indexed_text=row["indexed_text"],
-        footnote_numbers=tuple(json.loads(row["footnote_numbers"])),
-    )
+    offsets = {"start": None if row["start"] < 0 else row["start"], "end": None if row["end"] < 0 else row["end"]}
+    return chunk_from_fields([offsets.get(name, row[name]) for name in CHUNK_ORDER])

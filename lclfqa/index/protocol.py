@@ -16,16 +16,20 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from lclfqa.index.records import DocumentRecord, IndexStats
+from lclfqa.index.fusion import Fusion
+from lclfqa.index.records import DocumentBatch, DocumentRecord, IndexStats
 from lclfqa.ingest.document import Chunk
 
-__all__ = ["IndexBackend", "Progress", "Ranked"]
+__all__ = ["IndexBackend", "Progress", "Ranked", "Scope"]
 
 Ranked = list[tuple[str, float]]
 """``(chunk_id, score)`` pairs, best first."""
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``, as ingest reports it (the CLI draws bars)."""
+
+Scope = Collection[str] | None
+"""The documents a search is restricted to (a document scope); ``None``: the whole index."""
 
 
 @runtime_checkable
@@ -63,21 +67,12 @@ class IndexBackend(Protocol):
 
     # -- writing (the caller holds the writer lock, lclfqa.index.lock)
 
-    def add_documents(
-        self,
-        documents: Sequence[DocumentRecord],
-        chunks: Sequence[Chunk],
-        vectors: np.ndarray,
-        *,
-        embedding_model: str,
-        settings: Mapping[str, Any],
-        progress: Progress | None = None,
-    ) -> None:
-        """Add ``documents`` with their ``chunks``, replacing any stored document of the same name.
+    def add_documents(self, batch: DocumentBatch, progress: Progress | None = None) -> None:
+        """Add the batch's documents with their chunks, replacing any stored document of the same name.
 
-        ``vectors`` has one row per chunk of kind other than parent, in the order of ``chunks``. A document
-        whose content is already stored unchanged is left alone (adding is idempotent). ``settings``
-        become :attr:`recorded_settings`.
+        A document whose content is already stored unchanged is left alone (adding is idempotent). The
+        batch's ``settings`` become :attr:`recorded_settings`; ``progress("store", done, total)`` is
+        called as rows are written.
         """
         ...
 
@@ -110,29 +105,18 @@ class IndexBackend(Protocol):
 
     # -- search
 
-    def search_sparse(self, query: str, k: int, documents: Collection[str] | None = None) -> Ranked:
+    def search_sparse(self, query: str, k: int, documents: Scope = None) -> Ranked:
         """Top ``k`` searchable chunks by BM25 over :func:`lclfqa.index.tokens.tokenize` tokens; only chunks
         sharing a token with the query."""
         ...
 
-    def search_dense(self, vectors: np.ndarray, k: int, documents: Collection[str] | None = None) -> list[Ranked]:
+    def search_dense(self, vectors: np.ndarray, k: int, documents: Scope = None) -> list[Ranked]:
         """Top ``k`` searchable chunks by cosine, for each row of ``vectors``."""
         ...
 
-    def hybrid(
-        self,
-        sparse_queries: Sequence[str],
-        vectors: np.ndarray,
-        *,
-        k: int,
-        depth: int,
-        rrf_k: int,
-        sparse_weight: float,
-        dense_weight: float,
-        documents: Collection[str] | None = None,
-    ) -> Ranked:
-        """One BM25 list per sparse query and one dense list per vector row, ``depth`` deep each, fused by
-        weighted RRF into the top ``k`` (a backend that fuses on its server does it there)."""
+    def hybrid(self, texts: Sequence[str], vectors: np.ndarray, fusion: Fusion, documents: Scope = None) -> Ranked:
+        """One BM25 list per text and one dense list per row of ``vectors``, ``fusion.depth`` deep each,
+        fused by weighted RRF into the top ``fusion.k`` (a backend that fuses on its server does it there)."""
         ...
 
     def stats(self) -> IndexStats:

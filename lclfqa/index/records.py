@@ -6,7 +6,10 @@ Shared by every backend, so that a document ingested into one is described the s
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -14,12 +17,15 @@ from lclfqa.ingest.document import CHILD, FOOTNOTE, PARENT, Chunk
 
 __all__ = [
     "KINDS",
+    "DocumentBatch",
     "DocumentRecord",
     "IndexStats",
     "canonical_model",
+    "chunk_from_fields",
     "embedding_text",
     "same_model",
     "text_sha256",
+    "unit_queries",
     "validate_batch",
 ]
 
@@ -43,6 +49,23 @@ class DocumentRecord:
     summary: str = ""
     dropped_headers: int = 0
     dropped_footers: int = 0
+
+
+@dataclass(frozen=True)
+class DocumentBatch:
+    """Documents to add to an index, whole: their records, all their chunks, and one vector per chunk of
+    kind other than parent, in the order of ``chunks``, made by ``embedding_model``. ``settings`` is what
+    the writer records with the index (chunk settings, documents kept stale)."""
+
+    documents: Sequence[DocumentRecord]
+    chunks: Sequence[Chunk]
+    vectors: np.ndarray
+    embedding_model: str
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    def validated(self) -> tuple[list[Chunk], np.ndarray]:
+        """The searchable chunks and their unit vectors; ``ValueError`` naming the first problem."""
+        return validate_batch(list(self.documents), list(self.chunks), self.vectors)
 
 
 @dataclass(frozen=True)
@@ -75,6 +98,25 @@ def embedding_text(chunk: Chunk) -> str:
 def text_sha256(text: str) -> str:
     """The key vectors are reused by on re-ingest: hex sha256 of the UTF-8 text."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def chunk_from_fields(fields: Sequence[Any]) -> Chunk:
+    """A chunk from its stored fields, in :class:`~lclfqa.ingest.document.Chunk`'s order, with the
+    section path, parent ids and footnote numbers as JSON lists (how both backends store them)."""
+    cid, kind, document, text, path, first, last, start, end, parents, indexed, notes = fields
+    path, parents, notes = tuple(json.loads(path)), tuple(json.loads(parents)), tuple(json.loads(notes))
+    return Chunk(cid, kind, document, text, path, first, last, start, end, parents, indexed, notes)
+
+
+def unit_queries(vectors: np.ndarray, dimension: int, where: str, model: str) -> np.ndarray:
+    """Query vectors as unit rows of an index's ``dimension`` (``ValueError`` naming the index otherwise)."""
+    q = np.asarray(vectors, dtype=np.float32)
+    if q.ndim != 2 or q.shape[1] != dimension:
+        raise ValueError(
+            f"query vectors must have dimension {dimension} (index {where} was built with {model!r}); got "
+            f"shape {np.asarray(vectors).shape}"
+        )
+    return np.ascontiguousarray(q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12))
 
 
 def canonical_model(name: str) -> str:

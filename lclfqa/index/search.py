@@ -15,6 +15,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from lclfqa.config import Settings
+from lclfqa.index.fusion import Fusion
 from lclfqa.index.protocol import IndexBackend
 from lclfqa.index.scope import DocumentScope, find_scope
 from lclfqa.ingest.document import Chunk
@@ -32,15 +33,10 @@ class Hit:
 
 
 @dataclass(frozen=True)
-class RetrievalParams:
-    """How a question is searched: top ``k`` children from lists ``depth`` deep, fused by weighted RRF
-    (constant ``rrf_k``), within the documents the question names when ``document_scope``."""
+class RetrievalParams(Fusion):
+    """How a question is searched: the :class:`~lclfqa.index.fusion.Fusion` of its lists, within the
+    documents the question names when ``document_scope``."""
 
-    k: int = 8
-    depth: int = 50
-    sparse_weight: float = 1.0
-    dense_weight: float = 1.0
-    rrf_k: int = 60
     document_scope: bool = True
 
     @classmethod
@@ -91,14 +87,6 @@ def search(
     if (not sparse and not dense) or len(index) == 0:
         return scope, []
     vectors = embed_array(embeddings, dense) if dense else np.zeros((0, index.dimension), dtype=np.float32)
-    fused = index.hybrid(
-        sparse,
-        vectors,
-        k=params.k,
-        depth=max(params.depth, params.k),
-        rrf_k=params.rrf_k,
-        sparse_weight=params.sparse_weight,
-        dense_weight=params.dense_weight,
-        documents=scope.documents or None,
-    )
+    fusion = Fusion(params.k, max(params.depth, params.k), params.rrf_k, params.sparse_weight, params.dense_weight)
+    fused = index.hybrid(sparse, vectors, fusion, scope.documents or None)
     return scope, [Hit(index.chunk(cid), score) for cid, score in fused]

@@ -26,7 +26,7 @@ from lclfqa.config import Settings
 from lclfqa.index.factory import open_index
 from lclfqa.index.lock import writer_lock
 from lclfqa.index.protocol import IndexBackend
-from lclfqa.index.records import DocumentRecord, embedding_text, text_sha256
+from lclfqa.index.records import DocumentBatch, DocumentRecord, embedding_text, text_sha256
 from lclfqa.ingest.chunking import chunk_document, document_prefix
 from lclfqa.ingest.discovery import find_sources
 from lclfqa.ingest.document import (
@@ -193,28 +193,16 @@ def ingest(
         log.warning("skipped %s: %s", path, reason)
 
     with writer_lock(index_dir, wait=wait, on_wait=on_wait):
-        _ingest_locked(found.files, Path(index_dir), settings, embeddings, summarizer, report, tick)
+        existing = open_index(settings, Path(index_dir), create=True)  # read under the lock
+        try:
+            _ingest_locked(existing, found.files, settings, embeddings, summarizer, report, tick)
+        finally:
+            existing.close()
     report.seconds = time.perf_counter() - started
     return report
 
 
 def _ingest_locked(
-    files: list[tuple[Path, str]],
-    index_dir: Path,
-    settings: Settings,
-    embeddings: Embeddings | None,
-    summarizer: Summarizer | None,
-    report: IngestReport,
-    tick: Callable[[str, int, int], None],
-) -> None:
-    existing = open_index(settings, index_dir, create=True)
-    try:
-        _ingest_into(existing, files, settings, embeddings, summarizer, report, tick)
-    finally:
-        existing.close()
-
-
-def _ingest_into(
     existing: IndexBackend,
     files: list[tuple[Path, str]],
     settings: Settings,
@@ -292,14 +280,9 @@ def _ingest_into(
     new_chunks = [c for chunks in made.values() for c in chunks]
     searchable = [c for c in new_chunks if c.kind != PARENT]
     vectors = _embed(searchable, existing, settings, embeddings, report, tick)
-    existing.add_documents(
-        [records[name] for name in made],
-        new_chunks,
-        vectors,
-        embedding_model=settings.embedding_model,
-        settings={"chunking": _chunk_settings(settings), "stale_documents": sorted(stale & set(records))},
-        progress=tick,
-    )
+    recorded = {"chunking": _chunk_settings(settings), "stale_documents": sorted(stale & set(records))}
+    batch = DocumentBatch([records[name] for name in made], new_chunks, vectors, settings.embedding_model, recorded)
+    existing.add_documents(batch, progress=tick)
     for rec in existing.documents.values():
         report.documents += 1
         report.pages += rec.pages
