@@ -97,7 +97,8 @@ def test_every_template_renders_with_the_values_nodes_pass():
         problems="p",
         verdict_rule="",
         max_quotes=6,
-        max_words=60,
+        verdict="",
+        verdict_json="",
     )
     for name in (
         "condense",
@@ -280,8 +281,18 @@ def test_a_cited_section_named_only_by_a_document_or_section_path_is_found():
         ("What must the public notice contain?", False),
         ("For the child-care credit, which caregivers don't count? Can a client count her mother?", False),
         ("How did the majority define quickening?", False),
+        # facts first, then the question: the first interrogative sentence decides
+        ("A client files separately. Is that allowed? Are there exceptions?", True),
+        ("The lessee paid a fee on early termination. What did the court hold?", False),
+        # an embedded yes/no question ("whether") with no wh-word before it
+        ("Walk me through whether the issuer breached the limit and what follows.", True),
+        ("Explain how a court decides whether a fee is a penalty.", False),
     ],
 )
 def test_the_verdict_rule_is_given_for_yes_no_questions_only(question: str, yes_no: bool):
     assert prompts.is_yes_no(question) is yes_no
     assert bool(prompts.verdict_rule(question)) is yes_no
+    # the extractor's verdict is named in the rule; "depends" leaves the general rule
+    if yes_no:
+        assert '"no"' in prompts.verdict_rule(question, "no") and '"No, <the rule>' in prompts.verdict_rule(question, "no")
+        assert prompts.verdict_rule(question, "depends") == prompts.verdict_rule(question)

@@ -164,14 +164,31 @@ def answer_examples() -> str:
 _YES_NO = re.compile(
     r"^\W*(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|am|do|does|did|has|have|had)\b", re.I
 )
+_ASKS_WHETHER = re.compile(r"^(?:(?!\b(?:how|what|which|why|when|where|who|whom|whose)\b).)*\bwhether\b", re.I | re.S)
+_QUESTION_SENTENCE = re.compile(r"[^.?!]*(?:\?|\bwhether\b[^.?!]*[.?!]?)")
 
 
 def is_yes_no(question: str) -> bool:
-    """Whether ``question`` asks yes or no: its first sentence opens with an auxiliary verb ("Can …",
-    "Is …", "Does …"); a later clause ("… Are there exceptions?") does not make the whole a yes/no one."""
-    return bool(_YES_NO.match(question))
+    """Whether ``question`` asks yes or no: its first interrogative sentence (one ending in "?" or asking
+    "whether …"; statements that set out the facts before it are skipped) opens with an auxiliary verb
+    ("Can …", "Is that allowed?") or asks whether with no wh-word before it ("Walk me through whether …",
+    not "Compare how … treat whether …"). A later question ("… Are
+    there exceptions?") does not make the whole a yes/no one."""
+    m = _QUESTION_SENTENCE.search(question)
+    first = m.group(0) if m else question
+    return bool(_YES_NO.match(first) or _ASKS_WHETHER.search(first))
 
 
-def verdict_rule(question: str) -> str:
-    """The reader's verdict-first rule (with a line break) for a yes/no question, else ``""``."""
-    return _load("templates")["verdict_rule"] + "\n" if is_yes_no(question) else ""
+def extract_verdict_rule() -> str:
+    """The extractor's instruction to give the verdict of a yes/no question after its quotes."""
+    return _load("templates")["extract_verdict_rule"]
+
+
+def verdict_rule(question: str, verdict: str = "") -> str:
+    """The reader's verdict-first rule (with a line break) for a yes/no question, else ``""``; with the
+    extractor's ``verdict`` (``yes``/``no``), the rule names it."""
+    if not is_yes_no(question):
+        return ""
+    if verdict in ("yes", "no"):
+        return render(_load("templates")["given_verdict_rule"], verdict=verdict, Verdict=verdict.capitalize()) + "\n"
+    return _load("templates")["verdict_rule"] + "\n"
