@@ -98,7 +98,8 @@ class Settings:
         },
     )
     max_answer_tokens: int = field(
-        default=280, metadata={"help": "longest answer the reader may write, in tokens (gold answers: 300-900 characters)"}
+        default=280,
+        metadata={"help": "longest answer the reader may write, in tokens (gold answers: 300-900 characters)"},
     )
     # --- limits on every input (a file over a limit is skipped with a message naming the limit)
     max_file_mb: float = field(

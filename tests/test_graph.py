@@ -418,46 +418,50 @@ def test_an_answer_stating_what_no_quote_contains_is_repaired_once_then_cut(samp
     assert graph.invoke({"question": QUESTION}).answer == "No. [1] Married taxpayers must file a joint return [1]."
     assert result["steps"]["read"]["repaired"] == 1 and result["steps"]["read"]["llm_calls"] == 2
     # a repair that still states it: the sentence is removed, the verdict stays, nothing unsupported is shown
-    graph, llm = graph_with(sample_index, good_script(answer=wrong, repair=json.dumps({"sentences": [wrong.split("] ", 1)[1]]})))
+    graph, llm = graph_with(
+        sample_index, good_script(answer=wrong, repair=json.dumps({"sentences": [wrong.split("] ", 1)[1]]}))
+    )
     result = graph.invoke({"question": QUESTION})
-    assert result.answer == f"The sources state: “{result['quotes'][0]['text']}” [1]"  # "No. [1]" alone says nothing
+    assert (
+        result.answer == f"The sources state: “{' '.join(result['quotes'][0]['text'].split())}” [1]"
+    )  # "No. [1]" alone says nothing
     assert result["removed"] == ["The credit is 45% of qualified expenses up to $9,999 [1]."]
     assert "45%" not in result.answer and result["unsupported"] == []
     # the failing sentence carried the verdict: it goes with the sentence (unsupported), the closest quote stays
-    graph, llm = graph_with(sample_index, good_script(answer="No, it is 45% [1].", repair=json.dumps({"sentences": ["No, it is 45% [1]."]})))
+    graph, llm = graph_with(
+        sample_index, good_script(answer="No, it is 45% [1].", repair=json.dumps({"sentences": ["No, it is 45% [1]."]}))
+    )
     result = graph.invoke({"question": QUESTION})
-    assert result.answer == f"The sources state: “{result['quotes'][0]['text']}” [1]"
+    assert result.answer == f"The sources state: “{' '.join(result['quotes'][0]['text'].split())}” [1]"
     # nothing left at all: the answer is the first quote itself, cited
-    graph, llm = graph_with(sample_index, good_script(answer="It is 45% [1].", repair=json.dumps({"sentences": ["It is 45% [1]."]})))
+    graph, llm = graph_with(
+        sample_index, good_script(answer="It is 45% [1].", repair=json.dumps({"sentences": ["It is 45% [1]."]}))
+    )
     result = graph.invoke({"question": QUESTION})
-    assert result.answer == f"The sources state: “{result['quotes'][0]['text']}” [1]"
+    assert result.answer == f"The sources state: “{' '.join(result['quotes'][0]['text'].split())}” [1]"
     assert result["steps"]["read"]["answer_from_quote"] is True
 
 
 def test_an_uncited_sentence_gets_the_quote_that_holds_its_figures(sample_index: Path):
+    picked: dict[str, str] = {}
+
     def quotes(msgs):
-        return json.dumps(
-            {"quotes": [{"ref": 1, "quote": _opening_words(msgs, 1)}, {"ref": 2, "quote": _numbers(msgs)}]}
-        )
+        # point at sentence 1.1 and at the first other sentence holding a figure that 1.1 does not hold
+        lines = dict(re.findall(r"^\[(\d+\.\d+)\] (.*)$", "\n".join(str(m.content) for m in msgs), re.M))
+        for sid, text in lines.items():
+            figures = [w.strip(".,;()") for w in text.split() if re.search(r"\d{3}", w)]
+            figures = [f for f in figures if f not in lines["1.1"]]
+            if sid != "1.1" and figures:
+                picked["figure"] = figures[0]
+                return json.dumps({"sentences": ["1.1", sid]})
+        raise AssertionError("no sentence with a figure")
 
     def answer(msgs):
-        figure = next(w for w in _numbers(msgs).split() if any(ch.isdigit() for ch in w))
-        return f"No. The figure is {figure.rstrip('.,;')}."
+        return f"No. The figure is {picked['figure']}."
 
     graph, _ = graph_with(sample_index, good_script(quotes=quotes, answer=answer))
     result = graph.invoke({"question": QUESTION})
     assert result.answer.endswith("[2].") and [c["n"] for c in result.citations] == [2]
-
-
-def _numbers(messages) -> str:
-    """A sentence of the second reference holding a digit (the sample memo has amounts and dates)."""
-    text = "\n".join(str(m.content) for m in messages)
-    start = text.index("<reference ")
-    for line in text[start:].splitlines():
-        line = re.sub(r"^\[\d+\.\d+\] ", "", line)  # the sentence number the extractor sees
-        if any(ch.isdigit() for ch in line) and not line.startswith("<") and len(line.split()) >= 6:
-            return " ".join(line.split()[:14])
-    raise AssertionError("no reference line with a number")
 
 
 def test_an_answer_about_the_holding_resting_on_a_dissent_alone_says_so():

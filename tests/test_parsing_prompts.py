@@ -294,5 +294,7 @@ def test_the_verdict_rule_is_given_for_yes_no_questions_only(question: str, yes_
     assert bool(prompts.verdict_rule(question)) is yes_no
     # the extractor's verdict is named in the rule; "depends" leaves the general rule
     if yes_no:
-        assert '"no"' in prompts.verdict_rule(question, "no") and '"No, <the rule>' in prompts.verdict_rule(question, "no")
+        assert '"no"' in prompts.verdict_rule(question, "no") and 'begin the answer with "No,"' in prompts.verdict_rule(
+            question, "no"
+        )
         assert prompts.verdict_rule(question, "depends") == prompts.verdict_rule(question)

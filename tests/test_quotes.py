@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from lclfqa.nodes.answer_check import check_answer, keep_supported, stated
-from lclfqa.nodes.sentences import split as sentences
 from lclfqa.nodes.quotes import check_quotes, locate
+from lclfqa.nodes.sentences import split as sentences
 
 SOURCE = (
     "(a) No credit is allowed under section 21 for taxpayers who are married (within the meaning of section 7703 "
@@ -206,8 +206,7 @@ def test_source_sentences_are_spans_split_at_sentence_paragraph_and_enumeration_
         "See Treas. Reg. § 1.21-3(a) e.g. for rules.",
         "(1) In general. A married individual living apart is treated as not married; or",
         "(2) the spouse died.",
-        "7. Term and Termination",
-        "Either of us may end this engagement",
+        "7. Term and Termination\n\nEither of us may end this engagement",
     ]
     # a very long enumeration is cut after semicolons, never inside a clause
     long = "; ".join(f"item {i} is a long clause of the statute with several words" for i in range(12)) + "."
@@ -222,10 +221,22 @@ def test_the_extractor_quotes_by_pointing_at_numbered_sentences():
     from lclfqa.nodes.reading import passages, references
 
     children = [
-        {"id": "a:c1", "kind": "child", "document": "memo.pdf", "pages": [1, 1], "section": ["§ 1"],
-         "text": "Married taxpayers filing separately may claim neither credit. The rule is in § 1.25A-1(g)."},
-        {"id": "a:f1", "kind": "footnote", "document": "memo.pdf", "pages": [2, 2], "section": ["§ 1"],
-         "text": "The AOTC began as a temporary expansion of the Hope Scholarship Credit."},
+        {
+            "id": "a:c1",
+            "kind": "child",
+            "document": "memo.pdf",
+            "pages": [1, 1],
+            "section": ["§ 1"],
+            "text": "Married taxpayers filing separately may claim neither credit. The rule is in § 1.25A-1(g).",
+        },
+        {
+            "id": "a:f1",
+            "kind": "footnote",
+            "document": "memo.pdf",
+            "pages": [2, 2],
+            "section": ["§ 1"],
+            "text": "The AOTC began as a temporary expansion of the Hope Scholarship Credit.",
+        },
     ]
     shown = references(children, numbered=True)
     assert "[1.1] Married taxpayers filing separately may claim neither credit.\n[1.2] The rule is in" in shown
@@ -263,3 +274,36 @@ def test_the_answer_opens_with_the_extractors_verdict(answer: str, verdict: str,
 
     assert opening_verdict(answer, verdict)[0] == expected
     assert opening_verdict(answer, verdict)[1] is (answer != expected)
+
+
+def test_headings_and_lead_ins_travel_with_the_sentence_after_them():
+    from lclfqa.nodes.sentences import spans
+
+    text = (
+        "§ 1.21-4 Payments to certain related individuals.\n"
+        "(a) In general. A credit is not allowed for any amount paid to an individual—\n"
+        "(1) For whom a deduction under section 151(c) is allowable; or\n"
+        "(2) Who is a child of the taxpayer.\n"
+        "(b) Taxpayers treated as not married.\n"
+        "The requirements of paragraph (a) do not apply to a taxpayer who is legally separated.\n\n"
+        "(c) Limitation —\n\n"  # a heading printed as a paragraph of its own
+        "Text after a break follows here."
+    )
+    assert [text[a:b] for a, b in spans(text)] == [
+        "§ 1.21-4 Payments to certain related individuals.\n(a) In general. A credit is not allowed for any"
+        " amount paid to an individual—\n(1) For whom a deduction under section 151(c) is allowable; or",
+        "(2) Who is a child of the taxpayer.",
+        "(b) Taxpayers treated as not married.\nThe requirements of paragraph (a) do not apply to a taxpayer"
+        " who is legally separated.",
+        "(c) Limitation —\n\nText after a break follows here.",
+    ]
+
+
+def test_angle_bracket_placeholders_copied_from_the_prompt_are_dropped():
+    from lclfqa.nodes.parsing import strip_placeholders
+
+    assert (
+        strip_placeholders("No, <the rule> [2]. A joint return is required [1].")
+        == "No, [2]. A joint return is required [1]."
+    )
+    assert strip_placeholders("Income under section 61 <= 5 [1].") == "Income under section 61 <= 5 [1]."

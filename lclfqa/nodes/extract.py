@@ -108,12 +108,13 @@ def extract_information(state: QAState, runtime: Runtime[QAContext]) -> dict[str
     # sequential graph: continue the filter's conversation (same prefix, KV cache reused); in parallel
     # mode the filter has not answered yet, so start from the shared prefix alone
     transcript = [] if ctx.settings.parallel else list(state.get("transcript") or [])
-    yes_no = prompts.is_yes_no(question_fields(state)["question"])
+    question = question_fields(state)["question"]
+    yes_no = prompts.is_yes_no(question)
     numbered = passages(children)
     ask = instruction(
         "extract",
         max_quotes=MAX_QUOTES,
-        verdict=prompts.extract_verdict_rule() if yes_no else "",
+        verdict=prompts.extract_verdict_rule(question) if yes_no else "",
         verdict_json=', "verdict": "yes" | "no" | "depends"' if yes_no else "",
     )
     try:

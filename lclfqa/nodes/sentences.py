@@ -3,9 +3,10 @@
 The extractor quotes by pointing: every reference text is shown with its sentences numbered ``[2.3]``
 (reference 2, sentence 3), the model names sentence numbers, and the quote is that span of the source,
 copied by code — so every quote is verbatim by construction. Source spans end where a sentence or a
-paragraph (a blank line) ends; a line that opens an enumerated paragraph ("(a)", "(1)", "(iii)") starts a new one; a span longer than
-:data:`MAX_WORDS` is cut after a semicolon; a fragment shorter than :data:`MIN_WORDS` (a bare "(b)
-Limitation.") joins the span after it.
+paragraph (a blank line) ends; a line that opens an enumerated paragraph ("(a)", "(1)", "(iii)")
+starts a new one; a span longer than :data:`MAX_WORDS` is cut after a semicolon; a fragment shorter
+than :data:`MIN_WORDS` (a bare "(b) Limitation.") and a heading or lead-in ("§ 1.21-4 Payments to
+certain related individuals.", "… to an individual—") join the span after it.
 """
 
 from __future__ import annotations
@@ -77,6 +78,41 @@ def _shorten(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
+_LEAD_IN_END = re.compile(r"[—–:-]\s*$")
+_SECTION_HEADING = re.compile(r"^(?:§|Sec\.|Section\s+\d)")
+_ENUMERATED_HEADING = re.compile(r"^\(?[A-Za-z0-9]{1,4}[.)]\s+[A-Z]")
+HEADING_WORDS = 7
+"""An enumerated span this short ("(b) Taxpayers treated as not married.") is a heading."""
+
+
+def _leads_in(piece: str) -> bool:
+    """Whether a span only introduces what follows: it ends in a dash or colon ("… to an individual—"),
+    is a section heading ("§ 1.21-4 Payments to certain related individuals."), or is a short enumerated
+    heading (capitalised: "(b) Taxpayers treated as not married.", not "(2) the spouse died.")."""
+    words = len(piece.split())
+    return bool(
+        _LEAD_IN_END.search(piece)
+        or (_SECTION_HEADING.match(piece) and words <= 12)
+        or (_ENUMERATED_HEADING.match(piece) and words <= HEADING_WORDS)
+    )
+
+
+def _join_lead_ins(text: str, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans with each heading or lead-in joined to the span after it, so that a quote never is a heading
+    alone and a lead-in travels with its first item."""
+    out: list[tuple[int, int]] = []
+    start: int | None = None
+    for i, (a, b) in enumerate(found):
+        nxt = found[i + 1] if i + 1 < len(found) else None
+        first = a if start is None else start
+        if nxt and _leads_in(text[a:b]):
+            start = first
+            continue
+        start = None
+        out.append((first, b))
+    return out
+
+
 def spans(text: str) -> list[tuple[int, int]]:
     """The sentences of a source ``text`` as ``(start, end)`` character spans, in order (module docstring)."""
     bounds = [0, *_cuts(text), len(text)]
@@ -93,4 +129,5 @@ def spans(text: str) -> list[tuple[int, int]]:
         merged.append((a, b))
     if len(merged) > 1 and len(text[merged[-1][0] : merged[-1][1]].split()) < MIN_WORDS:
         merged[-2:] = [(merged[-2][0], merged[-1][1])]  # and a short tail the span before it
+    merged = _join_lead_ins(text, merged)
     return [piece for a, b in merged for piece in _shorten(text, a, b)]

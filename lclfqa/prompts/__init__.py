@@ -168,6 +168,15 @@ _ASKS_WHETHER = re.compile(r"^(?:(?!\b(?:how|what|which|why|when|where|who|whom|
 _QUESTION_SENTENCE = re.compile(r"[^.?!]*(?:\?|\bwhether\b[^.?!]*[.?!]?)")
 
 
+def yes_no_question(question: str) -> str:
+    """The part of ``question`` that asks yes or no: everything up to the end of its first interrogative
+    sentence (the facts set out before it included), or ``""`` when it is not a yes/no question."""
+    if not is_yes_no(question):
+        return ""
+    m = _QUESTION_SENTENCE.search(question)
+    return question[: m.end()].strip() if m else question.strip()
+
+
 def is_yes_no(question: str) -> bool:
     """Whether ``question`` asks yes or no: its first interrogative sentence (one ending in "?" or asking
     "whether …"; statements that set out the facts before it are skipped) opens with an auxiliary verb
@@ -179,9 +188,10 @@ def is_yes_no(question: str) -> bool:
     return bool(_YES_NO.match(first) or _ASKS_WHETHER.search(first))
 
 
-def extract_verdict_rule() -> str:
-    """The extractor's instruction to give the verdict of a yes/no question after its quotes."""
-    return _load("templates")["extract_verdict_rule"]
+def extract_verdict_rule(question: str) -> str:
+    """The extractor's instruction to give the verdict of the yes/no question in ``question`` (the part
+    that asks it, :func:`yes_no_question`) after its quotes."""
+    return render(_load("templates")["extract_verdict_rule"], asked=yes_no_question(question))
 
 
 def verdict_rule(question: str, verdict: str = "") -> str:
