@@ -88,7 +88,7 @@ def minilm(texts: list[str]) -> np.ndarray:
     path = CACHE / f"minilm-{key}.npy"
     if path.exists():
         return np.load(path)
-    from lclfqa.models import LOCAL_EMBEDDER, embed_array, get_embeddings
+    from lclfqa.llm.models import LOCAL_EMBEDDER, embed_array, get_embeddings
 
     t = time.perf_counter()
     vectors = embed_array(get_embeddings(LOCAL_EMBEDDER), texts)

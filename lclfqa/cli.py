@@ -200,7 +200,7 @@ def search(
 ) -> None:
     """Hybrid retrieval (BM25 + dense, fused by RRF): the child chunks that best match QUERY, with sources."""
     from lclfqa.ingest.index import Index, IndexStoreError
-    from lclfqa.models import get_embeddings
+    from lclfqa.llm.models import get_embeddings
     from lclfqa.retrieval import scoped_search
 
     if k < 1:
@@ -327,8 +327,8 @@ def _qa_graph(
 
 
 def _qa_errors(exc: Exception) -> None:
-    from lclfqa.llama import LLMTimeout
-    from lclfqa.weights import WeightsError
+    from lclfqa.llm.llama import LLMTimeout
+    from lclfqa.llm.weights import WeightsError
 
     if isinstance(exc, LLMTimeout | WeightsError | RuntimeError | TimeoutError | ValueError):
         _fail(str(exc), 1)

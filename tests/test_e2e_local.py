@@ -11,9 +11,9 @@ import pytest
 from lclfqa import load_graph
 from lclfqa.config import Settings
 from lclfqa.ingest.pipeline import ingest
-from lclfqa.models import get_chat_model
-from lclfqa.nodes import parsing
-from lclfqa.nodes.calls import Meter, chat
+from lclfqa.llm import parsing
+from lclfqa.llm.calls import Meter, chat
+from lclfqa.llm.models import get_chat_model
 from lclfqa.nodes.extract import proposed_quotes, quotes_schema
 from lclfqa.nodes.filter import THOUGHT_CHARS, verdict_schema
 from lclfqa.nodes.quotes import check_quotes

@@ -425,7 +425,7 @@ def test_llm_failures_are_survived_then_reported():
 
 
 class JsonChat(ScriptedChat):
-    supports_json_schema: bool = True  # what lclfqa.llama.ChatLlama says: a grammar is built from the schema
+    supports_json_schema: bool = True  # what lclfqa.llm.llama.ChatLlama says: a grammar is built from the schema
 
 
 def test_constrained_models_get_the_json_schema_and_a_json_prompt():
@@ -467,8 +467,8 @@ runner = CliRunner()
 @pytest.fixture
 def cli_app(monkeypatch: pytest.MonkeyPatch) -> typer.Typer:
     llm = bullet_model()
-    monkeypatch.setattr("lclfqa.models.get_chat_model", lambda *a, **k: llm)
-    monkeypatch.setattr("lclfqa.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=16))
+    monkeypatch.setattr("lclfqa.llm.models.get_chat_model", lambda *a, **k: llm)
+    monkeypatch.setattr("lclfqa.llm.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=16))
     app = typer.Typer()
     app.command()(synth)
     return app

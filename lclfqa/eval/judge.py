@@ -23,8 +23,8 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from lclfqa import prompts
 from lclfqa.eval.triples import Triple, parse_triples
-from lclfqa.nodes import parsing
-from lclfqa.nodes.calls import Meter, chat, json_schema_kwargs
+from lclfqa.llm import parsing
+from lclfqa.llm.calls import Meter, chat, json_schema_kwargs
 
 Label = Literal["Entailment", "Neutral", "Contradiction"]
 Category = Literal["COMPLETE", "PARTIAL", "INCORRECT"]

@@ -39,7 +39,7 @@ from lclfqa.eval.datasets import QAItem
 from lclfqa.eval.judge import POINTS, Claims, check_claims, extract_claims, judge_coverage
 from lclfqa.eval.key_facts import score_item
 from lclfqa.eval.variants import Variant
-from lclfqa.nodes.calls import Meter
+from lclfqa.llm.calls import Meter
 
 log = logging.getLogger(__name__)
 
@@ -320,7 +320,7 @@ def run_qa_eval(
     if settings.llm_cache is None:
         settings = settings.with_overrides(llm_cache=str(out / "llm-cache.sqlite"))
     if llm is None:
-        from lclfqa.models import get_chat_model
+        from lclfqa.llm.models import get_chat_model
 
         llm = get_chat_model(settings.chat_model, settings=settings)
     if not config.judged:
@@ -329,7 +329,7 @@ def run_qa_eval(
         if config.judge_name == settings.chat_model:
             judge = llm
         else:
-            from lclfqa.models import get_chat_model
+            from lclfqa.llm.models import get_chat_model
 
             judge = get_chat_model(config.judge_name, settings=settings)
 
@@ -341,7 +341,7 @@ def run_qa_eval(
             )
         indexes["plain"] = Index.load(config.plain_index)
     if embeddings is None:
-        from lclfqa.models import get_embeddings
+        from lclfqa.llm.models import get_embeddings
 
         embeddings = get_embeddings(indexes["layout"].embedding_model, settings.openai_base_url)
     graphs = {

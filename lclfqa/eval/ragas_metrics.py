@@ -22,7 +22,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from lclfqa.nodes.calls import json_schema_kwargs
+from lclfqa.llm.calls import json_schema_kwargs
 
 RAGAS_METRICS: tuple[str, ...] = ("faithfulness", "context_recall", "factual_correctness")
 _SCHEMA = re.compile(r"specified in JSON Schema:\s*")

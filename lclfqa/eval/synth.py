@@ -48,8 +48,8 @@ import numpy as np
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from lclfqa import prompts
-from lclfqa.nodes.calls import Meter, chat, json_schema_kwargs
-from lclfqa.nodes.parsing import json_object
+from lclfqa.llm.calls import Meter, chat, json_schema_kwargs
+from lclfqa.llm.parsing import json_object
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
@@ -517,7 +517,7 @@ def generate_from_pages(
     progress: Progress | None = None,
 ) -> SynthReport:
     """:func:`generate_synthetic_qa` on page chunks already made (by :func:`page_chunks` or by hand)."""
-    from lclfqa.models import embed_array
+    from lclfqa.llm.models import embed_array
 
     config = config or SynthConfig()
     tick = progress or (lambda stage, done, total: None)

@@ -75,7 +75,7 @@ def synth(
         idx.close()
         _fail(f"settings: {e}")
 
-    from lclfqa.models import get_chat_model, get_embeddings
+    from lclfqa.llm.models import get_chat_model, get_embeddings
 
     with idx:
         try:

@@ -38,7 +38,7 @@ from lclfqa.ingest.limits import check_document, check_file
 from lclfqa.ingest.lock import writer_lock
 from lclfqa.ingest.pdf_damage import pdf_damage
 from lclfqa.ingest.plain_chunking import plain_chunk_document
-from lclfqa.models import embed_array, get_embeddings
+from lclfqa.llm.models import embed_array, get_embeddings
 
 log = logging.getLogger("lclfqa.ingest")
 

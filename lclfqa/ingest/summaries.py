@@ -61,7 +61,7 @@ def summarize(doc: ParsedDocument, llm: BaseChatModel, chars: int = 150) -> str:
 def make_summarizer(settings: Settings, llm: BaseChatModel | None = None) -> Callable[[ParsedDocument], str]:
     """A summarizer for the ingest pipeline, with ``llm`` or the chat model that ``settings`` names."""
     if llm is None:
-        from lclfqa.models import get_chat_model
+        from lclfqa.llm.models import get_chat_model
 
         llm = get_chat_model(settings.chat_model, settings=settings)
     return lambda doc: summarize(doc, llm, settings.summary_chars)

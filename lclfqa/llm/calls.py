@@ -2,7 +2,7 @@
 
 Constrained decoding is asked for in the way each backend understands (llama.cpp builds a grammar from the
 JSON schema; OpenAI-compatible servers take ``response_format`` ``json_schema``); any other model (a test's
-fake) gets the plain prompt. Callers parse the text defensively either way (:mod:`lclfqa.nodes.parsing`).
+fake) gets the plain prompt. Callers parse the text defensively either way (:mod:`lclfqa.llm.parsing`).
 
 Not every OpenAI-compatible server takes ``json_schema``: llama-cpp-python's (``python -m llama_cpp.server``,
 0.3.36) answers it with an error and wants ``{"type": "json_object", "schema": ...}``. A schema call that an
@@ -24,8 +24,16 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
+from langchain_core.runnables import RunnableConfig
 
-from lclfqa.graph.tracing import llm_call_config
+
+def llm_call_config(node: str, call: int) -> RunnableConfig:
+    """The config of a node's ``call``-th LLM call (from 1): its run name, tag and metadata."""
+    return {
+        "run_name": f"{node}.llm",
+        "tags": [f"node:{node}"],
+        "metadata": {"lclfqa_node": node, "lclfqa_call": call},
+    }
 
 
 class Meter:
@@ -60,7 +68,7 @@ class Meter:
 
 def json_schema_kwargs(llm: BaseChatModel, schema: dict[str, Any]) -> dict[str, Any]:
     """Invocation kwargs that constrain ``llm``'s output to ``schema``, where the backend can."""
-    if getattr(llm, "supports_json_schema", False):  # lclfqa.llama.ChatLlama: grammar from the schema
+    if getattr(llm, "supports_json_schema", False):  # lclfqa.llm.llama.ChatLlama: grammar from the schema
         return {"response_format": {"type": "json_object", "schema": schema}}
     if _is_chat_openai(llm):
         if _endpoint(llm) in _JSON_OBJECT_ENDPOINTS:
@@ -119,7 +127,7 @@ def chat(
     match (a small model that starts a runaway list of citations is cut off instead of running to
     ``max_tokens``); other backends ignore it. It is a string, so the response cache still applies.
 
-    The call is traced as ``<node>.llm`` under the node's run (:mod:`lclfqa.graph.tracing`)."""
+    The call is traced as ``<node>.llm`` under the node's run (:func:`llm_call_config`, :mod:`lclfqa.graph.tracing`)."""
     kwargs: dict[str, Any] = {}
     if max_tokens is not None:
         kwargs.update(token_limit_kwargs(llm, max_tokens))

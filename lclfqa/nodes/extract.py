@@ -20,8 +20,8 @@ from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState
-from lclfqa.nodes import parsing
-from lclfqa.nodes.calls import Meter, chat
+from lclfqa.llm import parsing
+from lclfqa.llm.calls import Meter, chat
 from lclfqa.nodes.quotes import check_quotes
 from lclfqa.nodes.reading import conversation, instruction
 from lclfqa.nodes.refs import label

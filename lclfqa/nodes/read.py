@@ -35,10 +35,10 @@ from lclfqa import prompts
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState, question_fields
 from lclfqa.ingest.index import tokenize
-from lclfqa.models import embed_array
-from lclfqa.nodes import parsing
+from lclfqa.llm import parsing
+from lclfqa.llm.calls import Meter, chat
+from lclfqa.llm.models import embed_array
 from lclfqa.nodes.answer_check import SentenceCheck, check_answer, keep_supported, problems_text, sentences, stated
-from lclfqa.nodes.calls import Meter, chat
 from lclfqa.nodes.extract import information_text
 from lclfqa.nodes.grounding import unsupported
 from lclfqa.nodes.reading import instruction, prefix

@@ -21,9 +21,9 @@ from lclfqa import prompts
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState
 from lclfqa.ingest.index import tokenize
-from lclfqa.models import embed_array
-from lclfqa.nodes import parsing
-from lclfqa.nodes.calls import Meter, chat
+from lclfqa.llm import parsing
+from lclfqa.llm.calls import Meter, chat
+from lclfqa.llm.models import embed_array
 
 log = logging.getLogger(__name__)
 
