@@ -198,13 +198,13 @@ def judge_coverage(
     t = prompts.template("coverage", "eval")
     source = gold_answer.strip()
     if necessary_claims:
-        source += "\n\nNECESSARY CLAIMS:\n" + "\n".join(f"- {c}" for c in necessary_claims)
+        source += prompts.render(t["necessary_claims"], claims="\n".join(f"- {c}" for c in necessary_claims))
     msgs = prompts.messages_from(
         "eval",
         "coverage",
         question=question,
         source=source,
-        answer=answer.strip() or "(empty answer)",
+        answer=answer.strip() or t["empty_answer"],
         claims_hint=t["claims_hint"] if necessary_claims else "",
     )
     first = chat(llm, msgs, meter, max_tokens=700)

@@ -257,7 +257,7 @@ def judge_row(
         from lclfqa.eval.ragas_metrics import ragas_scores
 
         answer, contexts = result.get("answer", ""), am.context_texts(result)
-        metrics["ragas"] = ragas_scores(item.question, answer, contexts, item.gold_answer, judge, ragas)
+        metrics["ragas"] = ragas_scores(item.question, answer, contexts, item.gold_answer, judge, ragas, meter)
     judge_notes |= {
         "llm_calls": meter.llm_calls,
         "prompt_tokens": meter.prompt_tokens,

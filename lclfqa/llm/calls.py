@@ -113,7 +113,7 @@ def _rejects_json_schema(llm: BaseChatModel, error: Exception) -> bool:
     )
 
 
-def chat(
+def invoke(
     llm: BaseChatModel,
     messages: Sequence[BaseMessage],
     meter: Meter,
@@ -121,14 +121,17 @@ def chat(
     max_tokens: int | None = None,
     schema: dict[str, Any] | None = None,
     stop_pattern: str | None = None,
-) -> str:
-    """One LLM call; returns its text and counts it on ``meter``. ``schema`` asks for constrained JSON.
-    ``stop_pattern`` (a regex) stops a local llama.cpp generation as soon as the text so far ends in a
-    match (a small model that starts a runaway list of citations is cut off instead of running to
-    ``max_tokens``); other backends ignore it. It is a string, so the response cache still applies.
+    **options: Any,
+) -> BaseMessage:
+    """The metered call: one LLM call, counted on ``meter``, returning the model's message. ``schema`` asks
+    for constrained JSON; ``stop_pattern`` (a regex) stops a local llama.cpp generation as soon as the text
+    so far ends in a match (a small model that starts a runaway list of citations is cut off instead of
+    running to ``max_tokens``); other backends ignore it. It is a string, so the response cache still
+    applies. ``options`` (``stop``, …) go to the model as they are.
 
-    The call is traced as ``<node>.llm`` under the node's run (:func:`llm_call_config`, :mod:`lclfqa.graph.tracing`)."""
-    kwargs: dict[str, Any] = {}
+    The call is traced as ``<node>.llm`` under the node's run (:func:`llm_call_config`,
+    :mod:`lclfqa.graph.tracing`). Most callers want the text: :func:`chat`."""
+    kwargs: dict[str, Any] = dict(options)
     if max_tokens is not None:
         kwargs.update(token_limit_kwargs(llm, max_tokens))
     if schema is not None:
@@ -146,6 +149,20 @@ def chat(
         kwargs.update(json_schema_kwargs(llm, schema))
         message = llm.bind(**kwargs).invoke(list(messages), config)
     meter.count(message)
+    return message
+
+
+def chat(
+    llm: BaseChatModel,
+    messages: Sequence[BaseMessage],
+    meter: Meter,
+    *,
+    max_tokens: int | None = None,
+    schema: dict[str, Any] | None = None,
+    stop_pattern: str | None = None,
+) -> str:
+    """The text of one metered call (:func:`invoke`, which says what the arguments do)."""
+    message = invoke(llm, messages, meter, max_tokens=max_tokens, schema=schema, stop_pattern=stop_pattern)
     return text_of(message)
 
 
