@@ -18,24 +18,14 @@ from typer.testing import CliRunner
 
 from lclfqa.config import Settings
 from lclfqa.eval.datasets import load_qa_jsonl
-from lclfqa.eval.synth import (
-    QA_SCHEMA,
-    STYLES,
-    PageChunk,
-    QAPair,
-    SynthConfig,
-    SynthError,
-    clean_text,
-    generate_from_pages,
-    generate_synthetic_qa,
-    kmeans,
-    page_chunks,
-    parse_qa_pairs,
-    pick_cluster,
-    synth_messages,
-    verbatim_quotes,
-    write_jsonl,
-)
+from lclfqa.eval.synth.clusters import kmeans, pick_cluster
+from lclfqa.eval.synth.config import STYLES, SynthConfig, SynthError
+from lclfqa.eval.synth.evidence import verbatim_quotes
+from lclfqa.eval.synth.generate import generate_from_pages, generate_synthetic_qa
+from lclfqa.eval.synth.jsonl import write_jsonl
+from lclfqa.eval.synth.pages import PageChunk, clean_text, page_chunks
+from lclfqa.eval.synth.pairs import QAPair, parse_qa_pairs
+from lclfqa.eval.synth.styles import QA_SCHEMA, synth_messages
 from lclfqa.eval.synth_cli import synth
 from lclfqa.ingest.index import Index
 from lclfqa.ingest.pipeline import ingest
