@@ -57,8 +57,8 @@ def real_texts(data: Path) -> list[str]:
     from lclfqa.config import Settings
     from lclfqa.ingest.chunking import chunk_document, document_prefix
     from lclfqa.ingest.document import PARENT
+    from lclfqa.ingest.formats import parse_file
     from lclfqa.ingest.index import embedding_text
-    from lclfqa.ingest.text import parse_file
 
     s = Settings()
     paths = sorted(data.rglob("*.pdf"))

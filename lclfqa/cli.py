@@ -12,8 +12,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-os.environ.setdefault("DO_NOT_TRACK", "1")
-os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
+from lclfqa import environment
 
 app = typer.Typer(
     help="Long-context, long-form question answering over tax and legal documents (LCLF-QA).",
@@ -30,6 +29,12 @@ ConfigOption = Annotated[
 ]
 
 
+@app.callback()
+def _configure() -> None:
+    """Every command starts here: telemetry of the libraries off (:func:`lclfqa.environment.configure`)."""
+    environment.configure()
+
+
 def _fail(message: str, code: int = 2) -> None:
     console.print(f"[bold red]error:[/] {message}")
     raise typer.Exit(code)
@@ -42,7 +47,7 @@ def parse(
 ) -> None:
     """Show how a document parses: sections with their heading paths and pages, footnotes, dropped headers."""
     from lclfqa.ingest.document import UnreadableDocument
-    from lclfqa.ingest.text import parse_file
+    from lclfqa.ingest.formats import parse_file
 
     try:
         doc = parse_file(file)

@@ -9,15 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from lclfqa.ingest import unstructured_offline
 from lclfqa.ingest.document import UnreadableDocument
-from lclfqa.ingest.text import (
-    MAX_SECTIONS,
-    SUPPORTED_SUFFIXES,
-    parse_file,
-    parse_text_file,
-    parse_with_unstructured,
-    prepare_unstructured,
-)
+from lclfqa.ingest.formats import SUPPORTED_SUFFIXES, parse_file
+from lclfqa.ingest.plain_text import MAX_SECTIONS, parse_text_file
+from lclfqa.ingest.unstructured_formats import parse_with_unstructured
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / "../shared/data/legalbench-rag/corpus"  # shared test data beside the repo, never copied in
@@ -365,7 +361,7 @@ def test_unstructured_docx_offline(tmp_path: Path, no_network: None) -> None:
 
 def test_offline_pipeline_keeps_one_sentence_paragraphs_narrative() -> None:
     """The blank-model shift: without verb tags a one-sentence paragraph would read as a Title."""
-    prepare_unstructured()
+    unstructured_offline.configure()
     from unstructured.partition.text_type import is_possible_narrative_text, is_possible_title
 
     sentence = "The taxpayer may claim the credit for tuition paid."

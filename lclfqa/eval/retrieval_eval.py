@@ -115,7 +115,7 @@ class NaiveDenseIndex:
         """
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-        from lclfqa.ingest.text import SUPPORTED_SUFFIXES, TEXT_SUFFIXES, parse_file
+        from lclfqa.ingest.formats import SUPPORTED_SUFFIXES, TEXT_SUFFIXES, parse_file
 
         splitter = RecursiveCharacterTextSplitter(
             chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=True

@@ -114,6 +114,17 @@ class UnreadableDocument(Exception):
         super().__init__(f"{path}: {reason}")
 
 
+def require_file(path: Path, what: str, *, nonempty: bool = False) -> None:
+    """Raise :class:`UnreadableDocument` unless ``path`` is a regular file (and, with ``nonempty``, holds at
+    least one byte); ``what`` names what to pass instead of a folder ("a PDF file")."""
+    if not path.exists():
+        raise UnreadableDocument(path, "file not found; check the path (quote names with spaces or '&')")
+    if not path.is_file():
+        raise UnreadableDocument(path, f"not a regular file; pass {what}")
+    if nonempty and path.stat().st_size == 0:
+        raise UnreadableDocument(path, "empty file (0 bytes); re-export or re-download it")
+
+
 def file_sha256(path: str | Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
