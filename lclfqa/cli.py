@@ -231,17 +231,7 @@ def search(
     except ValueError as e:  # e.g. an embedder of another dimension than the index's vectors
         _fail(str(e))
     if as_json:
-        rows = [
-            {
-                "document": h.chunk.document,
-                "pages": h.chunk.pages,
-                "section": list(h.chunk.section_path),
-                "kind": h.chunk.kind,
-                "score": round(h.score, 6),
-                "text": h.chunk.text,
-            }
-            for h in hits
-        ]
+        rows = [h.chunk.to_json() | {"score": round(h.score, 6)} for h in hits]
         json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return

@@ -39,6 +39,7 @@ from lclfqa.eval.datasets import QAItem
 from lclfqa.eval.judge import POINTS, Claims, check_claims, extract_claims, judge_coverage
 from lclfqa.eval.key_facts import score_item
 from lclfqa.eval.variants import Variant
+from lclfqa.graph.result import QAResult
 from lclfqa.llm.calls import Meter
 
 log = logging.getLogger(__name__)
@@ -268,32 +269,9 @@ def judge_row(
 
 
 def _answer_fields(result: dict[str, Any]) -> dict[str, Any]:
-    steps = result.get("steps", {})
-    dropped = set(result.get("dropped", []))
-    return {
-        "answer": result.get("answer", ""),
-        "refused": bool(result.get("refused")),
-        "unsupported": result.get("unsupported", []),
-        "citations": result.get("citations", []),
-        "rewrites": result.get("rewrites", []),
-        "translation": result.get("translation", ""),
-        "retrieved": [
-            {"id": c["id"], "document": c["document"], "pages": c["pages"], "kept": c["id"] not in dropped}
-            for c in result.get("retrieved", [])
-        ],
-        "timings": {node: s.get("seconds") for node, s in steps.items()},
-        "nodes": {
-            node: {k: s.get(k) for k in ("seconds", "llm_calls", "prompt_tokens", "completion_tokens")}
-            for node, s in steps.items()
-        },
-        "quotes": result.get("quotes", []),
-        "removed": result.get("removed", []),
-        "llm_calls": sum(int(s.get("llm_calls", 0)) for s in steps.values()),
-        "tokens": {
-            "prompt": sum(int(s.get("prompt_tokens", 0)) for s in steps.values()),
-            "completion": sum(int(s.get("completion_tokens", 0)) for s in steps.values()),
-        },
-    }
+    """The row's answer fields: the answer's one serialization (:meth:`QAResult.to_json`), without the question
+    (the row has the item's) and the nodes' full ``steps`` (the row keeps their figures, ``nodes``)."""
+    return {k: v for k, v in QAResult(result).to_json().items() if k not in ("question", "steps")}
 
 
 def run_qa_eval(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,19 @@ class Chunk:
     parent_ids: tuple[str, ...] = ()
     indexed_text: str = ""
     footnote_numbers: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The one view of a chunk, as the graph's state carries it and ``lclfqa search --json`` prints it:
+        ``{"id", "kind", "document", "pages": [first, last], "section": [...], "text", "parent_ids"}``."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "document": self.document,
+            "pages": [self.page_start, self.page_end],
+            "section": list(self.section_path),
+            "text": self.text,
+            "parent_ids": list(self.parent_ids),
+        }
 
     @property
     def pages(self) -> str:
