@@ -25,6 +25,7 @@ from lclfqa import prompts
 from lclfqa.eval.triples import Triple, parse_triples
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat, json_schema_kwargs
+from lclfqa.llm.schemas import exactly, object_schema
 
 Label = Literal["Entailment", "Neutral", "Contradiction"]
 Category = Literal["COMPLETE", "PARTIAL", "INCORRECT"]
@@ -33,34 +34,20 @@ CATEGORIES: tuple[Category, ...] = ("COMPLETE", "PARTIAL", "INCORRECT")
 POINTS: dict[str, int] = {"COMPLETE": 2, "PARTIAL": 1, "INCORRECT": 0}
 
 _TERM = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 3}]}
-TRIPLES_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "triples": {
-            "type": "array",
-            "items": {"type": "array", "prefixItems": [_TERM, {"type": "string"}, _TERM], "minItems": 3, "maxItems": 3},
-            "minItems": 1,
-            "maxItems": 24,
-        }
-    },
-    "required": ["triples"],
-}
-DECISION_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"decision": {"type": "string", "enum": list(CATEGORIES)}},
-    "required": ["decision"],
-}
+TRIPLES_SCHEMA: dict[str, Any] = object_schema(
+    triples={
+        "type": "array",
+        "items": {"type": "array", "prefixItems": [_TERM, {"type": "string"}, _TERM], "minItems": 3, "maxItems": 3},
+        "minItems": 1,
+        "maxItems": 24,
+    }
+)
+DECISION_SCHEMA: dict[str, Any] = object_schema(decision={"type": "string", "enum": list(CATEGORIES)})
 
 
 def labels_schema(n: int) -> dict[str, Any]:
     """Exactly ``n`` entailment labels."""
-    return {
-        "type": "object",
-        "properties": {
-            "labels": {"type": "array", "items": {"type": "string", "enum": list(LABELS)}, "minItems": n, "maxItems": n}
-        },
-        "required": ["labels"],
-    }
+    return object_schema(labels=exactly(n, {"type": "string", "enum": list(LABELS)}))
 
 
 @dataclass

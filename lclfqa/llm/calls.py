@@ -152,18 +152,10 @@ def invoke(
     return message
 
 
-def chat(
-    llm: BaseChatModel,
-    messages: Sequence[BaseMessage],
-    meter: Meter,
-    *,
-    max_tokens: int | None = None,
-    schema: dict[str, Any] | None = None,
-    stop_pattern: str | None = None,
-) -> str:
-    """The text of one metered call (:func:`invoke`, which says what the arguments do)."""
-    message = invoke(llm, messages, meter, max_tokens=max_tokens, schema=schema, stop_pattern=stop_pattern)
-    return text_of(message)
+def chat(llm: BaseChatModel, messages: Sequence[BaseMessage], meter: Meter, **options: Any) -> str:
+    """The text of one metered call: :func:`invoke`, whose keywords ``options`` are (``max_tokens``,
+    ``schema``, ``stop_pattern``)."""
+    return text_of(invoke(llm, messages, meter, **options))
 
 
 def text_of(message: BaseMessage) -> str:

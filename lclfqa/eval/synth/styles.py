@@ -13,23 +13,17 @@ from langchain_core.messages import BaseMessage
 
 from lclfqa import prompts
 from lclfqa.eval.synth.config import PAIRS_PER_CALL, STYLES
+from lclfqa.llm.schemas import object_schema
 
-QA_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "pairs": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"question": {"type": "string"}, "answer": {"type": "string"}},
-                "required": ["question", "answer"],
-            },
-            "minItems": 1,
-            "maxItems": PAIRS_PER_CALL,
-        }
-    },
-    "required": ["pairs"],
-}
+QA_SCHEMA: dict[str, Any] = object_schema(
+    pairs={
+        "type": "array",
+        "items": object_schema(question={"type": "string"}, answer={"type": "string"}),
+        "minItems": 1,
+        "maxItems": PAIRS_PER_CALL,
+    }
+)
+"""The generator's answer where the backend constrains decoding: up to :data:`PAIRS_PER_CALL` QA pairs."""
 
 
 def synth_messages(name: str, **values: Any) -> list[BaseMessage]:
