@@ -287,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from lclfqa.config import Settings
     from lclfqa.ingest.index import Index
-    from lclfqa.models import get_embeddings
+    from lclfqa.llm.models import get_embeddings
 
     print(f"# bench_footnotes  {date.today()}  Python {platform.python_version()}  {os.cpu_count()} cores (CPU)")
     t = time.perf_counter()

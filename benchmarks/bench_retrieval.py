@@ -57,8 +57,8 @@ def real_texts(data: Path) -> list[str]:
     from lclfqa.config import Settings
     from lclfqa.ingest.chunking import chunk_document, document_prefix
     from lclfqa.ingest.document import PARENT
+    from lclfqa.ingest.formats import parse_file
     from lclfqa.ingest.index import embedding_text
-    from lclfqa.ingest.text import parse_file
 
     s = Settings()
     paths = sorted(data.rglob("*.pdf"))
@@ -88,7 +88,7 @@ def minilm(texts: list[str]) -> np.ndarray:
     path = CACHE / f"minilm-{key}.npy"
     if path.exists():
         return np.load(path)
-    from lclfqa.models import LOCAL_EMBEDDER, embed_array, get_embeddings
+    from lclfqa.llm.models import LOCAL_EMBEDDER, embed_array, get_embeddings
 
     t = time.perf_counter()
     vectors = embed_array(get_embeddings(LOCAL_EMBEDDER), texts)

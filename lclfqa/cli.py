@@ -12,8 +12,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-os.environ.setdefault("DO_NOT_TRACK", "1")
-os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
+from lclfqa import environment
 
 app = typer.Typer(
     help="Long-context, long-form question answering over tax and legal documents (LCLF-QA).",
@@ -30,6 +29,12 @@ ConfigOption = Annotated[
 ]
 
 
+@app.callback()
+def _configure() -> None:
+    """Every command starts here: telemetry of the libraries off (:func:`lclfqa.environment.configure`)."""
+    environment.configure()
+
+
 def _fail(message: str, code: int = 2) -> None:
     console.print(f"[bold red]error:[/] {message}")
     raise typer.Exit(code)
@@ -42,7 +47,7 @@ def parse(
 ) -> None:
     """Show how a document parses: sections with their heading paths and pages, footnotes, dropped headers."""
     from lclfqa.ingest.document import UnreadableDocument
-    from lclfqa.ingest.text import parse_file
+    from lclfqa.ingest.formats import parse_file
 
     try:
         doc = parse_file(file)
@@ -200,7 +205,7 @@ def search(
 ) -> None:
     """Hybrid retrieval (BM25 + dense, fused by RRF): the child chunks that best match QUERY, with sources."""
     from lclfqa.ingest.index import Index, IndexStoreError
-    from lclfqa.models import get_embeddings
+    from lclfqa.llm.models import get_embeddings
     from lclfqa.retrieval import scoped_search
 
     if k < 1:
@@ -226,17 +231,7 @@ def search(
     except ValueError as e:  # e.g. an embedder of another dimension than the index's vectors
         _fail(str(e))
     if as_json:
-        rows = [
-            {
-                "document": h.chunk.document,
-                "pages": h.chunk.pages,
-                "section": list(h.chunk.section_path),
-                "kind": h.chunk.kind,
-                "score": round(h.score, 6),
-                "text": h.chunk.text,
-            }
-            for h in hits
-        ]
+        rows = [h.chunk.to_json() | {"score": round(h.score, 6)} for h in hits]
         json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return
@@ -327,8 +322,8 @@ def _qa_graph(
 
 
 def _qa_errors(exc: Exception) -> None:
-    from lclfqa.llama import LLMTimeout
-    from lclfqa.weights import WeightsError
+    from lclfqa.llm.llama import LLMTimeout
+    from lclfqa.llm.weights import WeightsError
 
     if isinstance(exc, LLMTimeout | WeightsError | RuntimeError | TimeoutError | ValueError):
         _fail(str(exc), 1)

@@ -18,7 +18,7 @@ from langchain_core.embeddings import Embeddings
 from lclfqa.fusion import rrf
 from lclfqa.ingest.document import Chunk
 from lclfqa.ingest.index import Index
-from lclfqa.models import embed_array
+from lclfqa.llm.models import embed_array
 from lclfqa.scope import DocumentScope, find_scope
 
 

@@ -31,8 +31,8 @@ def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def fake_models(monkeypatch: pytest.MonkeyPatch) -> ScriptedChat:
     llm = ScriptedChat(script=good_script())
-    monkeypatch.setattr("lclfqa.models.get_chat_model", lambda *a, **k: llm)
-    monkeypatch.setattr("lclfqa.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
+    monkeypatch.setattr("lclfqa.llm.models.get_chat_model", lambda *a, **k: llm)
+    monkeypatch.setattr("lclfqa.llm.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
     return llm
 
 

@@ -317,16 +317,17 @@ def test_sequential_graph_gives_the_same_answer(sample_index: Path):
     assert llm.routes() == ["verdicts", "quotes", "answer"]
 
 
+def _chat_graph(index: Path, llm: ScriptedChat, conn: sqlite3.Connection):
+    """The graph over ``index`` with chat memory in the SQLite connection ``conn``."""
+    return load_graph(
+        index, Settings(), llm=llm, embeddings=DeterministicFakeEmbedding(size=32), checkpointer=SqliteSaver(conn)
+    )
+
+
 def test_chat_memory_across_two_turns(sample_index: Path, tmp_path: Path):
     conn = sqlite3.connect(str(tmp_path / "chat.sqlite"), check_same_thread=False)
     llm = ScriptedChat(script=good_script())
-    graph = load_graph(
-        sample_index,
-        Settings(),
-        llm=llm,
-        embeddings=DeterministicFakeEmbedding(size=32),
-        checkpointer=SqliteSaver(conn),
-    )
+    graph = _chat_graph(sample_index, llm, conn)
     cfg = {"configurable": {"thread_id": "t1"}}
     first = graph.invoke({"question": QUESTION}, cfg)
     assert "condense" not in llm.routes()
@@ -340,13 +341,7 @@ def test_chat_memory_across_two_turns(sample_index: Path, tmp_path: Path):
     assert len(other["history"]) == 2
     conn.close()
     conn = sqlite3.connect(str(tmp_path / "chat.sqlite"), check_same_thread=False)
-    again = load_graph(
-        sample_index,
-        Settings(),
-        llm=llm,
-        embeddings=DeterministicFakeEmbedding(size=32),
-        checkpointer=SqliteSaver(conn),
-    )
+    again = _chat_graph(sample_index, llm, conn)
     assert len(again.get_state(cfg).values["history"]) == 4
     conn.close()
 

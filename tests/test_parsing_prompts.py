@@ -9,7 +9,8 @@ import pytest
 from lclfqa import prompts
 from lclfqa.config import Settings
 from lclfqa.graph.context import plan_for
-from lclfqa.nodes import parsing
+from lclfqa.llm import parsing
+from lclfqa.llm.weights import SplitWeights, WeightsError, ensure_joined
 from lclfqa.nodes.refusal import (
     FILTER_VERDICTS,
     cited_sections,
@@ -18,7 +19,6 @@ from lclfqa.nodes.refusal import (
     refusal_reason,
     state_missing_sections,
 )
-from lclfqa.weights import SplitWeights, WeightsError, ensure_joined
 
 
 @pytest.mark.parametrize(
@@ -150,12 +150,12 @@ def test_weights_are_joined_atomically_and_verified(tmp_path, monkeypatch):
         f = tmp_path / f"part{i}.bin"
         f.write_bytes(data)
         files.append(f)
-    monkeypatch.setattr("lclfqa.weights.part_paths", lambda w: files)
+    monkeypatch.setattr("lclfqa.llm.weights.part_paths", lambda w: files)
     w = _weights(tmp_path, parts)
     path = ensure_joined(w, tmp_path / "cache")
     assert path.read_bytes() == b"".join(parts)
     # a corrupted cached file is rebuilt from the parts
-    import lclfqa.weights as weights
+    import lclfqa.llm.weights as weights
 
     weights._verified.clear()
     path.write_bytes(b"tampered")
@@ -184,7 +184,7 @@ def test_qa_settings_validate_and_choose_the_plan():
 def test_llm_cache_setting_makes_reruns_free(tmp_path):
     from langchain_community.cache import SQLiteCache
 
-    from lclfqa.models import get_chat_model
+    from lclfqa.llm.models import get_chat_model
     from tests.fakes import ScriptedChat
 
     local = get_chat_model("local-tiny", settings=Settings(llm_cache=str(tmp_path / "cache" / "llm.sqlite")))

@@ -169,8 +169,8 @@ def test_each_sentence_must_rest_on_the_quotes_it_cites() -> None:
 def test_a_runaway_list_of_citations_is_stopped_and_cut():
     from langchain_core.messages import HumanMessage
 
-    from lclfqa.nodes.calls import Meter, chat
-    from lclfqa.nodes.parsing import collapse_citation_runs, runaway
+    from lclfqa.llm.calls import Meter, chat
+    from lclfqa.llm.parsing import collapse_citation_runs, runaway
 
     assert not runaway("No, a joint return is required [1] [2].")
     assert runaway("No, the child-care credit [1] [2][3] [4] [5] [6]")
@@ -178,7 +178,7 @@ def test_a_runaway_list_of_citations_is_stopped_and_cut():
         "No, the credit [1] [2][3] . It applies [2]."
     )
     # the pattern goes to backends that can stop on it (llama.cpp), as a string the cache can key on
-    from lclfqa.nodes.parsing import RUNAWAY
+    from lclfqa.llm.parsing import RUNAWAY
     from tests.fakes import ScriptedChat
 
     class Stoppable(ScriptedChat):
@@ -300,7 +300,7 @@ def test_headings_and_lead_ins_travel_with_the_sentence_after_them():
 
 
 def test_angle_bracket_placeholders_copied_from_the_prompt_are_dropped():
-    from lclfqa.nodes.parsing import strip_placeholders
+    from lclfqa.llm.parsing import strip_placeholders
 
     assert (
         strip_placeholders("No, <the rule> [2]. A joint return is required [1].")

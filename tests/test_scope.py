@@ -198,7 +198,7 @@ def test_the_graph_records_its_scope_and_can_switch_it_off(sample_index: Path):
 
 
 def test_cli_search_says_what_it_searched(sample_index: Path, monkeypatch):
-    monkeypatch.setattr("lclfqa.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
+    monkeypatch.setattr("lclfqa.llm.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
     runner = CliRunner()
     q = "In the engagement letter, what is the fee?"
     out = runner.invoke(app, ["search", q, "--index", str(sample_index), "-k", "20"])

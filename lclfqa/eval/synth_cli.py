@@ -47,7 +47,9 @@ def synth(
     """Generate synthetic QA pairs: summarise pages, cluster the summaries, ask for QA pairs in six styles."""
 
     from lclfqa.config import Settings
-    from lclfqa.eval.synth import STYLES, SynthConfig, SynthError, generate_synthetic_qa, write_jsonl
+    from lclfqa.eval.synth.config import STYLES, SynthConfig, SynthError
+    from lclfqa.eval.synth.generate import generate_synthetic_qa
+    from lclfqa.eval.synth.jsonl import write_jsonl
     from lclfqa.ingest.index import Index, IndexStoreError
     from lclfqa.progress import stage_bars
 
@@ -75,7 +77,7 @@ def synth(
         idx.close()
         _fail(f"settings: {e}")
 
-    from lclfqa.models import get_chat_model, get_embeddings
+    from lclfqa.llm.models import get_chat_model, get_embeddings
 
     with idx:
         try:

@@ -1015,7 +1015,7 @@ def check_index(index_dir: str | Path) -> list[str]:
 def _canonical_model(name: str) -> str:
     """``"local"`` is the factory's alias of the bundled MiniLM; compare the full names."""
     if name == "local":
-        from lclfqa.models import LOCAL_EMBEDDER
+        from lclfqa.llm.models import LOCAL_EMBEDDER
 
         return LOCAL_EMBEDDER
     return name

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from lclfqa import environment
 from lclfqa.config import Settings
 from lclfqa.ingest.chunking import chunk_document, document_prefix
 from lclfqa.ingest.discovery import find_sources
@@ -38,7 +39,7 @@ from lclfqa.ingest.limits import check_document, check_file
 from lclfqa.ingest.lock import writer_lock
 from lclfqa.ingest.pdf_damage import pdf_damage
 from lclfqa.ingest.plain_chunking import plain_chunk_document
-from lclfqa.models import embed_array, get_embeddings
+from lclfqa.llm.models import embed_array, get_embeddings
 
 log = logging.getLogger("lclfqa.ingest")
 
@@ -175,7 +176,8 @@ def ingest(
     stored absolute path, and if that file is gone, changed or unreadable its old chunks stay and it is
     reported in ``IngestReport.kept``.
     """
-    from lclfqa.ingest.text import SUPPORTED_SUFFIXES
+    environment.configure()  # before any parser imports unstructured
+    from lclfqa.ingest.formats import SUPPORTED_SUFFIXES
 
     settings = settings or Settings()
     started = time.perf_counter()
@@ -206,7 +208,7 @@ def _ingest_locked(
     report: IngestReport,
     tick: Callable[[str, int, int], None],
 ) -> None:
-    from lclfqa.ingest.text import parse_file
+    from lclfqa.ingest.formats import parse_file
 
     existing: Index | None = None
     try:

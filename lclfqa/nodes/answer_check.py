@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from lclfqa.nodes.parsing import cited_numbers
+from lclfqa.llm.parsing import cited_numbers
 from lclfqa.nodes.sentences import split
 from lclfqa.textnorm import normalize
 

@@ -27,8 +27,8 @@ from langgraph.runtime import Runtime
 from lclfqa import prompts
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState, question_fields
-from lclfqa.nodes import parsing
-from lclfqa.nodes.calls import Meter, chat
+from lclfqa.llm import parsing
+from lclfqa.llm.calls import Meter, chat
 from lclfqa.nodes.quotes import check_quotes, quote_record
 from lclfqa.nodes.reading import Passage, conversation, instruction, passages
 from lclfqa.nodes.refs import label

@@ -19,8 +19,8 @@ from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState
-from lclfqa.nodes import parsing
-from lclfqa.nodes.calls import Meter, chat
+from lclfqa.llm import parsing
+from lclfqa.llm.calls import Meter, chat
 from lclfqa.nodes.reading import instruction, prefix
 from lclfqa.nodes.refusal import FILTER_VERDICTS
 

@@ -35,10 +35,10 @@ from lclfqa import prompts
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState, question_fields
 from lclfqa.ingest.index import tokenize
-from lclfqa.models import embed_array
-from lclfqa.nodes import parsing
+from lclfqa.llm import parsing
+from lclfqa.llm.calls import Meter, chat
+from lclfqa.llm.models import embed_array
 from lclfqa.nodes.answer_check import SentenceCheck, check_answer, keep_supported, problems_text, stated
-from lclfqa.nodes.calls import Meter, chat
 from lclfqa.nodes.extract import information_text
 from lclfqa.nodes.grounding import unsupported
 from lclfqa.nodes.reading import instruction, prefix
@@ -118,7 +118,7 @@ def holding_caveat(question: str, answer: str, quotes: list[dict[str, Any]]) -> 
     if not cited or not all(separate_opinion(q) for q in cited):
         return ""
     whose = "; ".join(dict.fromkeys(separate_opinion(q) for q in cited))
-    return f"Note: the passages this answer rests on come from a separate opinion ({whose}), not the Court's holding."
+    return prompts.phrase("separate_opinion_note", whose=whose)
 
 
 _VERDICT_ONLY = re.compile(r"(?:\W*(?:generally,?\s+)?(?:yes|no)\W*(?:\[\d+\]\W*)*)+", re.I)
@@ -202,7 +202,9 @@ def closest_quotes(question: str, texts: list[str], embeddings: Embeddings | Non
             break
         picked.append(i)
         size += n
-    return "The sources state: " + "; and ".join(f"“{' '.join(texts[i].split())}” [{i + 1}]" for i in picked)
+    return prompts.phrase(
+        "quoted_answer", quotes="; and ".join(f"“{' '.join(texts[i].split())}” [{i + 1}]" for i in picked)
+    )
 
 
 REPAIR_CHARS = 400
@@ -327,12 +329,12 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         # a fresh, short conversation whose reference texts are the verified quotes: continuing the
         # filter/extract conversation, the 1.5B default echoed the extractor's instruction as its answer
         unit, units = "quote", "quotes"
-        evidence = "The reference texts above are verified quotes, copied from the documents and checked."
+        evidence = prompts.phrase("evidence_quotes")
         texts = [q["text"] for q in quotes]
         references = quotes
     else:  # rag: the references are the evidence, numbered as the sources
         unit, units = "reference text", "reference texts"
-        evidence = f"Answer from the reference texts above, numbered [1] to [{len(retrieved)}]."
+        evidence = prompts.phrase("evidence_references", n=len(retrieved))
         texts = [body(c) for c in retrieved]
         references = retrieved
     ask = instruction(

@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState
-from lclfqa.nodes.calls import Meter
+from lclfqa.llm.calls import Meter
 from lclfqa.nodes.refs import chunk_ref
 from lclfqa.retrieval import scoped_search
 
