@@ -188,7 +188,7 @@ def run_case(backend: str, n: int, n_queries: int, workdir: Path) -> dict:
         def hybrid(sparse: list[str], dense: list[str], documents: list[str] | None = None) -> list:
             if documents is None:
                 return search(index, emb, sparse[0], params, sparse_queries=sparse, dense_queries=dense)[1]
-            from lclfqa.models import embed_array
+            from lclfqa.llm.models import embed_array
 
             fused = index.hybrid(sparse, embed_array(emb, dense), params, documents)
             return [index.chunk(cid) for cid, _ in fused]

@@ -507,26 +507,22 @@ def main() -> None:
     ap.add_argument("--kills", type=int, default=10)
     ap.add_argument("--big-mb", type=int, default=300)
     args = ap.parse_args()
+    run = {
+        "cli": section_cli,
+        "loss": section_loss,
+        "concurrency": lambda where: section_concurrency(where, args.runs),
+        "kill": lambda where: section_kill(where, args.kills),
+        "corrupt": section_corrupt,
+        "hostile": section_hostile,
+        "memory": lambda where: section_memory(where, args.big_mb),
+    }
     tmp = Path(tempfile.mkdtemp(prefix="lclfqa-faults-"))
     try:
         for name in args.only or SECTIONS:
             print(f"[{name}]", flush=True)
             where = tmp / name
             where.mkdir()
-            if name == "cli":
-                section_cli(where)
-            elif name == "loss":
-                section_loss(where)
-            elif name == "concurrency":
-                section_concurrency(where, args.runs)
-            elif name == "kill":
-                section_kill(where, args.kills)
-            elif name == "corrupt":
-                section_corrupt(where)
-            elif name == "hostile":
-                section_hostile(where)
-            elif name == "memory":
-                section_memory(where, args.big_mb)
+            run[name](where)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("\n| section | case | tried | ok | data lost |\n|---|---|---|---|---|")

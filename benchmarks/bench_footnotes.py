@@ -20,7 +20,8 @@ What it does
      Connecticut Duncan v. Louisiana"; gold = the footnote's text. Harder and closer to what a user types:
      the same names often appear in the body text and in other footnotes.
 
-3. Retrieval is ``hybrid_search`` with the question alone (no rewrites), BM25 + dense, RRF, depth 50.
+3. Retrieval is ``lclfqa.index.search.search`` with the question alone (no rewrites, no document scope),
+   BM25 + dense, RRF, depth 50.
    For each k: evidence recall of the top-k children's text (``evidence_recall``); evidence recall after
    parent expansion without a budget (children + for a section child its first parent, for a footnote
    child all its ``parent_ids``, as ``nodes/expand.py`` does); the same through the graph's own
@@ -198,11 +199,10 @@ def graph_context(index, children: list, budget: int) -> list[str]:  # noqa: ANN
 
 
 def score_query(index, embeddings, q: Query, ks: list[int], budget: int) -> dict[int, dict[str, float]]:  # noqa: ANN001
-    from lclfqa.retrieval import hybrid_search
-
     from lclfqa.eval.retrieval_metrics import evidence_recall
+    from lclfqa.index.search import RetrievalParams, search
 
-    hits = hybrid_search(index, embeddings, [q.text], k=max(ks))
+    _, hits = search(index, embeddings, q.text, RetrievalParams(k=max(ks), document_scope=False))
     chunks = [h.chunk for h in hits]
     first = next((r for r, c in enumerate(chunks, 1) if contains_any(c.text, q.quotes)), None)
     out = {}
@@ -288,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from lclfqa.config import Settings
     from lclfqa.index.embedded import EmbeddedBackend
-    from lclfqa.models import get_embeddings
+    from lclfqa.llm.models import get_embeddings
 
     print(f"# bench_footnotes  {date.today()}  Python {platform.python_version()}  {os.cpu_count()} cores (CPU)")
     t = time.perf_counter()

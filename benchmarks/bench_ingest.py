@@ -56,7 +56,7 @@ def worker(path: Path, embed_batch: int, model_batch: int | None) -> dict:
     from lclfqa.index.embedded import EmbeddedBackend
     from lclfqa.index.records import embedding_text, text_sha256
     from lclfqa.ingest.pipeline import ingest
-    from lclfqa.models import get_embeddings
+    from lclfqa.llm.models import get_embeddings
 
     settings = Settings().with_overrides(embed_batch_size=embed_batch)
     t = time.perf_counter()

@@ -16,14 +16,13 @@ import argparse
 import statistics
 from pathlib import Path
 
-from lclfqa.retrieval import hybrid_search
-
 from lclfqa.config import Settings
 from lclfqa.eval.answer_metrics import context_texts, retrieval_curve
 from lclfqa.eval.datasets import load_qa_jsonl
 from lclfqa.eval.retrieval_metrics import evidence_recall
 from lclfqa.index.embedded import EmbeddedBackend
-from lclfqa.models import get_embeddings
+from lclfqa.index.search import RetrievalParams, search
+from lclfqa.llm.models import get_embeddings
 from lclfqa.nodes.expand import build_sources
 from lclfqa.nodes.refs import chunk_ref
 
@@ -39,7 +38,8 @@ def measure(index_dir: Path, dataset: Path) -> dict[str, float]:
     for item in load_qa_jsonl(dataset):
         if not item.evidence:
             continue
-        hits = hybrid_search(index, embeddings, [item.question], k=max(KS), depth=settings.retrieval_depth)
+        params = RetrievalParams.from_settings(settings, k=max(KS), document_scope=False)
+        _, hits = search(index, embeddings, item.question, params)
         retrieved = [chunk_ref(h.chunk) for h in hits]
         curve = retrieval_curve(item, {"retrieved": retrieved}, KS)  # what `eval qa` reports per run
         for k in KS:

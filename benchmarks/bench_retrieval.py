@@ -1,4 +1,4 @@
-"""Hybrid retrieval latency: lclfqa's ``hybrid_search`` vs LangChain's EnsembleRetriever, same run, same texts.
+"""Hybrid retrieval latency: lclfqa's ``search`` vs LangChain's EnsembleRetriever, same run, same texts.
 
 Run: python benchmarks/bench_retrieval.py                 (10k and 100k chunks, 50 queries)
      python benchmarks/bench_retrieval.py --sizes 10000 --vectors random
@@ -17,7 +17,7 @@ with MiniLM too (``random``: the target's vector plus noise).
 Both systems get the same texts and the same vectors. Query embedding is excluded from BOTH sides: each
 is given a fake ``Embeddings`` that returns the precomputed vector of a query string.
 
-- lclfqa: ``write_index`` (HNSW from 10k chunks) + ``Index.load``, then ``hybrid_search(k=8)`` (bm25s
+- lclfqa: ``write_index`` (HNSW from 10k chunks) + ``EmbeddedBackend.load``, then ``search(k=8)`` (bm25s
   weights + FAISS + weighted RRF over depth-50 lists, then the 8 chunks read from SQLite; the chunk cache
   is cleared before every timed call).
 - LangChain: ``EnsembleRetriever(retrievers=[BM25Retriever (rank-bm25, whitespace split), FAISS
@@ -58,7 +58,7 @@ def real_texts(data: Path) -> list[str]:
     from lclfqa.index.records import embedding_text
     from lclfqa.ingest.chunking import chunk_document, document_prefix
     from lclfqa.ingest.document import PARENT
-    from lclfqa.ingest.text import parse_file
+    from lclfqa.ingest.formats import parse_file
 
     s = Settings()
     paths = sorted(data.rglob("*.pdf"))
@@ -88,7 +88,7 @@ def minilm(texts: list[str]) -> np.ndarray:
     path = CACHE / f"minilm-{key}.npy"
     if path.exists():
         return np.load(path)
-    from lclfqa.models import LOCAL_EMBEDDER, embed_array, get_embeddings
+    from lclfqa.llm.models import LOCAL_EMBEDDER, embed_array, get_embeddings
 
     t = time.perf_counter()
     vectors = embed_array(get_embeddings(LOCAL_EMBEDDER), texts)
@@ -206,7 +206,9 @@ def timed_ms(fn, args_list, budget_s: float | None = None, minimum: int = 10) ->
 
 
 def run_size(n: int, base: list[str], base_vec: np.ndarray, args, rows: list[tuple], notes: list[str]) -> None:
-    from lclfqa.retrieval import hybrid_search
+    from lclfqa.index.search import RetrievalParams, search
+
+    params = RetrievalParams(k=8, document_scope=False)
 
     rng = np.random.default_rng(n)
     t = time.perf_counter()
@@ -233,7 +235,7 @@ def run_size(n: int, base: list[str], base_vec: np.ndarray, args, rows: list[tup
 
         def ours(queries):
             index._cache.clear()  # cold chunk cache: the 8 hits are read from SQLite every time
-            hits = hybrid_search(index, emb, queries, k=8)
+            _, hits = search(index, emb, queries[0], params, sparse_queries=queries, dense_queries=queries)
             assert len(hits) == 8
 
         one = [([qs[0]],) for qs in groups]
@@ -242,8 +244,8 @@ def run_size(n: int, base: list[str], base_vec: np.ndarray, args, rows: list[tup
             timed_ms(fn, calls)  # warm-up: imports, caches, first-touch of mmapped pages
         ours1 = timed_ms(ours, one * args.passes)
         ours4 = timed_ms(ours, four * args.passes)
-        bm25_only = timed_ms(index.search_bm25, [(qs[0], 50) for qs in groups])
-        dense_only = timed_ms(index.search_dense, [(table[qs[0]], 50) for qs in groups])
+        bm25_only = timed_ms(index.search_sparse, [(qs[0], 50) for qs in groups])
+        dense_only = timed_ms(index.search_dense, [(table[qs[0]][None, :], 50) for qs in groups])
         lc = timed_ms(ensemble.invoke, [(qs[0],) for qs in groups], budget_s=args.lc_seconds)
         lc_dense_ms = timed_ms(lc_dense.invoke, [(qs[0],) for qs in groups])
         # FAISS's default OpenMP pool (one thread per core) costs more than a flat scan on 2 busy cores;
@@ -266,9 +268,9 @@ def run_size(n: int, base: list[str], base_vec: np.ndarray, args, rows: list[tup
         (n, "  of which FAISS retriever alone (IndexFlatL2)", lc_dense_ms, None),
         (n, "LangChain EnsembleRetriever, 1 query, FAISS 1 thread", lc_1t, None),
         (n, "  of which FAISS retriever alone (IndexFlatL2, 1 thread)", lc_dense_1t, None),
-        (n, f"lclfqa hybrid_search, 1 query ({faiss_name})", ours1, lc_p50),
-        (n, "lclfqa hybrid_search, 4 queries (vs LangChain's 1)", ours4, lc_p50),
-        (n, "  of which search_bm25 k=50", bm25_only, None),
+        (n, f"lclfqa search, 1 query ({faiss_name})", ours1, lc_p50),
+        (n, "lclfqa search, 4 queries (vs LangChain's 1)", ours4, lc_p50),
+        (n, "  of which search_sparse k=50", bm25_only, None),
         (n, "  of which search_dense k=50", dense_only, None),
     ]
     rows.append((n, f"build: lclfqa write_index+load {ours_build:.1f} s, LangChain {lc_build:.1f} s", None, None))

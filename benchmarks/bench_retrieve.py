@@ -20,8 +20,6 @@ import statistics
 import time
 from pathlib import Path
 
-from lclfqa.retrieval import scoped_search
-
 from lclfqa import prompts
 from lclfqa.config import Settings
 from lclfqa.eval.answer_metrics import context_texts, retrieval_curve
@@ -30,7 +28,8 @@ from lclfqa.eval.retrieval_eval import graph_rewriter
 from lclfqa.eval.retrieval_metrics import evidence_recall
 from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.index.scope import find_scope
-from lclfqa.models import get_chat_model, get_embeddings
+from lclfqa.index.search import RetrievalParams, search
+from lclfqa.llm.models import get_chat_model, get_embeddings
 from lclfqa.nodes.expand import build_sources
 from lclfqa.nodes.refs import chunk_ref
 
@@ -65,16 +64,8 @@ def main() -> None:
             sparse, dense = rewriters[n](item.question) if n else ([question], [question])
             seconds[n] += time.perf_counter() - t0
             for scoped in (False, True):
-                _, hits = scoped_search(
-                    index,
-                    embeddings,
-                    question,
-                    sparse_queries=sparse,
-                    dense_queries=dense,
-                    enabled=scoped,
-                    k=max(KS),
-                    depth=settings.retrieval_depth,
-                )
+                params = RetrievalParams.from_settings(settings, k=max(KS), document_scope=scoped)
+                _, hits = search(index, embeddings, question, params, sparse_queries=sparse, dense_queries=dense)
                 retrieved = [chunk_ref(h.chunk) for h in hits]
                 curve = retrieval_curve(item, {"retrieved": retrieved}, KS)
                 sources, _ = build_sources(

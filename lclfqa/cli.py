@@ -13,10 +13,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from lclfqa import environment
 from lclfqa.backend_options import BackendOption, MilvusUriOption, backend_overrides
-
-os.environ.setdefault("DO_NOT_TRACK", "1")
-os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
 
 app = typer.Typer(
     help="Long-context, long-form question answering over tax and legal documents (LCLF-QA).",
@@ -33,6 +31,12 @@ ConfigOption = Annotated[
 ]
 
 
+@app.callback()
+def _configure() -> None:
+    """Every command starts here: telemetry of the libraries off (:func:`lclfqa.environment.configure`)."""
+    environment.configure()
+
+
 def _fail(message: str, code: int = 2) -> None:
     console.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code)
@@ -45,7 +49,7 @@ def parse(
 ) -> None:
     """Show how a document parses: sections with their heading paths and pages, footnotes, dropped headers."""
     from lclfqa.ingest.document import UnreadableDocument
-    from lclfqa.ingest.text import parse_file
+    from lclfqa.ingest.formats import parse_file
 
     try:
         doc = parse_file(file)
@@ -219,7 +223,7 @@ def search(
     from lclfqa.index.factory import open_index
     from lclfqa.index.search import RetrievalParams
     from lclfqa.index.search import search as run_search
-    from lclfqa.models import get_embeddings
+    from lclfqa.llm.models import get_embeddings
 
     if k is not None and k < 1:
         _fail(f"-k must be at least 1 (how many passages to return); got {k}")
@@ -244,17 +248,7 @@ def search(
     finally:
         idx.close()
     if as_json:
-        rows = [
-            {
-                "document": h.chunk.document,
-                "pages": h.chunk.pages,
-                "section": list(h.chunk.section_path),
-                "kind": h.chunk.kind,
-                "score": round(h.score, 6),
-                "text": h.chunk.text,
-            }
-            for h in hits
-        ]
+        rows = [h.chunk.to_json() | {"score": round(h.score, 6)} for h in hits]
         json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return
@@ -359,8 +353,8 @@ def _qa_graph(
 
 
 def _qa_errors(exc: Exception) -> None:
-    from lclfqa.llama import LLMTimeout
-    from lclfqa.weights import WeightsError
+    from lclfqa.llm.llama import LLMTimeout
+    from lclfqa.llm.weights import WeightsError
 
     if isinstance(exc, LLMTimeout | WeightsError | RuntimeError | TimeoutError | ValueError):
         _fail(str(exc), 1)

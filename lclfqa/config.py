@@ -99,7 +99,8 @@ class Settings:
         },
     )
     max_answer_tokens: int = field(
-        default=400, metadata={"help": "longest answer the reader may write (gold answers: 300-900 characters)"}
+        default=280,
+        metadata={"help": "longest answer the reader may write, in tokens (gold answers: 300-900 characters)"},
     )
     # --- where the index lives (lclfqa/index/factory.py; README "Scaling out")
     index_backend: IndexBackendName = field(

@@ -25,10 +25,10 @@ ROUTES = [
     ("Passage:", "passage"),
     ("rewrite this query", "rewrites"),
     ("booleans", "verdicts"),
-    ("copy, word for word", "quotes"),
+    ("choose the sentences that answer", "quotes"),
     ("Write the answer for a tax lawyer", "answer"),
     ("Answer the question from the", "answer"),
-    ("Rewrite the whole answer", "repair"),
+    ("Rewrite each of these", "repair"),
     ("Summarize", "summary"),
     ("Document file name:", "summary"),  # the SAC document summary (lclfqa/ingest/summaries.py)
 ]

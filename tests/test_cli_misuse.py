@@ -114,7 +114,7 @@ def test_cli_misuse_is_one_clear_line(world, monkeypatch, name, make_args, code,
 
 
 def test_an_embedder_of_another_dimension_is_a_clear_error(world, monkeypatch):  # noqa: ANN001
-    monkeypatch.setattr("lclfqa.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=16))
+    monkeypatch.setattr("lclfqa.llm.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=16))
     result = runner.invoke(app, ["search", "credit", "--index", str(world["index"])])
     assert result.exit_code == 2 and "dimension 32" in result.output and result.output.count("error:") == 1
 

@@ -31,8 +31,8 @@ def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def fake_models(monkeypatch: pytest.MonkeyPatch) -> ScriptedChat:
     llm = ScriptedChat(script=good_script())
-    monkeypatch.setattr("lclfqa.models.get_chat_model", lambda *a, **k: llm)
-    monkeypatch.setattr("lclfqa.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
+    monkeypatch.setattr("lclfqa.llm.models.get_chat_model", lambda *a, **k: llm)
+    monkeypatch.setattr("lclfqa.llm.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
     return llm
 
 
@@ -101,7 +101,8 @@ def test_the_example_notebook_runs(tmp_path: Path, fake_models: ScriptedChat, mo
 
 def test_ask_never_shows_a_figure_no_cited_quote_contains(index_dir: Path, fake_models: ScriptedChat):
     fake_models.script["answer"] = "No. The credit is 45% of qualified expenses [1]."
-    fake_models.script["repair"] = "No. The credit is 45% of qualified expenses [1]."  # the repair keeps it
+    # the repair keeps it
+    fake_models.script["repair"] = json.dumps({"sentences": ["The credit is 45% of qualified expenses [1]."]})
     result = runner.invoke(app, ["ask", QUESTION, "--index", str(index_dir)])
     assert result.exit_code == 0, result.output
     out = result.stdout

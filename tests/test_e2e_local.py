@@ -11,13 +11,12 @@ import pytest
 from lclfqa import load_graph
 from lclfqa.config import Settings
 from lclfqa.ingest.pipeline import ingest
-from lclfqa.models import get_chat_model
-from lclfqa.nodes import parsing
-from lclfqa.nodes.calls import Meter, chat
-from lclfqa.nodes.extract import proposed_quotes, quotes_schema
+from lclfqa.llm import parsing
+from lclfqa.llm.calls import Meter, chat
+from lclfqa.llm.models import get_chat_model
+from lclfqa.nodes.extract import pointed_quotes, proposed, quotes_schema
 from lclfqa.nodes.filter import THOUGHT_CHARS, verdict_schema
-from lclfqa.nodes.quotes import check_quotes
-from lclfqa.nodes.reading import instruction
+from lclfqa.nodes.reading import instruction, passages, references
 from lclfqa.prompts import messages
 
 REGS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pdfs" / "treasury-regulations"
@@ -35,13 +34,17 @@ TINY_REFERENCES = [
 
 def test_tiny_model_follows_the_json_schemas_through_the_grammar():
     """SmolLM2-135M ignores formats when asked in words; the grammar makes it emit exactly n booleans, and
-    quotes in the extractor's shape, which the quote check then holds against the references."""
+    sentence numbers in the extractor's shape (only numbers it was shown), which become verbatim quotes."""
     from langchain_core.messages import AIMessage, HumanMessage
 
     llm = get_chat_model("local-tiny", settings=Settings(n_ctx=2048))
+    refs = [
+        {"id": f"c{i}", "text": t, "document": "d", "pages": [1, 1], "section": [], "source": i}
+        for i, t in enumerate(TINY_REFERENCES, 1)
+    ]
     msgs = messages(
         "reading",
-        references="\n\n".join(f"<reference {i}>\n{t}\n</reference {i}>" for i, t in enumerate(TINY_REFERENCES, 1)),
+        references=references(refs, numbered=True),
         question="Can a married taxpayer filing separately claim the credit?",
         translated_question="Can I get the credit if I file on my own?",
     )
@@ -51,16 +54,13 @@ def test_tiny_model_follows_the_json_schemas_through_the_grammar():
     verdicts, ok = parsing.booleans(raw, 3)
     assert ok, raw
     assert meter.llm_calls == 1 and meter.prompt_tokens > 50 and meter.completion_tokens > 0
-    msgs += [AIMessage(raw), HumanMessage(instruction("extract", max_quotes=3, max_words=30))]
-    raw = chat(llm, msgs, meter, max_tokens=200, schema=quotes_schema(3))
-    proposed = proposed_quotes(raw)
-    assert 1 <= len(proposed) <= 6 and all(ref in (1, 2, 3) for ref, _ in proposed), raw
-    refs = [
-        {"id": f"c{i}", "text": t, "document": "d", "pages": [1, 1], "section": [], "source": i}
-        for i, t in enumerate(TINY_REFERENCES, 1)
-    ]
-    checked = check_quotes(proposed, refs)
-    assert all(q["text"] in TINY_REFERENCES[q["ref"] - 1] for q in checked.kept)
+    numbered = passages(refs)
+    msgs += [AIMessage(raw), HumanMessage(instruction("extract", max_quotes=3, verdict="", verdict_json=""))]
+    raw = chat(llm, msgs, meter, max_tokens=60, schema=quotes_schema(list(numbered)))
+    ids, _ = proposed(raw)
+    quotes, unknown = pointed_quotes(ids, numbered, refs)
+    assert 1 <= len(quotes) <= 6 and unknown == [], raw
+    assert all(q["text"] in TINY_REFERENCES[q["ref"] - 1] for q in quotes)
 
 
 @pytest.mark.skipif(not REGS.exists(), reason="../shared/data not present")

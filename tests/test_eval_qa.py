@@ -428,8 +428,8 @@ def test_judge_none_scores_the_grading_key_without_any_llm_judge(
     dataset = tmp_path / "keyed.jsonl"
     dataset.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     answering = _answering()
-    monkeypatch.setattr("lclfqa.models.get_chat_model", lambda *a, **k: answering)
-    monkeypatch.setattr("lclfqa.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
+    monkeypatch.setattr("lclfqa.llm.models.get_chat_model", lambda *a, **k: answering)
+    monkeypatch.setattr("lclfqa.llm.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
     out = tmp_path / "run"
     args = ["eval", "qa", "--dataset", str(dataset), "--index", str(sample_index), "--out", str(out)]
     res = CliRunner().invoke(app, [*args, "--pipeline", "lclf,rag", "--judge", "none"])

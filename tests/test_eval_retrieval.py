@@ -383,7 +383,7 @@ def test_cli_rewrites_and_summaries_use_the_chat_model(small_corpus, monkeypatch
             "summary": "Keep's privacy policy: data collected, sharing, retention.",
         }
     )
-    monkeypatch.setattr("lclfqa.models.get_chat_model", lambda *a, **kw: llm)
+    monkeypatch.setattr("lclfqa.llm.models.get_chat_model", lambda *a, **kw: llm)
     bench = corpus.parent / "slice.json"
     tests = [t for t in json.loads(BENCHMARK.read_text())["tests"] if t["snippets"][0]["file_path"] == SLICE[0]]
     bench.write_text(json.dumps({"tests": tests[:3]}))

@@ -18,24 +18,14 @@ from typer.testing import CliRunner
 
 from lclfqa.config import Settings
 from lclfqa.eval.datasets import load_qa_jsonl
-from lclfqa.eval.synth import (
-    QA_SCHEMA,
-    STYLES,
-    PageChunk,
-    QAPair,
-    SynthConfig,
-    SynthError,
-    clean_text,
-    generate_from_pages,
-    generate_synthetic_qa,
-    kmeans,
-    page_chunks,
-    parse_qa_pairs,
-    pick_cluster,
-    synth_messages,
-    verbatim_quotes,
-    write_jsonl,
-)
+from lclfqa.eval.synth.clusters import kmeans, pick_cluster
+from lclfqa.eval.synth.config import STYLES, SynthConfig, SynthError
+from lclfqa.eval.synth.evidence import verbatim_quotes
+from lclfqa.eval.synth.generate import generate_from_pages, generate_synthetic_qa
+from lclfqa.eval.synth.jsonl import write_jsonl
+from lclfqa.eval.synth.pages import PageChunk, clean_text, page_chunks
+from lclfqa.eval.synth.pairs import QAPair, parse_qa_pairs
+from lclfqa.eval.synth.styles import QA_SCHEMA, synth_messages
 from lclfqa.eval.synth_cli import synth
 from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.ingest.pipeline import ingest
@@ -425,7 +415,7 @@ def test_llm_failures_are_survived_then_reported():
 
 
 class JsonChat(ScriptedChat):
-    supports_json_schema: bool = True  # what lclfqa.llama.ChatLlama says: a grammar is built from the schema
+    supports_json_schema: bool = True  # what lclfqa.llm.llama.ChatLlama says: a grammar is built from the schema
 
 
 def test_constrained_models_get_the_json_schema_and_a_json_prompt():
@@ -467,8 +457,8 @@ runner = CliRunner()
 @pytest.fixture
 def cli_app(monkeypatch: pytest.MonkeyPatch) -> typer.Typer:
     llm = bullet_model()
-    monkeypatch.setattr("lclfqa.models.get_chat_model", lambda *a, **k: llm)
-    monkeypatch.setattr("lclfqa.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=16))
+    monkeypatch.setattr("lclfqa.llm.models.get_chat_model", lambda *a, **k: llm)
+    monkeypatch.setattr("lclfqa.llm.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=16))
     app = typer.Typer()
     app.command()(synth)
     return app

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 import time
@@ -46,7 +47,7 @@ def good_script(**over) -> dict:
                 "relevant": [True] + [False] * (_count_refs(msgs) - 1),
             }
         ),
-        "quotes": lambda msgs: json.dumps({"quotes": [{"ref": 1, "quote": _opening_words(msgs, 1)}]}),
+        "quotes": json.dumps({"sentences": ["1.1"]}),  # the extractor points at sentence 1 of reference 1
         "answer": "No. Married taxpayers must file a joint return to claim the education credits [1].",
     }
     script.update(over)
@@ -54,11 +55,12 @@ def good_script(**over) -> dict:
 
 
 def _opening_words(messages, ref: int, words: int = 12) -> str:
-    """The first ``words`` words of reference ``ref`` in the prompt: a quote the check will find."""
+    """The first ``words`` words of reference ``ref`` in the prompt (without its sentence numbers): a quote
+    the check will find."""
     text = "\n".join(str(m.content) for m in messages)
     start = text.index(f"<reference {ref}>")
     body = text[text.index("\n", start) + 1 : text.index(f"</reference {ref}>")]
-    return " ".join(body.split()[:words])
+    return " ".join(re.sub(r"\[\d+\.\d+\] ", "", body).split()[:words])
 
 
 def _count_refs(messages) -> int:
@@ -80,11 +82,11 @@ def test_lclf_pipeline_answers_with_citations_and_records_every_step(sample_inde
     assert "MFS (married filing separately)" in result["standalone_question"]
     assert "AOTC (American Opportunity Tax Credit)" in result["standalone_question"]
     assert len(result["rewrites"]) == 3 and "college credit" in result["translation"]
-    # the filter kept the first child only; the quote from it was found verbatim and is citation [1]:
-    # document, pages and section path of the child it was copied from, and the quote itself
+    # the filter kept the first child only; the extractor pointed at its first sentence, which is quote and
+    # citation [1]: document, pages and section path of the child it was copied from, and the quote itself
     assert len(result["filtered"]) == 1 and len(result["dropped"]) == len(result["retrieved"]) - 1
     first = result["retrieved"][0]
-    assert [q["child"] for q in result["quotes"]] == [first["id"]] and result["quotes"][0]["how"] == "exact"
+    assert [q["child"] for q in result["quotes"]] == [first["id"]] and result["quotes"][0]["how"] == "pointed"
     assert [c["n"] for c in result.citations] == [1]
     cite = result.citations[0]
     assert cite["document"] == first["document"] and not cite["inferred"]
@@ -92,7 +94,7 @@ def test_lclf_pipeline_answers_with_citations_and_records_every_step(sample_inde
     assert cite["quote"] == result["quotes"][0]["text"] and cite["quote"] in first["text"]
     assert set(result["steps"]) == {"rewrite", "retrieve", "expand", "filter", "extract", "read"}
     assert result["steps"]["rewrite"]["llm_calls"] == 2 and result["steps"]["filter"]["llm_calls"] == 1
-    assert result["steps"]["extract"]["quotes_kept"] == 1 and result["steps"]["read"]["removed"] == 0
+    assert result["steps"]["extract"]["quotes_pointed"] == 1 and result["steps"]["read"]["removed"] == 0
     assert llm.routes() == ["passage", "rewrites", "verdicts", "quotes", "answer"]
     # structured calls asked for JSON only where the backend supports it (the fake gets plain prompts)
     assert all("response_format" not in kw for _, _, kw in llm.calls)
@@ -315,16 +317,17 @@ def test_sequential_graph_gives_the_same_answer(sample_index: Path):
     assert llm.routes() == ["verdicts", "quotes", "answer"]
 
 
+def _chat_graph(index: Path, llm: ScriptedChat, conn: sqlite3.Connection):
+    """The graph over ``index`` with chat memory in the SQLite connection ``conn``."""
+    return load_graph(
+        index, Settings(), llm=llm, embeddings=DeterministicFakeEmbedding(size=32), checkpointer=SqliteSaver(conn)
+    )
+
+
 def test_chat_memory_across_two_turns(sample_index: Path, tmp_path: Path):
     conn = sqlite3.connect(str(tmp_path / "chat.sqlite"), check_same_thread=False)
     llm = ScriptedChat(script=good_script())
-    graph = load_graph(
-        sample_index,
-        Settings(),
-        llm=llm,
-        embeddings=DeterministicFakeEmbedding(size=32),
-        checkpointer=SqliteSaver(conn),
-    )
+    graph = _chat_graph(sample_index, llm, conn)
     cfg = {"configurable": {"thread_id": "t1"}}
     first = graph.invoke({"question": QUESTION}, cfg)
     assert "condense" not in llm.routes()
@@ -338,13 +341,7 @@ def test_chat_memory_across_two_turns(sample_index: Path, tmp_path: Path):
     assert len(other["history"]) == 2
     conn.close()
     conn = sqlite3.connect(str(tmp_path / "chat.sqlite"), check_same_thread=False)
-    again = load_graph(
-        sample_index,
-        Settings(),
-        llm=llm,
-        embeddings=DeterministicFakeEmbedding(size=32),
-        checkpointer=SqliteSaver(conn),
-    )
+    again = _chat_graph(sample_index, llm, conn)
     assert len(again.get_state(cfg).values["history"]) == 4
     conn.close()
 
@@ -403,54 +400,63 @@ def test_parents_are_deduplicated_and_capped_by_the_context_budget(sample_index:
 
 def test_an_answer_stating_what_no_quote_contains_is_repaired_once_then_cut(sample_index: Path):
     wrong = "No. [1] The credit is 45% of qualified expenses up to $9,999 [1]."
-    # the repair call names the sentence and what it states; a good repair replaces the answer
-    fixed = "No. Married taxpayers must file a joint return [1]."
+    # the repair call names the sentence and what it states; a good repair replaces that sentence only
+    fixed = json.dumps({"sentences": ["Married taxpayers must file a joint return [1]."]})
     graph, llm = graph_with(sample_index, good_script(answer=wrong, repair=fixed))
     result = graph.invoke({"question": QUESTION})
-    assert result.answer == fixed and result["removed"] == []
+    assert result.answer == "No. [1] Married taxpayers must file a joint return [1]." and result["removed"] == []
     repair = next(m for key, m, _ in llm.calls if key == "repair")
     assert "45%, $9,999" in repair[-1].content and repair[-2].content == wrong
+    # a rewrite that pastes the answer back and runs into its length limit: only its new, finished sentences
+    pasted = json.dumps({"sentences": ["No. [1] Married taxpayers must file a joint return [1]. They may not"]})
+    graph, llm = graph_with(sample_index, good_script(answer=wrong, repair=pasted))
+    assert graph.invoke({"question": QUESTION}).answer == "No. [1] Married taxpayers must file a joint return [1]."
     assert result["steps"]["read"]["repaired"] == 1 and result["steps"]["read"]["llm_calls"] == 2
     # a repair that still states it: the sentence is removed, the verdict stays, nothing unsupported is shown
-    graph, llm = graph_with(sample_index, good_script(answer=wrong, repair=wrong))
+    graph, llm = graph_with(
+        sample_index, good_script(answer=wrong, repair=json.dumps({"sentences": [wrong.split("] ", 1)[1]]}))
+    )
     result = graph.invoke({"question": QUESTION})
-    assert result.answer == f"The sources state: “{result['quotes'][0]['text']}” [1]"  # "No. [1]" alone says nothing
+    assert (
+        result.answer == f"The sources state: “{' '.join(result['quotes'][0]['text'].split())}” [1]"
+    )  # "No. [1]" alone says nothing
     assert result["removed"] == ["The credit is 45% of qualified expenses up to $9,999 [1]."]
     assert "45%" not in result.answer and result["unsupported"] == []
     # the failing sentence carried the verdict: it goes with the sentence (unsupported), the closest quote stays
-    graph, llm = graph_with(sample_index, good_script(answer="No, it is 45% [1].", repair="No, it is 45% [1]."))
+    graph, llm = graph_with(
+        sample_index, good_script(answer="No, it is 45% [1].", repair=json.dumps({"sentences": ["No, it is 45% [1]."]}))
+    )
     result = graph.invoke({"question": QUESTION})
-    assert result.answer == f"The sources state: “{result['quotes'][0]['text']}” [1]"
+    assert result.answer == f"The sources state: “{' '.join(result['quotes'][0]['text'].split())}” [1]"
     # nothing left at all: the answer is the first quote itself, cited
-    graph, llm = graph_with(sample_index, good_script(answer="It is 45% [1].", repair="It is 45% [1]."))
+    graph, llm = graph_with(
+        sample_index, good_script(answer="It is 45% [1].", repair=json.dumps({"sentences": ["It is 45% [1]."]}))
+    )
     result = graph.invoke({"question": QUESTION})
-    assert result.answer == f"The sources state: “{result['quotes'][0]['text']}” [1]"
+    assert result.answer == f"The sources state: “{' '.join(result['quotes'][0]['text'].split())}” [1]"
     assert result["steps"]["read"]["answer_from_quote"] is True
 
 
 def test_an_uncited_sentence_gets_the_quote_that_holds_its_figures(sample_index: Path):
+    picked: dict[str, str] = {}
+
     def quotes(msgs):
-        return json.dumps(
-            {"quotes": [{"ref": 1, "quote": _opening_words(msgs, 1)}, {"ref": 2, "quote": _numbers(msgs)}]}
-        )
+        # point at sentence 1.1 and at the first other sentence holding a figure that 1.1 does not hold
+        lines = dict(re.findall(r"^\[(\d+\.\d+)\] (.*)$", "\n".join(str(m.content) for m in msgs), re.M))
+        for sid, text in lines.items():
+            figures = [w.strip(".,;()") for w in text.split() if re.search(r"\d{3}", w)]
+            figures = [f for f in figures if f not in lines["1.1"]]
+            if sid != "1.1" and figures:
+                picked["figure"] = figures[0]
+                return json.dumps({"sentences": ["1.1", sid]})
+        raise AssertionError("no sentence with a figure")
 
     def answer(msgs):
-        figure = next(w for w in _numbers(msgs).split() if any(ch.isdigit() for ch in w))
-        return f"No. The figure is {figure.rstrip('.,;')}."
+        return f"No. The figure is {picked['figure']}."
 
     graph, _ = graph_with(sample_index, good_script(quotes=quotes, answer=answer))
     result = graph.invoke({"question": QUESTION})
     assert result.answer.endswith("[2].") and [c["n"] for c in result.citations] == [2]
-
-
-def _numbers(messages) -> str:
-    """A sentence of the second reference holding a digit (the sample memo has amounts and dates)."""
-    text = "\n".join(str(m.content) for m in messages)
-    start = text.index("<reference ")
-    for line in text[start:].splitlines():
-        if any(ch.isdigit() for ch in line) and not line.startswith("<") and len(line.split()) >= 6:
-            return " ".join(line.split()[:14])
-    raise AssertionError("no reference line with a number")
 
 
 def test_an_answer_about_the_holding_resting_on_a_dissent_alone_says_so():
@@ -465,3 +471,23 @@ def test_an_answer_about_the_holding_resting_on_a_dissent_alone_says_so():
     assert holding_caveat(question, "Quickening was abandoned [1][2].", [dissent, court]) == ""  # the Court too
     assert holding_caveat("What did the dissent say?", "x [1].", [dissent]) == ""  # asked about the dissent
     assert holding_caveat("What is quickening?", "x [1].", [dissent]) == ""  # not about the holding
+
+
+def test_a_yes_no_answer_opens_with_the_verdict_the_extractor_chose_with_its_quotes(sample_index: Path):
+    script = good_script(
+        quotes=json.dumps({"sentences": ["1.1"], "verdict": "no"}),
+        answer="Yes, married taxpayers must file a joint return [1].",
+    )
+    graph, llm = graph_with(sample_index, script)
+    result = graph.invoke({"question": QUESTION})
+    assert result.answer == "No. Married taxpayers must file a joint return [1]."
+    assert result["verdict"] == "no" and result["steps"]["read"]["verdict_enforced"] is True
+    # the extractor was asked for the verdict, and the reader told it
+    extract = next(m for key, m, _ in llm.calls if key == "quotes")
+    read = next(m for key, m, _ in llm.calls if key == "answer")
+    assert '"verdict"' in extract[-1].content and 'answer it "no"' in read[-1].content
+    # a question that is not yes/no gets neither
+    graph, llm = graph_with(sample_index, good_script(answer="Married taxpayers must file a joint return [1]."))
+    result = graph.invoke({"question": "What must married taxpayers do to claim the AOTC?"})
+    assert result["verdict"] == "" and result.answer == "Married taxpayers must file a joint return [1]."
+    assert '"verdict"' not in next(m for key, m, _ in llm.calls if key == "quotes")[-1].content

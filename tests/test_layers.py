@@ -44,7 +44,7 @@ def test_nothing_above_the_index_room_names_a_backend() -> None:
 
 
 def test_the_index_room_imports_nothing_above_it() -> None:
-    allowed = ("lclfqa.index", "lclfqa.ingest.document", "lclfqa.config", "lclfqa.models")
+    allowed = ("lclfqa.index", "lclfqa.ingest.document", "lclfqa.config", "lclfqa.llm.models")
     offenders = [
         (module, target)
         for module, imports in _imports().items()

@@ -8,7 +8,7 @@ import llama_cpp
 import llama_cpp.llama_cpp as native
 import pytest
 
-from lclfqa import llama
+from lclfqa.llm import llama
 
 XEON_AMX = "processor\t: 0\nflags\t\t: fpu sse avx2 avx512f amx_bf16 amx_tile amx_int8\n"
 PLAIN = "processor\t: 0\nflags\t\t: fpu sse avx2 fma\nbugs\t\t: amx_tile_in_a_bug_line\n"

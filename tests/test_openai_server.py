@@ -1,4 +1,4 @@
-"""The OpenAI-compatible path against a real server: llama-cpp-python's server (`python -m lclfqa.llama`, i.e.
+"""The OpenAI-compatible path against a real server: llama-cpp-python's server (`python -m lclfqa.llm.llama`, i.e.
 `python -m llama_cpp.server`) with the tiny model on a loopback port, then `--model openai:smol` with a base
 URL. Structured outputs must parse through it as they do in-process. Slow; runs in CI."""
 
@@ -17,13 +17,13 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from lclfqa import prompts
 from lclfqa.config import Settings
-from lclfqa.models import get_chat_model
-from lclfqa.nodes import calls, parsing
-from lclfqa.nodes.calls import Meter, chat
+from lclfqa.llm import calls, parsing
+from lclfqa.llm.calls import Meter, chat
+from lclfqa.llm.models import get_chat_model
+from lclfqa.llm.weights import smollm2_path
 from lclfqa.nodes.filter import FILTER_VERDICTS, THOUGHT_CHARS, verdict_schema
 from lclfqa.nodes.reading import instruction
 from lclfqa.nodes.rewrite import rewrites_schema
-from lclfqa.weights import smollm2_path
 from tests.servers import free_port, serving
 
 pytestmark = [
@@ -44,7 +44,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The tiny model behind llama-cpp-python's OpenAI-compatible server on a free loopback port."""
     port = free_port()
     log_dir = tmp_path_factory.mktemp("openai-server")
-    command = [sys.executable, "-m", "lclfqa.llama", "--model", str(smollm2_path()), "--model_alias", ALIAS]
+    command = [sys.executable, "-m", "lclfqa.llm.llama", "--model", str(smollm2_path()), "--model_alias", ALIAS]
     command += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "1"]
     url = f"http://127.0.0.1:{port}/v1"
     with serving(command, ready_url=f"{url}/models", log=log_dir / "server.log", env=dict(os.environ), cwd=log_dir):
@@ -93,7 +93,7 @@ def test_structured_outputs_parse_through_the_server_as_in_process(base_url: str
         assert isinstance(obj["rewrites"][0], str) and isinstance(obj.get("translation"), str), raw
         assert meter.completion_tokens <= 120  # the length limit reached the server (max_tokens)
     # llama-cpp-python's server rejects response_format json_schema; the calls above went through as
-    # json_object + schema (lclfqa.nodes.calls)
+    # json_object + schema (lclfqa.llm.calls)
     assert (base_url, ALIAS) in calls._JSON_OBJECT_ENDPOINTS
 
 

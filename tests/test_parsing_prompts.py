@@ -9,7 +9,8 @@ import pytest
 from lclfqa import prompts
 from lclfqa.config import Settings
 from lclfqa.graph.context import plan_for
-from lclfqa.nodes import parsing
+from lclfqa.llm import parsing
+from lclfqa.llm.weights import SplitWeights, WeightsError, ensure_joined
 from lclfqa.nodes.refusal import (
     FILTER_VERDICTS,
     cited_sections,
@@ -18,7 +19,6 @@ from lclfqa.nodes.refusal import (
     refusal_reason,
     state_missing_sections,
 )
-from lclfqa.weights import SplitWeights, WeightsError, ensure_joined
 
 
 @pytest.mark.parametrize(
@@ -97,7 +97,8 @@ def test_every_template_renders_with_the_values_nodes_pass():
         problems="p",
         verdict_rule="",
         max_quotes=6,
-        max_words=60,
+        verdict="",
+        verdict_json="",
     )
     for name in (
         "condense",
@@ -149,12 +150,12 @@ def test_weights_are_joined_atomically_and_verified(tmp_path, monkeypatch):
         f = tmp_path / f"part{i}.bin"
         f.write_bytes(data)
         files.append(f)
-    monkeypatch.setattr("lclfqa.weights.part_paths", lambda w: files)
+    monkeypatch.setattr("lclfqa.llm.weights.part_paths", lambda w: files)
     w = _weights(tmp_path, parts)
     path = ensure_joined(w, tmp_path / "cache")
     assert path.read_bytes() == b"".join(parts)
     # a corrupted cached file is rebuilt from the parts
-    import lclfqa.weights as weights
+    import lclfqa.llm.weights as weights
 
     weights._verified.clear()
     path.write_bytes(b"tampered")
@@ -183,7 +184,7 @@ def test_qa_settings_validate_and_choose_the_plan():
 def test_llm_cache_setting_makes_reruns_free(tmp_path):
     from langchain_community.cache import SQLiteCache
 
-    from lclfqa.models import get_chat_model
+    from lclfqa.llm.models import get_chat_model
     from tests.fakes import ScriptedChat
 
     local = get_chat_model("local-tiny", settings=Settings(llm_cache=str(tmp_path / "cache" / "llm.sqlite")))
@@ -280,8 +281,20 @@ def test_a_cited_section_named_only_by_a_document_or_section_path_is_found():
         ("What must the public notice contain?", False),
         ("For the child-care credit, which caregivers don't count? Can a client count her mother?", False),
         ("How did the majority define quickening?", False),
+        # facts first, then the question: the first interrogative sentence decides
+        ("A client files separately. Is that allowed? Are there exceptions?", True),
+        ("The lessee paid a fee on early termination. What did the court hold?", False),
+        # an embedded yes/no question ("whether") with no wh-word before it
+        ("Walk me through whether the issuer breached the limit and what follows.", True),
+        ("Explain how a court decides whether a fee is a penalty.", False),
     ],
 )
 def test_the_verdict_rule_is_given_for_yes_no_questions_only(question: str, yes_no: bool):
     assert prompts.is_yes_no(question) is yes_no
     assert bool(prompts.verdict_rule(question)) is yes_no
+    # the extractor's verdict is named in the rule; "depends" leaves the general rule
+    if yes_no:
+        assert '"no"' in prompts.verdict_rule(question, "no") and 'begin the answer with "No,"' in prompts.verdict_rule(
+            question, "no"
+        )
+        assert prompts.verdict_rule(question, "depends") == prompts.verdict_rule(question)

@@ -15,9 +15,9 @@ from lclfqa.config import Settings
 from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.ingest.chunking import chunk_document, document_prefix
 from lclfqa.ingest.document import CHILD, FOOTNOTE, PARENT, Chunk, Footnote, ParsedDocument, Section
+from lclfqa.ingest.formats import parse_file
 from lclfqa.ingest.pipeline import ingest
 from lclfqa.ingest.plain_chunking import plain_chunk_document, plain_text
-from lclfqa.ingest.text import parse_file
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "examples" / "sample"

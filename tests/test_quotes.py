@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lclfqa.nodes.answer_check import check_answer, keep_supported, sentences, stated
+from lclfqa.nodes.answer_check import check_answer, keep_supported, stated
 from lclfqa.nodes.quotes import check_quotes, locate
+from lclfqa.nodes.sentences import split as sentences
 
 SOURCE = (
     "(a) No credit is allowed under section 21 for taxpayers who are married (within the meaning of section 7703 "
@@ -168,8 +169,8 @@ def test_each_sentence_must_rest_on_the_quotes_it_cites() -> None:
 def test_a_runaway_list_of_citations_is_stopped_and_cut():
     from langchain_core.messages import HumanMessage
 
-    from lclfqa.nodes.calls import Meter, chat
-    from lclfqa.nodes.parsing import collapse_citation_runs, runaway
+    from lclfqa.llm.calls import Meter, chat
+    from lclfqa.llm.parsing import collapse_citation_runs, runaway
 
     assert not runaway("No, a joint return is required [1] [2].")
     assert runaway("No, the child-care credit [1] [2][3] [4] [5] [6]")
@@ -177,7 +178,7 @@ def test_a_runaway_list_of_citations_is_stopped_and_cut():
         "No, the credit [1] [2][3] . It applies [2]."
     )
     # the pattern goes to backends that can stop on it (llama.cpp), as a string the cache can key on
-    from lclfqa.nodes.parsing import RUNAWAY
+    from lclfqa.llm.parsing import RUNAWAY
     from tests.fakes import ScriptedChat
 
     class Stoppable(ScriptedChat):
@@ -187,3 +188,122 @@ def test_a_runaway_list_of_citations_is_stopped_and_cut():
     for model in (llm, plain):
         assert chat(model, [HumanMessage("q")], Meter("read"), stop_pattern=RUNAWAY) == "No."
     assert llm.calls[0][2]["stop_pattern"] == RUNAWAY and "stop_pattern" not in plain.calls[0][2]
+
+
+def test_source_sentences_are_spans_split_at_sentence_paragraph_and_enumeration_ends():
+    from lclfqa.nodes.sentences import spans
+
+    text = (
+        "(c) Limitation.\n"  # a heading fragment joins the sentence after it
+        "The credit is allowed only on a joint return. See Treas. Reg. § 1.21-3(a) e.g. for rules.\n"
+        "(1) In general. A married individual living apart is treated as not married; or\n"
+        "(2) the spouse died.\n\n"
+        "7. Term and Termination\n\n"  # a paragraph break ends a span even without a full stop
+        "Either of us may end this engagement"
+    )
+    assert [text[a:b] for a, b in spans(text)] == [
+        "(c) Limitation.\nThe credit is allowed only on a joint return.",
+        "See Treas. Reg. § 1.21-3(a) e.g. for rules.",
+        "(1) In general. A married individual living apart is treated as not married; or",
+        "(2) the spouse died.",
+        "7. Term and Termination\n\nEither of us may end this engagement",
+    ]
+    # a very long enumeration is cut after semicolons, never inside a clause
+    long = "; ".join(f"item {i} is a long clause of the statute with several words" for i in range(12)) + "."
+    pieces = [long[a:b] for a, b in spans(long)]
+    assert len(pieces) > 1 and "".join(p if p.endswith(".") else p + " " for p in pieces) == long
+    assert all(len(p.split()) <= 80 for p in pieces) and all(p.endswith((";", ".")) for p in pieces)
+    assert spans("") == [] and [(0, 4)] == spans("Tiny")
+
+
+def test_the_extractor_quotes_by_pointing_at_numbered_sentences():
+    from lclfqa.nodes.extract import pointed_quotes, proposed, quotes_schema
+    from lclfqa.nodes.reading import passages, references
+
+    children = [
+        {
+            "id": "a:c1",
+            "kind": "child",
+            "document": "memo.pdf",
+            "pages": [1, 1],
+            "section": ["§ 1"],
+            "text": "Married taxpayers filing separately may claim neither credit. The rule is in § 1.25A-1(g).",
+        },
+        {
+            "id": "a:f1",
+            "kind": "footnote",
+            "document": "memo.pdf",
+            "pages": [2, 2],
+            "section": ["§ 1"],
+            "text": "The AOTC began as a temporary expansion of the Hope Scholarship Credit.",
+        },
+    ]
+    shown = references(children, numbered=True)
+    assert "[1.1] Married taxpayers filing separately may claim neither credit.\n[1.2] The rule is in" in shown
+    assert "[2.1] The AOTC began" in shown and "footnotes" in shown.split("<reference 2>")[1].splitlines()[0]
+    numbered = passages(children)
+    assert list(numbered) == ["1.1", "1.2", "2.1"]
+    schema = quotes_schema(list(numbered), yes_no=True)
+    assert schema["properties"]["sentences"]["items"]["enum"] == ["1.1", "1.2", "2.1"]
+    assert schema["required"] == ["sentences", "verdict"] and "verdict" not in quotes_schema(["1.1"])["properties"]
+    ids, texts = proposed('{"sentences": ["2.1", "1.1", "2.1", "9.9"], "verdict": "no"}')
+    quotes, unknown = pointed_quotes(ids, numbered, children)
+    # the source's own words, in the order named, each once; a number not shown is counted, not quoted
+    assert [q["text"] for q in quotes] == [children[1]["text"], children[0]["text"].split(" The rule")[0]]
+    assert [(q["child"], q["ref"], q["kind"], q["how"]) for q in quotes] == [
+        ("a:f1", 2, "footnote", "pointed"),
+        ("a:c1", 1, "child", "pointed"),
+    ]
+    assert unknown == ["9.9"] and texts == []
+    # a reply that quotes text (an endpoint without grammars) goes to the quote check instead
+    assert proposed('{"quotes": [{"ref": 1, "quote": "claim neither credit"}]}') == ([], [(1, "claim neither credit")])
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict", "expected"),
+    [
+        ("No, married taxpayers must file jointly [1].", "no", "No, married taxpayers must file jointly [1]."),
+        ("Yes, they may claim it [1].", "no", "No. They may claim it [1]."),  # only the verdict word changes
+        ("Married taxpayers must file jointly [1].", "no", "No. Married taxpayers must file jointly [1]."),
+        ("Generally, no. A joint return is required [1].", "yes", "Yes. A joint return is required [1]."),
+        ("Yes.", "yes", "Yes."),
+    ],
+)
+def test_the_answer_opens_with_the_extractors_verdict(answer: str, verdict: str, expected: str):
+    from lclfqa.nodes.read import opening_verdict
+
+    assert opening_verdict(answer, verdict)[0] == expected
+    assert opening_verdict(answer, verdict)[1] is (answer != expected)
+
+
+def test_headings_and_lead_ins_travel_with_the_sentence_after_them():
+    from lclfqa.nodes.sentences import spans
+
+    text = (
+        "§ 1.21-4 Payments to certain related individuals.\n"
+        "(a) In general. A credit is not allowed for any amount paid to an individual—\n"
+        "(1) For whom a deduction under section 151(c) is allowable; or\n"
+        "(2) Who is a child of the taxpayer.\n"
+        "(b) Taxpayers treated as not married.\n"
+        "The requirements of paragraph (a) do not apply to a taxpayer who is legally separated.\n\n"
+        "(c) Limitation —\n\n"  # a heading printed as a paragraph of its own
+        "Text after a break follows here."
+    )
+    assert [text[a:b] for a, b in spans(text)] == [
+        "§ 1.21-4 Payments to certain related individuals.\n(a) In general. A credit is not allowed for any"
+        " amount paid to an individual—\n(1) For whom a deduction under section 151(c) is allowable; or",
+        "(2) Who is a child of the taxpayer.",
+        "(b) Taxpayers treated as not married.\nThe requirements of paragraph (a) do not apply to a taxpayer"
+        " who is legally separated.",
+        "(c) Limitation —\n\nText after a break follows here.",
+    ]
+
+
+def test_angle_bracket_placeholders_copied_from_the_prompt_are_dropped():
+    from lclfqa.llm.parsing import strip_placeholders
+
+    assert (
+        strip_placeholders("No, <the rule> [2]. A joint return is required [1].")
+        == "No, [2]. A joint return is required [1]."
+    )
+    assert strip_placeholders("Income under section 61 <= 5 [1].") == "Income under section 61 <= 5 [1]."

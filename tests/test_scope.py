@@ -16,7 +16,7 @@ from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.index.fusion import Fusion
 from lclfqa.index.scope import MAX_SCOPE, DocumentScope, find_scope, name_aliases, scope_names
 from lclfqa.index.search import RetrievalParams, search
-from lclfqa.models import embed_array
+from lclfqa.llm.models import embed_array
 from tests.test_graph import good_script, graph_with
 
 # document names as they are in ../shared/data (names only: no data needed)
@@ -203,7 +203,7 @@ def test_the_graph_records_its_scope_and_can_switch_it_off(sample_index: Path):
 
 
 def test_cli_search_says_what_it_searched(sample_index: Path, monkeypatch):
-    monkeypatch.setattr("lclfqa.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
+    monkeypatch.setattr("lclfqa.llm.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
     runner = CliRunner()
     q = "In the engagement letter, what is the fee?"
     out = runner.invoke(app, ["search", q, "--index", str(sample_index), "-k", "20"])

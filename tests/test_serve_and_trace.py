@@ -26,7 +26,7 @@ from lclfqa import load_graph
 from lclfqa.config import Settings
 from lclfqa.graph import server
 from lclfqa.graph.context import Resources
-from lclfqa.nodes import calls, parsing
+from lclfqa.llm import calls, parsing
 from tests.fakes import ScriptedChat
 from tests.test_graph import QUESTION, good_script
 

@@ -9,15 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from lclfqa.ingest import unstructured_offline
 from lclfqa.ingest.document import UnreadableDocument
-from lclfqa.ingest.text import (
-    MAX_SECTIONS,
-    SUPPORTED_SUFFIXES,
-    parse_file,
-    parse_text_file,
-    parse_with_unstructured,
-    prepare_unstructured,
-)
+from lclfqa.ingest.formats import SUPPORTED_SUFFIXES, parse_file
+from lclfqa.ingest.plain_text import MAX_SECTIONS, parse_text_file
+from lclfqa.ingest.unstructured_formats import parse_with_unstructured
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / "../shared/data/legalbench-rag/corpus"  # shared test data beside the repo, never copied in
@@ -321,11 +317,8 @@ def test_unstructured_runs_offline(tmp_path: Path, no_network: None) -> None:
     md = tmp_path / "memo 2024 & notes.md"
     md.write_text(MEMO_MD, encoding="utf-8")
     doc = parse_file(md)
-    assert [s.path for s in doc.sections] == [
-        ("Education Credits Memo",),
-        ("Education Credits Memo", "Facts"),
-        ("Education Credits Memo", "Facts", "Form 1098-T"),
-    ]
+    memo = "Education Credits Memo"
+    assert [s.path for s in doc.sections] == [(memo,), (memo, "Facts"), (memo, "Facts", "Form 1098-T")]
     assert "half-time" in doc.sections[1].text
     assert "Box 5 reports scholarships" in doc.sections[2].text
     assert all(s.start is None and s.end is None for s in doc.sections)
@@ -334,11 +327,7 @@ def test_unstructured_runs_offline(tmp_path: Path, no_network: None) -> None:
     html = tmp_path / "memo.html"
     html.write_text(MEMO_HTML, encoding="utf-8")
     doc = parse_with_unstructured(html)
-    assert [s.path for s in doc.sections] == [
-        ("Education Credits Memo",),
-        ("Education Credits Memo", "Facts"),
-        ("Education Credits Memo", "Conclusion"),
-    ]
+    assert [s.path for s in doc.sections] == [(memo,), (memo, "Facts"), (memo, "Conclusion")]
     assert doc.sections[2].text == "Conclusion\n\nThe credit should be allowed."
 
     # the model unstructured would download is never loaded: ours has no trained components
@@ -365,7 +354,7 @@ def test_unstructured_docx_offline(tmp_path: Path, no_network: None) -> None:
 
 def test_offline_pipeline_keeps_one_sentence_paragraphs_narrative() -> None:
     """The blank-model shift: without verb tags a one-sentence paragraph would read as a Title."""
-    prepare_unstructured()
+    unstructured_offline.configure()
     from unstructured.partition.text_type import is_possible_narrative_text, is_possible_title
 
     sentence = "The taxpayer may claim the credit for tuition paid."

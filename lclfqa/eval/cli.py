@@ -169,7 +169,7 @@ def retrieval(
         from lclfqa.eval import retrieval_eval
         from lclfqa.eval.retrieval_eval import graph_rewriter
         from lclfqa.ingest.summaries import make_summarizer
-        from lclfqa.models import get_chat_model
+        from lclfqa.llm.models import get_chat_model
 
         llm = get_chat_model(settings.chat_model, settings.openai_base_url, settings=settings)
         embedder = retrieval_eval.get_embeddings(settings.embedding_model, settings.openai_base_url)

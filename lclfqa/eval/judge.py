@@ -23,8 +23,9 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from lclfqa import prompts
 from lclfqa.eval.triples import Triple, parse_triples
-from lclfqa.nodes import parsing
-from lclfqa.nodes.calls import Meter, chat, json_schema_kwargs
+from lclfqa.llm import parsing
+from lclfqa.llm.calls import Meter, chat, json_schema_kwargs
+from lclfqa.llm.schemas import exactly, object_schema
 
 Label = Literal["Entailment", "Neutral", "Contradiction"]
 Category = Literal["COMPLETE", "PARTIAL", "INCORRECT"]
@@ -33,34 +34,20 @@ CATEGORIES: tuple[Category, ...] = ("COMPLETE", "PARTIAL", "INCORRECT")
 POINTS: dict[str, int] = {"COMPLETE": 2, "PARTIAL": 1, "INCORRECT": 0}
 
 _TERM = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 3}]}
-TRIPLES_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "triples": {
-            "type": "array",
-            "items": {"type": "array", "prefixItems": [_TERM, {"type": "string"}, _TERM], "minItems": 3, "maxItems": 3},
-            "minItems": 1,
-            "maxItems": 24,
-        }
-    },
-    "required": ["triples"],
-}
-DECISION_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"decision": {"type": "string", "enum": list(CATEGORIES)}},
-    "required": ["decision"],
-}
+TRIPLES_SCHEMA: dict[str, Any] = object_schema(
+    triples={
+        "type": "array",
+        "items": {"type": "array", "prefixItems": [_TERM, {"type": "string"}, _TERM], "minItems": 3, "maxItems": 3},
+        "minItems": 1,
+        "maxItems": 24,
+    }
+)
+DECISION_SCHEMA: dict[str, Any] = object_schema(decision={"type": "string", "enum": list(CATEGORIES)})
 
 
 def labels_schema(n: int) -> dict[str, Any]:
     """Exactly ``n`` entailment labels."""
-    return {
-        "type": "object",
-        "properties": {
-            "labels": {"type": "array", "items": {"type": "string", "enum": list(LABELS)}, "minItems": n, "maxItems": n}
-        },
-        "required": ["labels"],
-    }
+    return object_schema(labels=exactly(n, {"type": "string", "enum": list(LABELS)}))
 
 
 @dataclass
@@ -198,13 +185,13 @@ def judge_coverage(
     t = prompts.template("coverage", "eval")
     source = gold_answer.strip()
     if necessary_claims:
-        source += "\n\nNECESSARY CLAIMS:\n" + "\n".join(f"- {c}" for c in necessary_claims)
+        source += prompts.render(t["necessary_claims"], claims="\n".join(f"- {c}" for c in necessary_claims))
     msgs = prompts.messages_from(
         "eval",
         "coverage",
         question=question,
         source=source,
-        answer=answer.strip() or "(empty answer)",
+        answer=answer.strip() or t["empty_answer"],
         claims_hint=t["claims_hint"] if necessary_claims else "",
     )
     first = chat(llm, msgs, meter, max_tokens=700)

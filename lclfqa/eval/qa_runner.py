@@ -39,7 +39,8 @@ from lclfqa.eval.datasets import QAItem
 from lclfqa.eval.judge import POINTS, Claims, check_claims, extract_claims, judge_coverage
 from lclfqa.eval.key_facts import score_item
 from lclfqa.eval.variants import Variant
-from lclfqa.nodes.calls import Meter
+from lclfqa.graph.result import QAResult
+from lclfqa.llm.calls import Meter
 
 log = logging.getLogger(__name__)
 
@@ -257,7 +258,7 @@ def judge_row(
         from lclfqa.eval.ragas_metrics import ragas_scores
 
         answer, contexts = result.get("answer", ""), am.context_texts(result)
-        metrics["ragas"] = ragas_scores(item.question, answer, contexts, item.gold_answer, judge, ragas)
+        metrics["ragas"] = ragas_scores(item.question, answer, contexts, item.gold_answer, judge, ragas, meter)
     judge_notes |= {
         "llm_calls": meter.llm_calls,
         "prompt_tokens": meter.prompt_tokens,
@@ -268,32 +269,9 @@ def judge_row(
 
 
 def _answer_fields(result: dict[str, Any]) -> dict[str, Any]:
-    steps = result.get("steps", {})
-    dropped = set(result.get("dropped", []))
-    return {
-        "answer": result.get("answer", ""),
-        "refused": bool(result.get("refused")),
-        "unsupported": result.get("unsupported", []),
-        "citations": result.get("citations", []),
-        "rewrites": result.get("rewrites", []),
-        "translation": result.get("translation", ""),
-        "retrieved": [
-            {"id": c["id"], "document": c["document"], "pages": c["pages"], "kept": c["id"] not in dropped}
-            for c in result.get("retrieved", [])
-        ],
-        "timings": {node: s.get("seconds") for node, s in steps.items()},
-        "nodes": {
-            node: {k: s.get(k) for k in ("seconds", "llm_calls", "prompt_tokens", "completion_tokens")}
-            for node, s in steps.items()
-        },
-        "quotes": result.get("quotes", []),
-        "removed": result.get("removed", []),
-        "llm_calls": sum(int(s.get("llm_calls", 0)) for s in steps.values()),
-        "tokens": {
-            "prompt": sum(int(s.get("prompt_tokens", 0)) for s in steps.values()),
-            "completion": sum(int(s.get("completion_tokens", 0)) for s in steps.values()),
-        },
-    }
+    """The row's answer fields: the answer's one serialization (:meth:`QAResult.to_json`), without the question
+    (the row has the item's) and the nodes' full ``steps`` (the row keeps their figures, ``nodes``)."""
+    return {k: v for k, v in QAResult(result).to_json().items() if k not in ("question", "steps")}
 
 
 def run_qa_eval(
@@ -320,7 +298,7 @@ def run_qa_eval(
     if settings.llm_cache is None:
         settings = settings.with_overrides(llm_cache=str(out / "llm-cache.sqlite"))
     if llm is None:
-        from lclfqa.models import get_chat_model
+        from lclfqa.llm.models import get_chat_model
 
         llm = get_chat_model(settings.chat_model, settings=settings)
     if not config.judged:
@@ -329,7 +307,7 @@ def run_qa_eval(
         if config.judge_name == settings.chat_model:
             judge = llm
         else:
-            from lclfqa.models import get_chat_model
+            from lclfqa.llm.models import get_chat_model
 
             judge = get_chat_model(config.judge_name, settings=settings)
 
@@ -341,7 +319,7 @@ def run_qa_eval(
             )
         indexes["plain"] = open_index(settings, config.plain_index)
     if embeddings is None:
-        from lclfqa.models import get_embeddings
+        from lclfqa.llm.models import get_embeddings
 
         embeddings = get_embeddings(indexes["layout"].embedding_model, settings.openai_base_url)
     graphs = {

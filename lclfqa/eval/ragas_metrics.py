@@ -21,8 +21,9 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
 
-from lclfqa.nodes.calls import json_schema_kwargs
+from lclfqa.llm.calls import Meter, invoke
 
 RAGAS_METRICS: tuple[str, ...] = ("faithfulness", "context_recall", "factual_correctness")
 _SCHEMA = re.compile(r"specified in JSON Schema:\s*")
@@ -45,9 +46,11 @@ def prompt_schema(text: str) -> dict[str, Any] | None:
 
 
 class SchemaFromPrompt(BaseChatModel):
-    """Wraps a chat model; when the last message carries a ragas JSON schema, decoding is constrained to it."""
+    """Wraps a chat model; when the last message carries a ragas JSON schema, decoding is constrained to it.
+    Every call goes through the metered call and is counted on ``meter``."""
 
     inner: BaseChatModel
+    meter: Meter = Field(default_factory=lambda: Meter("ragas"))
 
     @property
     def _llm_type(self) -> str:
@@ -57,12 +60,9 @@ class SchemaFromPrompt(BaseChatModel):
         self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
     ) -> ChatResult:
         last = messages[-1].content if isinstance(messages[-1].content, str) else str(messages[-1].content)
-        schema = prompt_schema(last)
-        if schema is not None:
-            kwargs.update(json_schema_kwargs(self.inner, schema))
         kwargs.pop("n", None)
         kwargs.pop("temperature", None)
-        message = self.inner.invoke(messages, stop=stop, **kwargs)
+        message = invoke(self.inner, messages, self.meter, schema=prompt_schema(last), stop=stop, **kwargs)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
@@ -99,8 +99,10 @@ def ragas_scores(
     reference: str,
     llm: BaseChatModel,
     metrics: Sequence[str] = RAGAS_METRICS,
+    meter: Meter | None = None,
 ) -> dict[str, Any]:
-    """``{metric: score or None}`` plus ``errors`` (metric → reason) for one answered question."""
+    """``{metric: score or None}`` plus ``errors`` (metric → reason) for one answered question; the judge's
+    calls are counted on ``meter``."""
     os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
     try:
         from ragas import SingleTurnSample
@@ -109,7 +111,7 @@ def ragas_scores(
         raise RagasMissing('ragas metrics need the extra: pip install -e ".[ragas]"') from e
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        wrapped = LangchainLLMWrapper(SchemaFromPrompt(inner=llm))
+        wrapped = LangchainLLMWrapper(SchemaFromPrompt(inner=llm, meter=meter or Meter("ragas")))
     objects = _metric_objects(metrics, wrapped)
     sample = SingleTurnSample(
         user_input=question, response=answer, retrieved_contexts=list(contexts) or [""], reference=reference

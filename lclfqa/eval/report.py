@@ -217,6 +217,16 @@ def _ci(pair: Sequence[float]) -> str:
     return "" if math.isnan(lo) else f" [{lo:.2f}, {hi:.2f}]"
 
 
+def _row(*cells: Any) -> str:
+    """One Markdown table row."""
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def _unsupported(s: dict[str, Any]) -> str:
+    """Answers with unsupported figures, of all answers."""
+    return f"{s.get('unsupported_answers', 0)}/{s.get('answers', 0)}"
+
+
 def _table(summary: dict[str, Any], names: list[str]) -> list[str]:
     base = summary["baseline"]
     head = (
@@ -230,14 +240,13 @@ def _table(summary: dict[str, Any], names: list[str]) -> list[str]:
         s = summary["variants"][n]
         vs = s.get("vs_baseline")
         p = f"{_f(vs['p_score'], 2)} / {_f(vs['p_recall'], 2)} (n={vs['questions']})" if vs else "baseline"
-        lines.append(
-            f"| {n} | {_f(s['claim_recall'])} / {_f(s['necessary_recall'])} | "
-            f"{s['complete']} | {s['partial']} | {s['incorrect']} | "
-            f"{_f(s['coverage_score'])}{_ci(s['coverage_score_ci'])} | {_f(s['coverage_score_claims'])} | {p} | "
-            f"{_f(s['evidence_recall_context'], 2)} / {_f(s['evidence_recall_topk'], 2)} | "
-            f"{s['correct_refusals']}/{s['unanswerable']} | {s['wrong_refusals']}/{s['answerable']} | "
-            f"{s.get('unsupported_answers', 0)}/{s.get('answers', 0)} | {_f(s['seconds'], 1)} | {s['failed']} |"
-        )
+        recall = f"{_f(s['claim_recall'])} / {_f(s['necessary_recall'])}"
+        score = f"{_f(s['coverage_score'])}{_ci(s['coverage_score_ci'])}"
+        evidence = f"{_f(s['evidence_recall_context'], 2)} / {_f(s['evidence_recall_topk'], 2)}"
+        refusals = (f"{s['correct_refusals']}/{s['unanswerable']}", f"{s['wrong_refusals']}/{s['answerable']}")
+        counts = (s["complete"], s["partial"], s["incorrect"])
+        cells = [n, recall, *counts, score, _f(s["coverage_score_claims"]), p, evidence, *refusals, _unsupported(s)]
+        lines.append(_row(*cells, _f(s["seconds"], 1), s["failed"]))
     return lines
 
 
@@ -254,12 +263,18 @@ def _key_fact_table(summary: dict[str, Any], names: list[str]) -> list[str]:
         vs = s.get("vs_baseline")
         p = f"{_f(vs['p_key_facts'], 2)} (n={vs['key_fact_questions']})" if vs else "baseline"
         verdicts = round(k["verdict_accuracy"] * k["verdict_rows"]) if k["verdict_rows"] else 0
+        refused = round(k["unanswerable_refused"] * k["unanswerable_rows"]) if k["unanswerable_rows"] else 0
         lines.append(
-            f"| {n} | {_f(k['key_fact_recall'])} (n={k['key_fact_rows']}) | {p} | "
-            f"{verdicts}/{k['verdict_rows']} | {_f(k['wrong_fact_rate'], 2)} ({k['wrong_fact_answers']} answers) | "
-            f"{round(k['unanswerable_refused'] * k['unanswerable_rows']) if k['unanswerable_rows'] else 0}"
-            f"/{k['unanswerable_rows']} | {k['over_refusals']}/{k['answerable_rows']} | "
-            f"{s.get('unsupported_answers', 0)}/{s.get('answers', 0)} |"
+            _row(
+                n,
+                f"{_f(k['key_fact_recall'])} (n={k['key_fact_rows']})",
+                p,
+                f"{verdicts}/{k['verdict_rows']}",
+                f"{_f(k['wrong_fact_rate'], 2)} ({k['wrong_fact_answers']} answers)",
+                f"{refused}/{k['unanswerable_rows']}",
+                f"{k['over_refusals']}/{k['answerable_rows']}",
+                _unsupported(s),
+            )
         )
     return lines
 

@@ -42,7 +42,7 @@ from lclfqa.index.factory import open_index
 from lclfqa.index.protocol import IndexBackend
 from lclfqa.index.search import RetrievalParams, search
 from lclfqa.ingest.pipeline import Summarizer, discover, ingest
-from lclfqa.models import embed_array, get_embeddings
+from lclfqa.llm.models import embed_array, get_embeddings
 
 __all__ = [
     "CONFIGS",
@@ -69,7 +69,7 @@ def graph_rewriter(llm: BaseChatModel, n: int = 3, embeddings: Embeddings | None
     index's embedder), then the same BM25 and dense query lists the ``retrieve`` node searches. An LLM
     failure leaves the question alone (as in the graph)."""
     from lclfqa import prompts
-    from lclfqa.nodes.calls import Meter
+    from lclfqa.llm.calls import Meter
     from lclfqa.nodes.retrieve import queries
     from lclfqa.nodes.rewrite import query2doc
 
@@ -118,7 +118,7 @@ class NaiveDenseIndex:
         """
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-        from lclfqa.ingest.text import SUPPORTED_SUFFIXES, TEXT_SUFFIXES, parse_file
+        from lclfqa.ingest.formats import SUPPORTED_SUFFIXES, TEXT_SUFFIXES, parse_file
 
         splitter = RecursiveCharacterTextSplitter(
             chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=True

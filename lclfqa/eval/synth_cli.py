@@ -53,7 +53,9 @@ def synth(
     """Generate synthetic QA pairs: summarise pages, cluster the summaries, ask for QA pairs in six styles."""
 
     from lclfqa.config import Settings
-    from lclfqa.eval.synth import STYLES, SynthConfig, SynthError, generate_synthetic_qa, write_jsonl
+    from lclfqa.eval.synth.config import STYLES, SynthConfig, SynthError
+    from lclfqa.eval.synth.generate import generate_synthetic_qa
+    from lclfqa.eval.synth.jsonl import write_jsonl
     from lclfqa.index.errors import IndexStoreError
     from lclfqa.index.factory import open_index
     from lclfqa.progress import stage_bars
@@ -82,7 +84,7 @@ def synth(
     except IndexStoreError as e:
         _fail(str(e))
 
-    from lclfqa.models import get_chat_model, get_embeddings
+    from lclfqa.llm.models import get_chat_model, get_embeddings
 
     with closing(idx):
         try:

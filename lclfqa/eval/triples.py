@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Union
 
-from lclfqa.nodes.parsing import json_object
+from lclfqa.llm.parsing import json_object
 
 Term = Union[str, "Triple"]
 

@@ -73,7 +73,7 @@ class Resources:
         index = self.index
         with self._lock:
             if self._embeddings is None:
-                from lclfqa.models import get_embeddings
+                from lclfqa.llm.models import get_embeddings
 
                 self._embeddings = get_embeddings(index.embedding_model, self.settings.openai_base_url)
             return self._embeddings
@@ -82,7 +82,7 @@ class Resources:
     def llm(self) -> BaseChatModel:
         with self._lock:
             if self._llm is None:
-                from lclfqa.models import get_chat_model
+                from lclfqa.llm.models import get_chat_model
 
                 self._llm = get_chat_model(self.settings.chat_model, settings=self.settings)
             return self._llm

@@ -22,8 +22,41 @@ def format_citation(c: dict[str, Any]) -> str:
     return text
 
 
+CITATION_KEYS = ("n", "document", "pages", "section", "quote", "inferred", "source")
+"""What a citation shows, wherever it is shown (``ask --json``, eval rows, the REPL, a notebook)."""
+QUOTE_KEYS = ("text", "document", "pages", "section", "how", "source", "child")
+"""What a verified quote shows."""
+NODE_FIGURES = ("seconds", "llm_calls", "prompt_tokens", "completion_tokens")
+"""The figures every node's ``steps`` entry has (:class:`lclfqa.llm.calls.Meter`)."""
+
+
+def citation_json(c: dict[str, Any]) -> dict[str, Any]:
+    """The one view of a citation: :data:`CITATION_KEYS` that it has."""
+    return {k: c[k] for k in CITATION_KEYS if k in c}
+
+
+def quote_json(q: dict[str, Any]) -> dict[str, Any]:
+    """The one view of a verified quote: :data:`QUOTE_KEYS` (``None`` where it has none)."""
+    return {k: q.get(k) for k in QUOTE_KEYS}
+
+
+def retrieved_json(ref: dict[str, Any], kept: bool) -> dict[str, Any]:
+    """The one view of a retrieved child: where it is from, its fused score, and whether the filter kept it."""
+    return {
+        "id": ref["id"],
+        "document": ref["document"],
+        "pages": ref["pages"],
+        "section": ref["section"],
+        "score": ref.get("score"),
+        "kept": kept,
+    }
+
+
 class QAResult(dict):
-    """The final :class:`~lclfqa.graph.state.QAState` (a ``dict``) that renders as answer + sources."""
+    """The final :class:`~lclfqa.graph.state.QAState` (a ``dict``) that renders as answer + sources.
+
+    :meth:`to_json` is the one serialization of an answer: ``lclfqa ask --json`` prints it, the eval rows
+    hold it, and the REPL's ``/sources`` and the notebook display render the same :attr:`citations`."""
 
     @property
     def answer(self) -> str:
@@ -31,7 +64,8 @@ class QAResult(dict):
 
     @property
     def citations(self) -> list[dict[str, Any]]:
-        return list(self.get("citations", []))
+        """The citations, each in its one view (:func:`citation_json`)."""
+        return [citation_json(c) for c in self.get("citations", [])]
 
     def sources_text(self) -> str:
         """One line per cited source; says when the citations were inferred rather than written."""
@@ -55,7 +89,9 @@ class QAResult(dict):
         return "Not found in any source; check before relying on it: " + "; ".join(self.unsupported)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``lclfqa ask --json`` object."""
+        """The answer as JSON: what was asked and answered, the citations and verified quotes, the rewrites,
+        the retrieved children (kept or dropped), and what each node cost (``nodes``: the figures of
+        :data:`NODE_FIGURES`; ``steps``: everything the nodes reported)."""
         steps = self.get("steps", {})
         dropped = set(self.get("dropped", []))
         return {
@@ -64,28 +100,19 @@ class QAResult(dict):
             "refused": bool(self.get("refused", False)),
             "unsupported": self.unsupported,
             "removed": list(self.get("removed") or []),
-            "quotes": [
-                {k: q.get(k) for k in ("text", "document", "pages", "section", "how")} for q in self.get("quotes") or []
-            ],
-            "citations": [
-                {k: c[k] for k in ("n", "document", "pages", "section", "quote", "inferred") if k in c}
-                for c in self.citations
-            ],
+            "quotes": [quote_json(q) for q in self.get("quotes") or []],
+            "citations": self.citations,
             "rewrites": self.get("rewrites", []),
             "translation": self.get("translation", ""),
             "scope": self.get("scope", []),
-            "retrieved": [
-                {
-                    "id": r["id"],
-                    "document": r["document"],
-                    "pages": r["pages"],
-                    "section": r["section"],
-                    "score": r.get("score"),
-                    "kept": r["id"] not in dropped,
-                }
-                for r in self.get("retrieved", [])
-            ],
+            "retrieved": [retrieved_json(r, r["id"] not in dropped) for r in self.get("retrieved", [])],
             "timings": {node: s.get("seconds") for node, s in steps.items()},
+            "nodes": {node: {k: s.get(k) for k in NODE_FIGURES} for node, s in steps.items()},
+            "llm_calls": sum(int(s.get("llm_calls", 0)) for s in steps.values()),
+            "tokens": {
+                "prompt": sum(int(s.get("prompt_tokens", 0)) for s in steps.values()),
+                "completion": sum(int(s.get("completion_tokens", 0)) for s in steps.values()),
+            },
             "steps": steps,
         }
 

@@ -27,6 +27,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 
+from lclfqa import environment
 from lclfqa.config import Pipeline, Reader, Settings
 from lclfqa.graph.context import Plan, QAContext, Resources
 from lclfqa.graph.tracing import trace_config
@@ -136,10 +137,11 @@ def make_graph(config: RunnableConfig) -> CompiledStateGraph:
 
     The server calls this for every run (and for schema reads); building the graph takes milliseconds, the
     index and models are loaded once. Each run is tagged with its pipeline and model for LangSmith
-    (:mod:`lclfqa.graph.tracing`).
+    (:mod:`lclfqa.graph.tracing`). Telemetry of the libraries is off (:func:`lclfqa.environment.configure`).
     """
     from lclfqa.graph.build import build_graph
 
+    environment.configure()
     try:
         settings, index = _load_served()
     except (OSError, ValueError):  # schema reads work without an index; a run says what is missing

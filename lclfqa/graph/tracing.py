@@ -5,8 +5,8 @@ Nothing here turns tracing on or calls the network: LangChain traces only when t
 Then, with no code change, a question shows up as one ``lclf-qa`` run tagged with its pipeline and chat
 model; under it one run per node (``rewrite``, ``retrieve``, …, named by LangGraph, which adds
 ``langgraph_node`` to their metadata) inheriting those tags; and under a node each LLM call, named
-``<node>.llm`` and tagged ``node:<node>``, with its token counts (``usage_metadata``). The node's output
-``steps`` holds its wall time, LLM calls and tokens.
+``<node>.llm`` and tagged ``node:<node>`` (:func:`lclfqa.llm.calls.llm_call_config`), with its token counts
+(``usage_metadata``). The node's output ``steps`` holds its wall time, LLM calls and tokens.
 """
 
 from __future__ import annotations
@@ -36,13 +36,4 @@ def trace_config(settings: Settings, index_dir: str | Path | None = None) -> Run
         "run_name": RUN_NAME,
         "tags": ["lclfqa", f"pipeline:{settings.pipeline}", f"model:{settings.chat_model}"],
         "metadata": metadata,
-    }
-
-
-def llm_call_config(node: str, call: int) -> RunnableConfig:
-    """The config of a node's ``call``-th LLM call (from 1): its run name, tag and metadata."""
-    return {
-        "run_name": f"{node}.llm",
-        "tags": [f"node:{node}"],
-        "metadata": {"lclfqa_node": node, "lclfqa_call": call},
     }

@@ -122,7 +122,7 @@ def unit_queries(vectors: np.ndarray, dimension: int, where: str, model: str) ->
 def canonical_model(name: str) -> str:
     """``"local"`` is the factory's alias of the bundled MiniLM; compare the full names."""
     if name == "local":
-        from lclfqa.models import LOCAL_EMBEDDER
+        from lclfqa.llm.models import LOCAL_EMBEDDER
 
         return LOCAL_EMBEDDER
     return name

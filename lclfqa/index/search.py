@@ -19,7 +19,7 @@ from lclfqa.index.fusion import Fusion
 from lclfqa.index.protocol import IndexBackend
 from lclfqa.index.scope import DocumentScope, find_scope
 from lclfqa.ingest.document import Chunk
-from lclfqa.models import embed_array
+from lclfqa.llm.models import embed_array
 
 __all__ = ["Hit", "RetrievalParams", "search"]
 

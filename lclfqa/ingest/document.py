@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,17 @@ class UnreadableDocument(Exception):
         super().__init__(f"{path}: {reason}")
 
 
+def require_file(path: Path, what: str, *, nonempty: bool = False) -> None:
+    """Raise :class:`UnreadableDocument` unless ``path`` is a regular file (and, with ``nonempty``, holds at
+    least one byte); ``what`` names what to pass instead of a folder ("a PDF file")."""
+    if not path.exists():
+        raise UnreadableDocument(path, "file not found; check the path (quote names with spaces or '&')")
+    if not path.is_file():
+        raise UnreadableDocument(path, f"not a regular file; pass {what}")
+    if nonempty and path.stat().st_size == 0:
+        raise UnreadableDocument(path, "empty file (0 bytes); re-export or re-download it")
+
+
 def file_sha256(path: str | Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -149,6 +161,19 @@ class Chunk:
     parent_ids: tuple[str, ...] = ()
     indexed_text: str = ""
     footnote_numbers: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The one view of a chunk, as the graph's state carries it and ``lclfqa search --json`` prints it:
+        ``{"id", "kind", "document", "pages": [first, last], "section": [...], "text", "parent_ids"}``."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "document": self.document,
+            "pages": [self.page_start, self.page_end],
+            "section": list(self.section_path),
+            "text": self.text,
+            "parent_ids": list(self.parent_ids),
+        }
 
     @property
     def pages(self) -> str:

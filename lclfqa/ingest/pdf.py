@@ -32,7 +32,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 
 from lclfqa.ingest.contents import find_contents
-from lclfqa.ingest.document import Footnote, ParsedDocument, Section, UnreadableDocument, file_sha256
+from lclfqa.ingest.document import Footnote, ParsedDocument, Section, UnreadableDocument, file_sha256, require_file
 from lclfqa.ingest.endnotes import find_endnotes
 from lclfqa.ingest.fonts import body_height, note_ratio, page_body_height
 from lclfqa.ingest.footnotes import FootnoteState, check_lengths, footnote_zone, page_markers, split_footnotes
@@ -103,10 +103,7 @@ def _has_line_numbers(lines: list[Line]) -> bool:
 def parse_pdf(path: str | Path) -> ParsedDocument:
     """Parse ``path`` into sections and footnotes; raise :class:`UnreadableDocument` with the reason."""
     path = Path(path)
-    if not path.exists():
-        raise UnreadableDocument(path, "file not found; check the path (quote names with spaces or '&')")
-    if not path.is_file():
-        raise UnreadableDocument(path, "not a regular file; pass a PDF file")
+    require_file(path, "a PDF file")
     try:
         pdf = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as e:

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from lclfqa import environment
 from lclfqa.config import Settings
 from lclfqa.index.factory import open_index
 from lclfqa.index.lock import writer_lock
@@ -39,7 +40,7 @@ from lclfqa.ingest.document import (
 from lclfqa.ingest.limits import check_document, check_file
 from lclfqa.ingest.pdf_damage import pdf_damage
 from lclfqa.ingest.plain_chunking import plain_chunk_document
-from lclfqa.models import embed_array, get_embeddings
+from lclfqa.llm.models import embed_array, get_embeddings
 
 log = logging.getLogger("lclfqa.ingest")
 
@@ -176,7 +177,8 @@ def ingest(
     stored absolute path, and if that file is gone, changed or unreadable its old chunks stay and it is
     reported in ``IngestReport.kept``.
     """
-    from lclfqa.ingest.text import SUPPORTED_SUFFIXES
+    environment.configure()  # before any parser imports unstructured
+    from lclfqa.ingest.formats import SUPPORTED_SUFFIXES
 
     settings = settings or Settings()
     started = time.perf_counter()
@@ -211,7 +213,7 @@ def _ingest_locked(
     report: IngestReport,
     tick: Callable[[str, int, int], None],
 ) -> None:
-    from lclfqa.ingest.text import parse_file
+    from lclfqa.ingest.formats import parse_file
 
     has_index = bool(existing.embedding_model)  # an empty index (none yet) records no model
     if has_index:

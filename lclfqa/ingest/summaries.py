@@ -3,26 +3,21 @@
 One chat-model call per document writes a ~150-character summary that names what the document is
 (its kind, parties or subject, jurisdiction); it is prefixed to every child's indexed text so that
 chunks of look-alike documents (two NDAs, two credit regulations) stop being confused — the
-document-level retrieval mismatch the SAC paper measures.
+document-level retrieval mismatch the SAC paper measures. The prompt is ``document_summary`` in
+``lclfqa/prompts/templates.toml``; the calls are metered (:class:`DocumentSummarizer` keeps the count).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
 
+from lclfqa import prompts
 from lclfqa.config import Settings
 from lclfqa.ingest.document import ParsedDocument
-
-SYSTEM = (
-    "You summarise legal and tax documents for a search index. Write ONE sentence of at most {chars} "
-    "characters that says what the document is and what distinguishes it from similar documents: its kind "
-    "(regulation, statute, opinion, contract, policy, memo), its subject or parties, and its jurisdiction or "
-    "citation. No preamble, no quotes."
-)
+from lclfqa.llm.calls import Meter, chat
 
 
 def _excerpt(doc: ParsedDocument, limit: int = 3000) -> str:
@@ -48,20 +43,30 @@ def clean_summary(text: str, chars: int) -> str:
     return text
 
 
-def summarize(doc: ParsedDocument, llm: BaseChatModel, chars: int = 150) -> str:
-    """A ~``chars``-character summary of ``doc`` (empty when the model returns nothing usable)."""
-    messages = [
-        SystemMessage(SYSTEM.format(chars=chars)),
-        HumanMessage(f"Document file name: {doc.name}\n\n{_excerpt(doc)}\n\nSummary:"),
-    ]
-    reply = llm.invoke(messages)
-    return clean_summary(str(reply.content), chars)
+def summarize(doc: ParsedDocument, llm: BaseChatModel, chars: int = 150, meter: Meter | None = None) -> str:
+    """A ~``chars``-character summary of ``doc`` (empty when the model returns nothing usable); the call is
+    counted on ``meter``."""
+    messages = prompts.messages("document_summary", chars=chars, file_name=doc.name, excerpt=_excerpt(doc))
+    return clean_summary(chat(llm, messages, meter or Meter("summaries")), chars)
 
 
-def make_summarizer(settings: Settings, llm: BaseChatModel | None = None) -> Callable[[ParsedDocument], str]:
+@dataclass
+class DocumentSummarizer:
+    """The ingest pipeline's summarizer: ``summarizer(doc)`` is :func:`summarize` with one model and length,
+    and ``meter`` counts every call it made (LLM calls, tokens, seconds since it was made)."""
+
+    llm: BaseChatModel
+    chars: int = 150
+    meter: Meter = field(default_factory=lambda: Meter("summaries"))
+
+    def __call__(self, doc: ParsedDocument) -> str:
+        return summarize(doc, self.llm, self.chars, self.meter)
+
+
+def make_summarizer(settings: Settings, llm: BaseChatModel | None = None) -> DocumentSummarizer:
     """A summarizer for the ingest pipeline, with ``llm`` or the chat model that ``settings`` names."""
     if llm is None:
-        from lclfqa.models import get_chat_model
+        from lclfqa.llm.models import get_chat_model
 
         llm = get_chat_model(settings.chat_model, settings=settings)
-    return lambda doc: summarize(doc, llm, settings.summary_chars)
+    return DocumentSummarizer(llm, settings.summary_chars)

@@ -13,18 +13,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from lclfqa.nodes.parsing import cited_numbers
+from lclfqa.llm.parsing import cited_numbers
+from lclfqa.nodes.sentences import split
 from lclfqa.textnorm import normalize
 
-# A sentence ends at . ! ? (after any closing quote and citation markers) before a capital, a quote or a
-# bracket; abbreviations common in legal text do not end one.
-_ABBREVIATIONS = (
-    r"e\.g|i\.e|etc|cf|viz|v|vs|Sec|Secs|Reg|Regs|Treas|Rev|Proc|Rul|Pub|Stat|U\.S|U\.S\.C|C\.F\.R|I\.R\.C"
-    r"|Inc|Co|Corp|Ltd|Mr|Mrs|Ms|Dr|J|JJ|Art|para|paras|p|pp|ch|cl|s|ss|n|nn|Id|id|al|Jan|Feb|Mar|Apr|Jun|Jul"
-    r"|Aug|Sep|Sept|Oct|Nov|Dec"
-)
-_END = re.compile(r"(?<=[.!?])([\"”’']?(?:\s*\[\d+(?:\s*[,;–-]\s*\d+)*\])*)\s+(?=[A-Z\"“(\[])")
-_ABBREVIATED = re.compile(rf"(?:^|[\s(])(?:{_ABBREVIATIONS})\.$")
 _MARKER = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")
 # what a sentence states that must be found: numbers with what is glued to them (1.25A-1(g), 7703(b), 80,000,
 # $1.5, 20%); a lone small number word is not a figure ("one of the conditions")
@@ -33,20 +25,6 @@ _FIGURE = re.compile(
     r"(?:\s?%|\s(?:percent|per cent)\b)?"
 )
 _QUOTED = re.compile(r"[\"“]([^\"“”]{3,}?)[\"”]")
-
-
-def sentences(answer: str) -> list[str]:
-    """The answer split into sentences, each keeping its citation markers (``… year. [1]`` included)."""
-    parts: list[str] = []
-    start = 0
-    for m in _END.finditer(answer):
-        if _ABBREVIATED.search(answer[max(start, m.start() - 8) : m.start()]):
-            continue
-        cut = m.end(1)
-        parts.append(answer[start:cut].strip())
-        start = m.end()
-    parts.append(answer[start:].strip())
-    return [p for p in parts if p]
 
 
 def stated(sentence: str) -> list[str]:
@@ -82,7 +60,7 @@ def check_answer(answer: str, quotes: Sequence[str]) -> list[SentenceCheck]:
     normalized = [normalize(q) for q in quotes]
     everything = " ".join(normalized)
     out = []
-    for s in sentences(answer):
+    for s in split(answer):
         cites = [n for n in cited_numbers(s) if 1 <= n <= len(quotes)]
         pool = " ".join(normalized[n - 1] for n in cites) if cites else everything
         missing = [item for item in stated(s) if not _occurs(item, pool)]

@@ -21,7 +21,7 @@ from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState
 from lclfqa.index.protocol import IndexBackend
 from lclfqa.ingest.document import FOOTNOTE
-from lclfqa.nodes.calls import Meter
+from lclfqa.llm.calls import Meter
 from lclfqa.nodes.refs import chunk_ref
 from lclfqa.nodes.refusal import state_missing_sections
 

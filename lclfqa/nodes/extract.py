@@ -1,13 +1,19 @@
-"""``extract`` — the long-context extractor (LCLF-QA §3.5), made to quote: verbatim quotes, checked.
+"""``extract`` — the long-context extractor (LCLF-QA §3.5), made to quote: verbatim quotes, by pointing.
 
-Reads ``retrieved`` (the children, as numbered references), the question fields and the filter's
-``transcript`` (continued, so llama.cpp reuses the references' KV cache); writes ``quotes``, ``information``
-and ``transcript``. The model copies up to :data:`MAX_QUOTES` passages, each with the number of its
-reference, as JSON constrained by a schema. Every quote is then looked up in the references
-(:func:`lclfqa.nodes.quotes.check_quotes`): exact after normalisation, or a bounded fuzzy match; the kept
-quote is the source's own text, a quote found nowhere is dropped and counted. A footnote child is a
-reference of its own, so footnote text is quoted as the footnote. An LLM failure leaves no quotes (the
-reader then falls back on the filtered children).
+Reads ``retrieved`` (the children, as numbered references whose sentences are numbered ``[i.j]``,
+:mod:`lclfqa.nodes.reading`), the question fields and the filter's ``transcript`` (continued, so llama.cpp
+reuses the references' KV cache); writes ``quotes``, ``verdict``, ``information`` and ``transcript``.
+
+The model names up to :data:`MAX_QUOTES` sentence numbers, constrained by a JSON schema whose only
+allowed values are the numbers shown, and each quote is that sentence of the source, copied by code: a
+quote cannot be misquoted, and naming costs a few tokens where copying cost hundreds (output tokens are
+the dearest part of a local answer: ~5 a second under a grammar on 2 cores). A reply that quotes text
+instead (an endpoint without grammars) is checked against the references
+(:func:`lclfqa.nodes.quotes.check_quotes`: exact after normalisation, or a bounded fuzzy match; the kept
+quote is the source's own text), and what is found nowhere is dropped and counted. A footnote child is a
+reference of its own, so footnote text is quoted as the footnote. For a yes/no question
+(:func:`lclfqa.prompts.is_yes_no`) the same reply gives the verdict, after the quotes it rests on. An LLM
+failure leaves no quotes (the reader then falls back on the filtered children).
 """
 
 from __future__ import annotations
@@ -18,60 +24,72 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
+from lclfqa import prompts
 from lclfqa.graph.context import QAContext
-from lclfqa.graph.state import QAState
-from lclfqa.nodes import parsing
-from lclfqa.nodes.calls import Meter, chat
-from lclfqa.nodes.quotes import check_quotes
-from lclfqa.nodes.reading import conversation, instruction
+from lclfqa.graph.state import QAState, question_fields
+from lclfqa.llm import parsing
+from lclfqa.llm.calls import Meter, chat
+from lclfqa.nodes.quotes import check_quotes, quote_record
+from lclfqa.nodes.reading import Passage, conversation, instruction, passages
 from lclfqa.nodes.refs import label
 
 log = logging.getLogger(__name__)
 
 MAX_QUOTES = 6
-MAX_WORDS = 60
-QUOTE_CHARS = 480
+VERDICTS = ("yes", "no", "depends")
 
 
-def quotes_schema(n: int) -> dict[str, Any]:
-    """JSON schema of the extractor's reply: 1 to :data:`MAX_QUOTES` ``{"ref", "quote"}`` over ``n`` references
-    (at least one: allowed an empty list, the 1.5B default took it; whether the references answer at all is
-    the filter's verdict, and a quote that is not there is dropped anyway)."""
-    return {
-        "type": "object",
-        "properties": {
-            "quotes": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "ref": {"type": "integer", "minimum": 1, "maximum": n},
-                        "quote": {"type": "string", "maxLength": QUOTE_CHARS},
-                    },
-                    "required": ["ref", "quote"],
-                },
-                "minItems": 1,
-                "maxItems": MAX_QUOTES,
-            }
-        },
-        "required": ["quotes"],
+def quotes_schema(ids: list[str], yes_no: bool = False) -> dict[str, Any]:
+    """JSON schema of the extractor's reply: 1 to :data:`MAX_QUOTES` sentence numbers out of ``ids`` (at
+    least one: whether the references answer at all is the filter's verdict), then, for a yes/no question,
+    the verdict."""
+    properties: dict[str, Any] = {
+        "sentences": {
+            "type": "array",
+            "items": {"type": "string", "enum": ids},
+            "minItems": 1,
+            "maxItems": MAX_QUOTES,
+        }
     }
+    if yes_no:
+        properties["verdict"] = {"type": "string", "enum": list(VERDICTS)}
+    return {"type": "object", "properties": properties, "required": list(properties)}
 
 
-def proposed_quotes(raw: str) -> list[tuple[int | None, str]]:
-    """``(reference number, quote)`` pairs from the reply: the JSON object, or quoted lines as a fallback."""
+def proposed(raw: str) -> tuple[list[str], list[tuple[int | None, str]]]:
+    """``(sentence numbers, (reference number, quoted text) pairs)`` from the reply: numbers under
+    ``sentences``; text quotes under ``quotes`` (``{"ref", "quote"}`` objects or strings), or quoted lines
+    when there is no JSON at all."""
     obj = parsing.json_object(raw)
-    items = obj.get("quotes") if obj is not None else None
-    out: list[tuple[int | None, str]] = []
-    if isinstance(items, list):
-        for item in items:
-            if isinstance(item, dict) and isinstance(item.get("quote"), str):
-                ref = item.get("ref")
-                out.append((ref if isinstance(ref, int) and not isinstance(ref, bool) else None, item["quote"]))
-            elif isinstance(item, str):
-                out.append((None, item))
-        return out
-    return [(None, line) for line in parsing.string_list(raw) if len(line.split()) >= 4]
+    if obj is None:
+        return [], [(None, line) for line in parsing.string_list(raw) if len(line.split()) >= 4]
+    ids = [str(x).strip("[] ") for x in obj.get("sentences") or [] if isinstance(x, str | int | float)]
+    texts: list[tuple[int | None, str]] = []
+    for item in obj.get("quotes") or []:
+        if isinstance(item, dict) and isinstance(item.get("quote"), str):
+            ref = item.get("ref")
+            texts.append((ref if isinstance(ref, int) and not isinstance(ref, bool) else None, item["quote"]))
+        elif isinstance(item, str):
+            texts.append((None, item))
+    return ids, texts
+
+
+def pointed_quotes(
+    ids: list[str], numbered: dict[str, Passage], children: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """``(quotes, unknown numbers)``: the sentences named, as quote records of their source's text (each
+    once, in the order named)."""
+    quotes: list[dict[str, Any]] = []
+    unknown: list[str] = []
+    seen: set[str] = set()
+    for sid in ids:
+        p = numbered.get(sid)
+        if p is None:
+            unknown.append(sid)
+        elif sid not in seen:
+            seen.add(sid)
+            quotes.append(quote_record(children[p.ref - 1], p.ref, p.start, p.end, "pointed"))
+    return quotes, unknown
 
 
 def information_text(quotes: list[dict[str, Any]]) -> str:
@@ -84,26 +102,46 @@ def extract_information(state: QAState, runtime: Runtime[QAContext]) -> dict[str
     ctx = runtime.context
     meter = Meter("extract")
     children = state.get("retrieved", [])
-    nothing = {"quotes": [], "information": ""}
+    nothing = {"quotes": [], "verdict": "", "information": ""}
     if not ctx.plan.extract or not children:
         return nothing | meter.record(skipped=True)
     # sequential graph: continue the filter's conversation (same prefix, KV cache reused); in parallel
     # mode the filter has not answered yet, so start from the shared prefix alone
     transcript = [] if ctx.settings.parallel else list(state.get("transcript") or [])
-    ask = instruction("extract", max_quotes=MAX_QUOTES, max_words=MAX_WORDS)
+    question = question_fields(state)["question"]
+    yes_no = prompts.is_yes_no(question)
+    numbered = passages(children)
+    ask = instruction(
+        "extract",
+        max_quotes=MAX_QUOTES,
+        verdict=prompts.extract_verdict_rule(question) if yes_no else "",
+        verdict_json=', "verdict": "yes" | "no" | "depends"' if yes_no else "",
+    )
     try:
         raw = chat(
             ctx.resources.llm,
-            [*conversation(state, children, transcript), HumanMessage(ask)],
+            [*conversation(state, children, transcript, numbered=True), HumanMessage(ask)],
             meter,
-            max_tokens=MAX_QUOTES * (QUOTE_CHARS // 4 + 12) // 2 + 40,
-            schema=quotes_schema(len(children)),
+            max_tokens=8 * MAX_QUOTES + 40,
+            schema=quotes_schema(list(numbered), yes_no),
         )
     except Exception as exc:
         log.warning("the extractor failed, reading from the filtered children only: %s", exc)
         return nothing | meter.record(error=str(exc))
-    checked = check_quotes(proposed_quotes(raw), children)
-    out: dict[str, Any] = {"quotes": checked.kept, "information": information_text(checked.kept)}
+    ids, texts = proposed(raw)
+    quotes, unknown = pointed_quotes(ids, numbered, children)
+    pointed = len(quotes)
+    checked = check_quotes(texts, children)
+    taken = {(q["child"], q["text"]) for q in quotes}
+    quotes += [q for q in checked.kept if (q["child"], q["text"]) not in taken]
+    verdict = parsing.choice(raw, "verdict", VERDICTS) if yes_no else ""
+    out: dict[str, Any] = {"quotes": quotes, "verdict": verdict, "information": information_text(quotes)}
     if not ctx.settings.parallel:  # in parallel mode the filter owns the transcript
         out["transcript"] = [*transcript, {"role": "user", "content": ask}, {"role": "assistant", "content": raw}]
-    return out | meter.record(**checked.record(), dropped_quotes=[d["quote"][:120] for d in checked.dropped])
+    return out | meter.record(
+        quotes_pointed=pointed,
+        unknown_sentences=unknown,
+        verdict=verdict,
+        **(checked.record() if texts else {}),
+        dropped_quotes=[d["quote"][:120] for d in checked.dropped],
+    )

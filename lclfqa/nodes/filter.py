@@ -19,14 +19,14 @@ from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState
-from lclfqa.nodes import parsing
-from lclfqa.nodes.calls import Meter, chat
+from lclfqa.llm import parsing
+from lclfqa.llm.calls import Meter, chat
 from lclfqa.nodes.reading import instruction, prefix
 from lclfqa.nodes.refusal import FILTER_VERDICTS
 
 log = logging.getLogger(__name__)
 
-THOUGHT_CHARS = 500
+THOUGHT_CHARS = 300
 
 
 def verdict_schema(n: int) -> dict[str, Any]:
@@ -54,7 +54,7 @@ def filter_children(state: QAState, runtime: Runtime[QAContext]) -> dict[str, An
     try:
         raw = chat(
             ctx.resources.llm,
-            [*prefix(state, children), HumanMessage(ask)],
+            [*prefix(state, children, numbered=ctx.plan.extract), HumanMessage(ask)],
             meter,
             max_tokens=THOUGHT_CHARS // 3 + 12 * n + 40,
             schema=verdict_schema(n),

@@ -120,6 +120,22 @@ class QuoteCheck:
     duplicates: int = 0
 
 
+def quote_record(ref: dict[str, Any], number: int, start: int, end: int, how: str) -> dict[str, Any]:
+    """The quote ``ref["text"][start:end]`` of reference ``number`` (1-based), with where it comes from:
+    ``{"text", "ref", "child", "source", "document", "pages", "section", "kind", "how"}``."""
+    return {
+        "text": ref["text"][start:end],
+        "ref": number,
+        "child": ref["id"],
+        "source": ref.get("source"),
+        "document": ref["document"],
+        "pages": ref["pages"],
+        "section": ref.get("section", []),
+        "kind": ref.get("kind"),
+        "how": how,
+    }
+
+
 def check_quotes(proposed: Sequence[tuple[int | None, str]], references: Sequence[dict[str, Any]]) -> QuoteCheck:
     """Check ``(reference number, quote)`` pairs (1-based positions in ``references``, ``None`` when the model
     named none) against the references' text; see the module docstring.
@@ -156,17 +172,5 @@ def check_quotes(proposed: Sequence[tuple[int | None, str]], references: Sequenc
         exact += match.how == "exact"
         fuzzy += match.how == "fuzzy"
         moved += ref is not None and ref != i + 1
-        kept.append(
-            {
-                "text": r["text"][match.start : match.end],
-                "ref": i + 1,
-                "child": r["id"],
-                "source": r.get("source"),
-                "document": r["document"],
-                "pages": r["pages"],
-                "section": r.get("section", []),
-                "kind": r.get("kind"),
-                "how": match.how,
-            }
-        )
+        kept.append(quote_record(r, i + 1, match.start, match.end, match.how))
     return QuoteCheck(kept, dropped, exact, fuzzy, moved, duplicates)

@@ -35,15 +35,16 @@ from lclfqa import prompts
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState, question_fields
 from lclfqa.index.tokens import tokenize
-from lclfqa.models import embed_array
-from lclfqa.nodes import parsing
-from lclfqa.nodes.answer_check import SentenceCheck, check_answer, keep_supported, problems_text, sentences, stated
-from lclfqa.nodes.calls import Meter, chat
+from lclfqa.llm import parsing
+from lclfqa.llm.calls import Meter, chat
+from lclfqa.llm.models import embed_array
+from lclfqa.nodes.answer_check import SentenceCheck, check_answer, keep_supported, problems_text, stated
 from lclfqa.nodes.extract import information_text
 from lclfqa.nodes.grounding import unsupported
 from lclfqa.nodes.reading import instruction, prefix
 from lclfqa.nodes.refs import body, citation
 from lclfqa.nodes.refusal import nothing_cited_is_found, provision, refusal_reason
+from lclfqa.nodes.sentences import split as sentences
 
 _REFUSAL = re.compile(
     r"(do(?:es)?|did) not (?:answer|address|contain|discuss|cover|mention)|no information (?:about|on|regarding)"
@@ -117,10 +118,10 @@ def holding_caveat(question: str, answer: str, quotes: list[dict[str, Any]]) -> 
     if not cited or not all(separate_opinion(q) for q in cited):
         return ""
     whose = "; ".join(dict.fromkeys(separate_opinion(q) for q in cited))
-    return f"Note: the passages this answer rests on come from a separate opinion ({whose}), not the Court's holding."
+    return prompts.phrase("separate_opinion_note", whose=whose)
 
 
-_VERDICT_ONLY = re.compile(r"\W*(?:generally,?\s+)?(?:yes|no)\W*(?:\[\d+\]\W*)*", re.I)
+_VERDICT_ONLY = re.compile(r"(?:\W*(?:generally,?\s+)?(?:yes|no)\W*(?:\[\d+\]\W*)*)+", re.I)
 
 
 def quote_citations(answer: str, quotes: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -187,6 +188,94 @@ def _cite_uncited(answer_checks: list[SentenceCheck], quotes: list[str]) -> str:
     return " ".join(out)
 
 
+QUOTED_ANSWER_CHARS = 700
+
+
+def closest_quotes(question: str, texts: list[str], embeddings: Embeddings | None = None) -> str:
+    """The answer when nothing the reader wrote survives the check: the quotes closest to the question, in
+    that order, as many as fit in :data:`QUOTED_ANSWER_CHARS` (at least one), each cited."""
+    picked: list[int] = []
+    size = 0
+    for i in rank_by_question(question, texts, embeddings):
+        n = len(texts[i].strip())
+        if picked and size + n > QUOTED_ANSWER_CHARS:
+            break
+        picked.append(i)
+        size += n
+    return prompts.phrase(
+        "quoted_answer", quotes="; and ".join(f"“{' '.join(texts[i].split())}” [{i + 1}]" for i in picked)
+    )
+
+
+REPAIR_CHARS = 400
+
+
+def repair_schema(n: int) -> dict[str, Any]:
+    """JSON schema of the repair call: exactly ``n`` rewritten sentences."""
+    item = {"type": "string", "maxLength": REPAIR_CHARS}
+    return {
+        "type": "object",
+        "properties": {"sentences": {"type": "array", "items": item, "minItems": n, "maxItems": n}},
+        "required": ["sentences"],
+    }
+
+
+def repaired(
+    ctx: QAContext, msgs: list[Any], written: str, checks: list[SentenceCheck], units: str, meter: Meter
+) -> str:
+    """The answer with its failing sentences rewritten by one call that names them (only those sentences
+    are generated again, not the whole answer); a sentence the reply does not give back stays as it was."""
+    failing = [c for c in checks if not c.ok]
+    fix = instruction("repair", problems=problems_text(checks), unit_plural=units, n=len(failing))
+    raw = chat(
+        ctx.resources.llm,
+        [*msgs, AIMessage(written), HumanMessage(fix)],
+        meter,
+        max_tokens=len(failing) * REPAIR_CHARS // 4 + 20,
+        schema=repair_schema(len(failing)),
+    )
+    obj = parsing.json_object(raw) or {}
+    again = [t for t in obj.get("sentences") or [] if isinstance(t, str)]
+    kept = {_key(c.text) for c in checks if c.ok}
+    out, k = [], 0
+    for c in checks:
+        if c.ok:
+            out.append(c.text)
+            continue
+        text = parsing.clean_answer(again[k]) if k < len(again) else ""
+        k += 1
+        # a small model pastes the whole answer back, or runs into the length limit mid-sentence: keep only
+        # the new, finished sentences of the rewrite
+        new = [t for t in sentences(text) if _key(t) not in kept and _FINISHED.search(t)]
+        out.append(" ".join(new) if new else c.text)
+        kept.update(_key(t) for t in new)
+    return " ".join(t for t in out if t)
+
+
+_FINISHED = re.compile(r"[.!?][\"”’']?(?:\s*\[\d+(?:\s*[,;–-]\s*\d+)*\])*\s*$|\]\s*$")
+
+
+def _key(sentence: str) -> str:
+    """A sentence compared without its citation markers, case and spacing."""
+    return " ".join(re.sub(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]", " ", sentence).lower().split()).rstrip(" .")
+
+
+_OPENING = re.compile(r"^\W*(?:generally,?\s+)?(yes|no)\b[,.;:]?\s*", re.I)
+
+
+def opening_verdict(answer: str, verdict: str) -> tuple[str, bool]:
+    """``(answer, changed)``: ``answer`` opening with ``verdict`` (``yes``/``no``, the extractor's, chosen
+    with its quotes under a grammar): an opening "Yes"/"No" that contradicts it is replaced, a missing
+    one is added. Only the opening word changes; the rest was checked against the quotes."""
+    word = verdict.capitalize()
+    m = _OPENING.match(answer)
+    if m and m.group(1).lower() == verdict:
+        return answer, False
+    rest = answer[m.end() :] if m else answer
+    rest = rest[:1].upper() + rest[1:] if rest else rest
+    return (f"{word}. {rest}" if rest else f"{word}."), True
+
+
 def _embeddings(ctx: QAContext) -> Embeddings | None:
     """The index's embedder, or None where it cannot be loaded (ranking then falls back on words)."""
     try:
@@ -228,6 +317,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         and state.get("answered") != "no"
     )
     rule = prompts.reader_rule(relevant, missing=[provision(n) for n in missing])
+    verdict = (state.get("verdict") or "") if ctx.plan.extract else ""
     quotes: list[dict[str, Any]] = list(state.get("quotes") or [])
     notes: dict[str, Any] = {}
     if ctx.plan.extract:
@@ -239,12 +329,12 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         # a fresh, short conversation whose reference texts are the verified quotes: continuing the
         # filter/extract conversation, the 1.5B default echoed the extractor's instruction as its answer
         unit, units = "quote", "quotes"
-        evidence = "The reference texts above are verified quotes, copied from the documents and checked."
+        evidence = prompts.phrase("evidence_quotes")
         texts = [q["text"] for q in quotes]
         references = quotes
     else:  # rag: the references are the evidence, numbered as the sources
         unit, units = "reference text", "reference texts"
-        evidence = f"Answer from the reference texts above, numbered [1] to [{len(retrieved)}]."
+        evidence = prompts.phrase("evidence_references", n=len(retrieved))
         texts = [body(c) for c in retrieved]
         references = retrieved
     ask = instruction(
@@ -255,7 +345,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         unit=unit,
         unit_plural=units,
         refusal_rule=rule,
-        verdict_rule=prompts.verdict_rule(fields["question"]),
+        verdict_rule=prompts.verdict_rule(fields["question"], verdict),
         **fields,
     )
     msgs = [*prefix(state, references), HumanMessage(ask)]
@@ -269,17 +359,8 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         checks = check_answer(answer, texts)
         if not all(c.ok for c in checks):
             notes["repaired"] = sum(not c.ok for c in checks)
-            fix = instruction("repair", problems=problems_text(checks), unit_plural=units)
             try:
-                again = chat(
-                    ctx.resources.llm,
-                    [*msgs, AIMessage(written), HumanMessage(fix)],
-                    meter,
-                    max_tokens=limit,
-                    stop_pattern=parsing.RUNAWAY,
-                )
-                written = parsing.collapse_citation_runs(parsing.clean_answer(again)) or written
-                answer = parsing.strip_source_list(written)
+                answer = repaired(ctx, msgs, written, checks, units, meter)
             except Exception as exc:  # the removal below still guarantees a checked answer
                 notes["repair_error"] = str(exc)
             refused = is_refusal(answer)
@@ -290,10 +371,11 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             kept, removed = keep_supported(checks, texts)
             answer = _cite_uncited(kept, texts)
             if not answer.strip() or _VERDICT_ONLY.fullmatch(answer.strip()):
-                # nothing but (at most) a bare verdict survived: state the quote closest to the question
-                best = rank_by_question(fields["question"], texts, _embeddings(ctx))[0] + 1
-                answer = f"The sources state: “{texts[best - 1].strip()}” [{best}]"
+                # nothing but (at most) a bare verdict survived: state the quotes closest to the question
+                answer = closest_quotes(fields["question"], texts, _embeddings(ctx))
                 notes["answer_from_quote"] = True
+    if not refused and verdict in ("yes", "no"):
+        answer, notes["verdict_enforced"] = opening_verdict(answer, verdict)
     if not refused and ctx.plan.extract:
         caveat = holding_caveat(fields["question"], answer, quotes)
         if caveat:

@@ -12,17 +12,8 @@ from lclfqa.ingest.document import Chunk
 
 
 def chunk_ref(chunk: Chunk, **extra: Any) -> dict[str, Any]:
-    """The state's view of ``chunk``."""
-    return {
-        "id": chunk.id,
-        "kind": chunk.kind,
-        "document": chunk.document,
-        "pages": [chunk.page_start, chunk.page_end],
-        "section": list(chunk.section_path),
-        "text": chunk.text,
-        "parent_ids": list(chunk.parent_ids),
-        **extra,
-    }
+    """The state's view of ``chunk`` (:meth:`Chunk.to_json`) with ``extra`` fields."""
+    return chunk.to_json() | extra
 
 
 def page_label(pages: list[int]) -> str:

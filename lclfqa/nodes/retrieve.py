@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState
 from lclfqa.index.search import RetrievalParams, search
-from lclfqa.nodes.calls import Meter
+from lclfqa.llm.calls import Meter
 from lclfqa.nodes.refs import chunk_ref
 
 QUERY_REPEATS = 5

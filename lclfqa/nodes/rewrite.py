@@ -21,9 +21,10 @@ from lclfqa import prompts
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.state import QAState
 from lclfqa.index.tokens import tokenize
-from lclfqa.models import embed_array
-from lclfqa.nodes import parsing
-from lclfqa.nodes.calls import Meter, chat
+from lclfqa.llm import parsing
+from lclfqa.llm.calls import Meter, chat
+from lclfqa.llm.models import embed_array
+from lclfqa.llm.schemas import exactly, object_schema
 
 log = logging.getLogger(__name__)
 
@@ -32,14 +33,7 @@ PASSAGE_TOKENS = 256
 
 def rewrites_schema(n: int) -> dict[str, Any]:
     """JSON schema of the rewrite call: exactly ``n`` rewrites and a translation."""
-    return {
-        "type": "object",
-        "properties": {
-            "rewrites": {"type": "array", "items": {"type": "string"}, "minItems": n, "maxItems": n},
-            "translation": {"type": "string"},
-        },
-        "required": ["rewrites", "translation"],
-    }
+    return object_schema(rewrites=exactly(n, {"type": "string"}), translation={"type": "string"})
 
 
 def rewrite(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:

@@ -6,7 +6,11 @@ The TOML files next to this module hold the words; this module only loads and fi
 - ``glossary.toml`` — acronyms the rewrite node expands before retrieval;
 - ``vocabulary.toml`` — the domain reader's key legal phrases (levels of comfort, characterization);
 - ``examples.toml`` — query2doc passages and answer-style examples;
-- ``eval.toml`` — the judge prompts of the answer metrics (claim triples, claim check, coverage).
+- ``eval.toml`` — the judge prompts of the answer metrics (claim triples, claim check, coverage);
+- ``synth.toml`` — the synthetic-QA prompts (page summary, output formats, one table per question style).
+
+:func:`load` is the one way in: it returns a file's tables as parsed, by name. Everything else here builds
+on it. No prompt text lives in Python outside this package.
 """
 
 from __future__ import annotations
@@ -23,9 +27,14 @@ _PLACEHOLDER = re.compile(r"\{(\w+)\}|\{\{|\}\}")
 
 
 @cache
-def _load(name: str) -> dict[str, Any]:
-    with resources.files(__name__).joinpath(f"{name}.toml").open("rb") as f:
-        return tomllib.load(f)
+def load(name: str) -> dict[str, Any]:
+    """The tables of ``lclfqa/prompts/<name>.toml`` (``"templates"``, ``"eval"``, ``"synth"``, …), parsed once
+    per process. Treat the result as read-only: it is shared."""
+    try:
+        with resources.files(__name__).joinpath(f"{name}.toml").open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise KeyError(f"no prompt file lclfqa/prompts/{name}.toml") from None
 
 
 def render(template: str, **values: Any) -> str:
@@ -44,11 +53,14 @@ def render(template: str, **values: Any) -> str:
 
 
 def template(name: str, file: str = "templates") -> dict[str, str]:
-    """The ``system``/``user`` strings of the template ``name`` (a table of ``<file>.toml``)."""
-    try:
-        return _load(file)[name]
-    except KeyError:
-        raise KeyError(f"no prompt template {name!r} in lclfqa/prompts/{file}.toml") from None
+    """The ``system``/``user`` strings of the template ``name`` (a table of ``<file>.toml``; a dotted name such
+    as ``"styles.reason"`` is a nested table)."""
+    table: Any = load(file)
+    for key in name.split("."):
+        if not isinstance(table, dict) or key not in table:
+            raise KeyError(f"no prompt template {name!r} in lclfqa/prompts/{file}.toml")
+        table = table[key]
+    return table
 
 
 def messages(name: str, **values: Any) -> list[BaseMessage]:
@@ -72,15 +84,20 @@ def format_history(history: list[dict[str, str]], turns: int = 3) -> str:
     return "\n".join(f"{'User' if m.get('role') == 'user' else 'Assistant'}: {m.get('content', '')}" for m in recent)
 
 
+def phrase(name: str, **values: Any) -> str:
+    """A top-level string of ``templates.toml`` (``evidence_quotes``, ``quoted_answer`` …), filled in."""
+    return render(load("templates")[name], **values)
+
+
 def refusal() -> str:
     """The sentence the reader uses when the documents do not answer the question."""
-    return _load("templates")["refusal"]
+    return load("templates")["refusal"]
 
 
 def reader_rule(relevant: bool, missing: list[str] | None = None) -> str:
     """The reader's last rule: answer from sources the filter judged relevant, else refusal allowed; and
     when the question cites provisions no source mentions (``missing``), say they are not covered."""
-    t = _load("templates")
+    t = load("templates")
     rule = t["answer_rule"] if relevant else render(t["refusal_rule"], refusal=t["refusal"])
     if missing:
         names = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " and " + missing[-1]
@@ -94,7 +111,7 @@ def reader_rule(relevant: bool, missing: list[str] | None = None) -> str:
 @cache
 def glossary() -> dict[str, str]:
     """Acronym → expansion."""
-    return dict(_load("glossary")["acronyms"])
+    return dict(load("glossary")["acronyms"])
 
 
 @cache
@@ -136,7 +153,7 @@ def expand_acronyms(text: str) -> str:
 @cache
 def vocabulary() -> str:
     """The key legal phrases as a bullet list for the domain reader."""
-    v = _load("vocabulary")
+    v = load("vocabulary")
     comfort = v["levels_of_comfort"]
     lines = ["Levels of comfort (tax opinions): " + comfort["intro"]]
     lines += [f"- {text}" for key, text in comfort.items() if key != "intro"]
@@ -150,28 +167,55 @@ def vocabulary() -> str:
 @cache
 def query2doc_examples() -> str:
     """The query2doc few-shot block (LCLF-QA, Figure 17)."""
-    shots = _load("examples")["query2doc"]
+    shots = load("examples")["query2doc"]
     return "\n\n".join(f"Example {i}:\nQuery: {s['query']}\nPassage: {s['passage']}" for i, s in enumerate(shots, 1))
 
 
 @cache
 def answer_examples() -> str:
     """The answer-style examples for the reader (LCLF-QA, Figures 8-9)."""
-    shots = _load("examples")["answers"]
+    shots = load("examples")["answers"]
     return "\n\n".join(f"Example question: {s['question']}\nExample answer: {s['answer']}" for s in shots)
 
 
 _YES_NO = re.compile(
     r"^\W*(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|am|do|does|did|has|have|had)\b", re.I
 )
+_ASKS_WHETHER = re.compile(r"^(?:(?!\b(?:how|what|which|why|when|where|who|whom|whose)\b).)*\bwhether\b", re.I | re.S)
+_QUESTION_SENTENCE = re.compile(r"[^.?!]*(?:\?|\bwhether\b[^.?!]*[.?!]?)")
+
+
+def yes_no_question(question: str) -> str:
+    """The part of ``question`` that asks yes or no: everything up to the end of its first interrogative
+    sentence (the facts set out before it included), or ``""`` when it is not a yes/no question."""
+    if not is_yes_no(question):
+        return ""
+    m = _QUESTION_SENTENCE.search(question)
+    return question[: m.end()].strip() if m else question.strip()
 
 
 def is_yes_no(question: str) -> bool:
-    """Whether ``question`` asks yes or no: its first sentence opens with an auxiliary verb ("Can …",
-    "Is …", "Does …"); a later clause ("… Are there exceptions?") does not make the whole a yes/no one."""
-    return bool(_YES_NO.match(question))
+    """Whether ``question`` asks yes or no: its first interrogative sentence (one ending in "?" or asking
+    "whether …"; statements that set out the facts before it are skipped) opens with an auxiliary verb
+    ("Can …", "Is that allowed?") or asks whether with no wh-word before it ("Walk me through whether …",
+    not "Compare how … treat whether …"). A later question ("… Are
+    there exceptions?") does not make the whole a yes/no one."""
+    m = _QUESTION_SENTENCE.search(question)
+    first = m.group(0) if m else question
+    return bool(_YES_NO.match(first) or _ASKS_WHETHER.search(first))
 
 
-def verdict_rule(question: str) -> str:
-    """The reader's verdict-first rule (with a line break) for a yes/no question, else ``""``."""
-    return _load("templates")["verdict_rule"] + "\n" if is_yes_no(question) else ""
+def extract_verdict_rule(question: str) -> str:
+    """The extractor's instruction to give the verdict of the yes/no question in ``question`` (the part
+    that asks it, :func:`yes_no_question`) after its quotes."""
+    return render(load("templates")["extract_verdict_rule"], asked=yes_no_question(question))
+
+
+def verdict_rule(question: str, verdict: str = "") -> str:
+    """The reader's verdict-first rule (with a line break) for a yes/no question, else ``""``; with the
+    extractor's ``verdict`` (``yes``/``no``), the rule names it."""
+    if not is_yes_no(question):
+        return ""
+    if verdict in ("yes", "no"):
+        return render(load("templates")["given_verdict_rule"], verdict=verdict, Verdict=verdict.capitalize()) + "\n"
+    return load("templates")["verdict_rule"] + "\n"

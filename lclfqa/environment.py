@@ -1,0 +1,35 @@
+"""The process environment lclfqa wants, set in one explicit step: :func:`configure`.
+
+Nothing in the package changes the environment, or patches a library, when it is imported. The entry
+points call :func:`configure` first: the ``lclfqa`` command (its Typer callback), the LangGraph server's
+``make_graph``, :func:`lclfqa.ingest.pipeline.ingest`; a script or notebook that imports the pieces
+itself may call it too. Every variable is set with ``setdefault``, so a value the user exported wins.
+
+The one library patch, the offline spaCy pipeline of unstructured, is applied by
+:func:`lclfqa.ingest.unstructured_offline.configure` just before unstructured first runs (it needs
+unstructured imported, which takes seconds; ``lclfqa --help`` must not).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import MutableMapping
+
+QUIET_ENV: dict[str, str] = {
+    # unstructured pings an analytics service when it is imported and posts telemetry on every call unless
+    # one of these is set; they must be set before anything imports it
+    "DO_NOT_TRACK": "1",
+    "SCARF_NO_ANALYTICS": "true",
+    "UNSTRUCTURED_DISABLE_NOTICE": "1",
+    # ragas' telemetry (``lclfqa eval qa --ragas``)
+    "RAGAS_DO_NOT_TRACK": "true",
+}
+"""Telemetry and notices off: the variables :func:`configure` sets where the user has not."""
+
+
+def configure(env: MutableMapping[str, str] | None = None) -> None:
+    """Turn off the telemetry and notices of the libraries lclfqa uses (:data:`QUIET_ENV`) in ``env``
+    (default ``os.environ``), keeping any value already set. Idempotent and cheap: imports nothing."""
+    target = os.environ if env is None else env
+    for key, value in QUIET_ENV.items():
+        target.setdefault(key, value)

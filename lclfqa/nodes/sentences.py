@@ -1,0 +1,133 @@
+"""Where sentences end: in an answer (kept with its citation markers) and in a source text (as spans).
+
+The extractor quotes by pointing: every reference text is shown with its sentences numbered ``[2.3]``
+(reference 2, sentence 3), the model names sentence numbers, and the quote is that span of the source,
+copied by code — so every quote is verbatim by construction. Source spans end where a sentence or a
+paragraph (a blank line) ends; a line that opens an enumerated paragraph ("(a)", "(1)", "(iii)")
+starts a new one; a span longer than :data:`MAX_WORDS` is cut after a semicolon; a fragment shorter
+than :data:`MIN_WORDS` (a bare "(b) Limitation.") and a heading or lead-in ("§ 1.21-4 Payments to
+certain related individuals.", "… to an individual—") join the span after it.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A sentence ends at . ! ? (after any closing quote and citation markers) before a capital, a quote or a
+# bracket; abbreviations common in legal text do not end one.
+_ABBREVIATIONS = (
+    r"e\.g|i\.e|etc|cf|viz|v|vs|Sec|Secs|Reg|Regs|Treas|Rev|Proc|Rul|Pub|Stat|U\.S|U\.S\.C|C\.F\.R|I\.R\.C"
+    r"|Inc|Co|Corp|Ltd|Mr|Mrs|Ms|Dr|J|JJ|Art|para|paras|p|pp|ch|cl|s|ss|n|nn|Nos|Id|id|al|Jan|Feb|Mar|Apr"
+    r"|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
+)
+END = re.compile(r"(?<=[.!?])([\"”’']?(?:\s*\[\d+(?:\s*[,;–-]\s*\d+)*\])*)\s+(?=[A-Z\"“(\[])")
+ABBREVIATED = re.compile(rf"(?:^|[\s(])(?:{_ABBREVIATIONS})\.$")
+_ENUMERATED = re.compile(r"\n[ \t]*(?=\((?:[a-z]{1,2}|\d{1,3}|[ivxlc]{1,6}|[A-Z])\)\s)")
+_SEMICOLON = re.compile(r";\s+")
+_PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
+
+MAX_WORDS = 80
+"""A source span longer than this is cut after its semicolons (long enumerations in statutes)."""
+MIN_WORDS = 4
+"""A shorter source fragment is joined to the span after it."""
+
+
+def split(answer: str) -> list[str]:
+    """``answer`` split into sentences, each keeping its citation markers (``… year. [1]`` included)."""
+    parts: list[str] = []
+    start = 0
+    for m in END.finditer(answer):
+        if ABBREVIATED.search(answer[max(start, m.start() - 8) : m.start()]):
+            continue
+        cut = m.end(1)
+        parts.append(answer[start:cut].strip())
+        start = m.end()
+    parts.append(answer[start:].strip())
+    return [p for p in parts if p]
+
+
+def _cuts(text: str) -> list[int]:
+    """Offsets where a source sentence starts (sentence ends and enumerated paragraph lines)."""
+    cuts = {m.end() for m in _ENUMERATED.finditer(text)} | {m.end() for m in _PARAGRAPH.finditer(text)}
+    for m in END.finditer(text):
+        if not ABBREVIATED.search(text[max(0, m.start() - 8) : m.start()]):
+            cuts.add(m.end())
+    return sorted(c for c in cuts if 0 < c < len(text))
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+    """``(start, end)`` without the whitespace at either side."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _shorten(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A long span cut after semicolons into pieces of at most about :data:`MAX_WORDS` words."""
+    if len(text[start:end].split()) <= MAX_WORDS:
+        return [(start, end)]
+    out: list[tuple[int, int]] = []
+    piece = start
+    for m in _SEMICOLON.finditer(text, start, end):
+        if len(text[piece : m.start()].split()) >= MAX_WORDS // 2:
+            out.append((piece, m.start() + 1))
+            piece = m.end()
+    out.append((piece, end))
+    return out
+
+
+_LEAD_IN_END = re.compile(r"[—–:-]\s*$")
+_SECTION_HEADING = re.compile(r"^(?:§|Sec\.|Section\s+\d)")
+_ENUMERATED_HEADING = re.compile(r"^\(?[A-Za-z0-9]{1,4}[.)]\s+[A-Z]")
+HEADING_WORDS = 7
+"""An enumerated span this short ("(b) Taxpayers treated as not married.") is a heading."""
+
+
+def _leads_in(piece: str) -> bool:
+    """Whether a span only introduces what follows: it ends in a dash or colon ("… to an individual—"),
+    is a section heading ("§ 1.21-4 Payments to certain related individuals."), or is a short enumerated
+    heading (capitalised: "(b) Taxpayers treated as not married.", not "(2) the spouse died.")."""
+    words = len(piece.split())
+    return bool(
+        _LEAD_IN_END.search(piece)
+        or (_SECTION_HEADING.match(piece) and words <= 12)
+        or (_ENUMERATED_HEADING.match(piece) and words <= HEADING_WORDS)
+    )
+
+
+def _join_lead_ins(text: str, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans with each heading or lead-in joined to the span after it, so that a quote never is a heading
+    alone and a lead-in travels with its first item."""
+    out: list[tuple[int, int]] = []
+    start: int | None = None
+    for i, (a, b) in enumerate(found):
+        nxt = found[i + 1] if i + 1 < len(found) else None
+        first = a if start is None else start
+        if nxt and _leads_in(text[a:b]):
+            start = first
+            continue
+        start = None
+        out.append((first, b))
+    return out
+
+
+def spans(text: str) -> list[tuple[int, int]]:
+    """The sentences of a source ``text`` as ``(start, end)`` character spans, in order (module docstring)."""
+    bounds = [0, *_cuts(text), len(text)]
+    raw = [_strip(text, a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+    raw = [(a, b) for a, b in raw if b > a]
+    merged: list[tuple[int, int]] = []
+    carry: int | None = None
+    for i, (a, b) in enumerate(raw):
+        a = a if carry is None else carry
+        if len(text[a:b].split()) < MIN_WORDS and i < len(raw) - 1:
+            carry = a  # a heading-like fragment joins the span after it
+            continue
+        carry = None
+        merged.append((a, b))
+    if len(merged) > 1 and len(text[merged[-1][0] : merged[-1][1]].split()) < MIN_WORDS:
+        merged[-2:] = [(merged[-2][0], merged[-1][1])]  # and a short tail the span before it
+    merged = _join_lead_ins(text, merged)
+    return [piece for a, b in merged for piece in _shorten(text, a, b)]
