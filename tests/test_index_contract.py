@@ -431,3 +431,17 @@ def test_ingest_and_the_graph_run_alike_on_both_backends(tmp_path: Path) -> None
         retrieved[backend] = [c["id"] for c in result["retrieved"]]
         graph.context.resources.index.close()
     assert len(set(retrieved["embedded"]) & set(retrieved["milvus"])) >= 0.9 * len(retrieved["embedded"])
+
+
+def test_the_langchain_retriever_gives_the_search_results(built: dict[str, IndexBackend]) -> None:
+    from lclfqa.index.retriever import IndexRetriever
+
+    emb = DeterministicFakeEmbedding(size=DIM)
+    for index in built.values():
+        retriever = IndexRetriever(index=index, embeddings=emb, params=RetrievalParams(k=5))
+        for q in queries()[:4]:
+            docs = retriever.invoke(q)
+            hits = search(index, emb, q, RetrievalParams(k=5))[1]
+            assert [d.id for d in docs] == [h.chunk.id for h in hits]
+            assert [d.page_content for d in docs] == [h.chunk.text for h in hits]
+            assert docs[0].metadata["score"] == hits[0].score and docs[0].metadata["document"] == hits[0].chunk.document

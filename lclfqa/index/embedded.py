@@ -143,7 +143,7 @@ class EmbeddedBackend:
                 raise
         raise IndexNotFound(f"index {index_dir}: the live generation kept changing while loading; retry")
 
-    def _open_generation(self, gen_dir: Path) -> None:
+    def _open_generation(self, gen_dir: Path, *, hashes: bool = True) -> None:
         if not gen_dir.is_dir():
             raise IndexNotFound(
                 f"index {self.index_dir}: {CURRENT} names {gen_dir.name}, which does not exist; run ingest again"
@@ -152,7 +152,7 @@ class EmbeddedBackend:
         self._clear()
         self.path = gen_dir
         try:
-            self._open(gen_dir)
+            self._open(gen_dir, hashes)
         except IndexStoreError:
             self.close()
             raise
@@ -163,7 +163,7 @@ class EmbeddedBackend:
                 "ingest again"
             ) from exc
 
-    def _open(self, gen_dir: Path) -> None:
+    def _open(self, gen_dir: Path, hashes: bool) -> None:
         manifest_path = gen_dir / MANIFEST
         if not manifest_path.is_file():
             raise IndexFormatError(f"index {gen_dir} has no {MANIFEST}; delete {gen_dir.parent} and run ingest again")
@@ -175,7 +175,8 @@ class EmbeddedBackend:
             )
         recorded = manifest.get("files")
         if isinstance(recorded, dict):  # indexes written before checksums existed have none
-            problems = file_problems(gen_dir, recorded, hashes=recorded_bytes(recorded) <= VERIFY_ON_LOAD_MAX_BYTES)
+            hashes = hashes and recorded_bytes(recorded) <= VERIFY_ON_LOAD_MAX_BYTES
+            problems = file_problems(gen_dir, recorded, hashes=hashes)
             if problems:
                 raise IndexCorrupted(self.index_dir, problems)
         self.manifest = manifest
@@ -367,7 +368,7 @@ class EmbeddedBackend:
                 settings=dict(settings),
                 locked=True,
             )
-            self._open_generation(gen_dir)
+            self._open_generation(gen_dir, hashes=False)  # just written and fsynced: sizes and headers suffice
 
     def vectors_for(self, text_hashes: Collection[str]) -> dict[str, np.ndarray]:
         wanted = set(text_hashes)
