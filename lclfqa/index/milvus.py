@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 import warnings
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
@@ -69,6 +70,9 @@ def milvus_client(uri: str, token: str | None = None, *, create: bool = False) -
             warnings.simplefilter("ignore")
             from pymilvus import MilvusClient
             from pymilvus.exceptions import MilvusException
+        # pymilvus logs every failed call and iterator fallback itself; its errors reach the user as ours
+        for name in ("pymilvus", "pymilvus.milvus_client"):  # pymilvus configures both itself
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     except ImportError as exc:
         raise BackendUnavailable(
             f"index_backend 'milvus' needs pymilvus (and milvus-lite for a .db file), which cannot be imported "
