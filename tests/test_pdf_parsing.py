@@ -1164,3 +1164,76 @@ def test_numbered_paragraphs_and_quoted_clauses_are_not_headings(tmp_path):
     assert [s.path for s in doc.sections] == [(), ("(c) pursuant to clause 20.1(a) or (c), the Originator shall",), ()]
     assert doc.sections[2].text.startswith("51. A similar observation")
     assert doc.sections[2].text.endswith("105. A similar observation had been made in case number 105.")
+
+
+def test_watermarks_rotated_or_light_grey_are_dropped_and_counted(tmp_path):
+    # A diagonal light-grey stamp across the body, a note printed up the right margin and a light-grey
+    # signature line at the foot, on every page; one light-grey line in the body printed once is content.
+    path = tmp_path / "preliminary print.pdf"
+    c = canvas.Canvas(str(path), pagesize=(595, 842))
+    for n in range(1, 5):
+        c.setFont("Times-Roman", 11)
+        for i in range(20):
+            c.drawString(72, 700 - 15 * i, f"{n}.{i} The respondent charged the fee on the account in month {i + 1}.")
+        if n == 2:
+            c.setFillColorRGB(0.6, 0.6, 0.6)
+            c.drawString(72, 385, "Note: the amounts are shown in dollars.")
+            c.setFillColorRGB(0, 0, 0)
+        c.saveState()
+        c.setFillColorRGB(0.8, 0.8, 0.8)
+        c.setFont("Helvetica-Bold", 60)
+        c.translate(297, 421)
+        c.rotate(45)
+        c.drawCentredString(0, 0, "PRELIMINARY PRINT")
+        c.restoreState()
+        c.saveState()
+        c.setFont("Helvetica", 8)
+        c.translate(560, 300)
+        c.rotate(90)
+        c.drawString(0, 0, f"Retrieved from the registry on {n} May 2024")
+        c.restoreState()
+        c.setFillColorRGB(0.6, 0.6, 0.6)
+        c.setFont("Helvetica", 8)
+        c.drawString(72, 20, "Signed copy: verify at registry.example.org")
+        c.setFillColorRGB(0, 0, 0)
+        c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert dict(doc.dropped_by_rule) == {"watermark": 12}
+    assert [s.path for s in doc.sections] == [()]
+    lines = doc.sections[0].text.split("\n")
+    expected = [
+        f"{n}.{i} The respondent charged the fee on the account in month {i + 1}."
+        for n in range(1, 5)
+        for i in range(20)
+    ]
+    expected.insert(40, "Note: the amounts are shown in dollars.")
+    assert lines == expected
+    assert doc.to_json()["dropped"]["by_rule"] == {"watermark": 12}
+
+
+def test_rotated_text_is_read_as_lines(tmp_path):
+    # A page of vertical text (a cover printed sideways) is kept, each rotated line whole, not one
+    # section per character.
+    from lclfqa.ingest.layout import page_lines
+
+    path = tmp_path / "cover.pdf"
+    c = canvas.Canvas(str(path), pagesize=(595, 842))
+    c.saveState()
+    c.translate(300, 300)
+    c.rotate(90)
+    c.setFont("Helvetica", 18)
+    c.drawString(0, 0, "AMENDMENT")
+    c.setFont("Helvetica", 9)
+    c.drawString(0, -40, "117TH CONGRESS")
+    c.restoreState()
+    c.save()
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        lines = page_lines(pdf[0], 1)
+    finally:
+        pdf.close()
+    assert [(ln.text, ln.rotated, ln.height) for ln in lines] == [
+        ("AMENDMENT", True, 18.0),
+        ("117TH CONGRESS", True, 9.0),
+    ]
