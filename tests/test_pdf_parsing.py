@@ -392,12 +392,15 @@ def test_dobbs_words_broken_at_line_ends_are_joined(dobbs):
 
 def test_no_pdfium_hyphen_mark_in_output(dobbs, ira):
     # PDFium marks a line-end hyphen with U+FFFE; headings cut mid-word must print a real hyphen.
-    a_title = "(a) The critical question is whether the Constitution, properly un-"
     for doc in (dobbs, ira):
         assert not any("\ufffe" in s.text or any("\ufffe" in t for t in s.path) for s in doc.sections)
         assert not any("\ufffe" in f.text for f in doc.footnotes)
-    (a,) = [s for s in dobbs.sections if s.path[-1:] == (a_title,)]
-    assert a.page_start == 1
+    # the IRA is organised by its paragraph numbers: an item cut mid-word is a title with a real hyphen
+    assert "(B) has entered or will enter into a com-" in {t for s in ira.sections for t in s.path}
+    # the syllabus' "(a) The critical question is whether the Constitution, properly un-" / "derstood…"
+    # runs on into its sentence: body text, the broken word joined
+    (syllabus,) = [s for s in dobbs.sections if s.path == (SCOTUS,) and s.page_start == 1]
+    assert "(a) The critical question is whether the Constitution, properly understood" in _norm(syllabus.text)
 
 
 # --- bad input ----------------------------------------------------------------------------------
@@ -1122,14 +1125,17 @@ def test_headings_only_where_layout_and_text_agree(tmp_path):
     c.showPage()
     c.save()
     doc = parse_pdf(tmp_path / "orders.pdf")
-    assert [s.path for s in doc.sections] == [
-        ("Orders",),
-        ("Orders", "1. The appeal be allowed."),
-        ("Orders", "2. The matter be remitted to the primary judge for determination"),
-        ("Orders",),
+    # the orders are sentences of a list (one runs on into the next line): body text under "Orders"
+    assert [(s.path, s.text) for s in doc.sections] == [
+        (
+            ("Orders",),
+            "Orders\n91 The appeal should be allowed and the following orders made:\n1. The appeal be allowed.\n"
+            "2. The matter be remitted to the primary judge for determination\naccording to law.\n"
+            "There should be no order as to the costs in the Full Court of the Federal Court of\n"
+            "Wholesale Finance Pty Ltd v Integral Home Loans Pty Ltd, which the parties relied\n"
+            "upon, is not to the contrary.",
+        )
     ]
-    assert doc.sections[3].text.startswith("There should be no order as to the costs")
-    assert "Wholesale Finance Pty Ltd v Integral Home Loans Pty Ltd, which the parties relied" in doc.sections[3].text
 
 
 def test_numbered_paragraphs_and_quoted_clauses_are_not_headings(tmp_path):
@@ -1161,9 +1167,14 @@ def test_numbered_paragraphs_and_quoted_clauses_are_not_headings(tmp_path):
     c.showPage()
     c.save()
     doc = parse_pdf(tmp_path / "web.pdf")
-    assert [s.path for s in doc.sections] == [(), ("(c) pursuant to clause 20.1(a) or (c), the Originator shall",), ()]
-    assert doc.sections[2].text.startswith("51. A similar observation")
-    assert doc.sections[2].text.endswith("105. A similar observation had been made in case number 105.")
+    # the quoted clause runs on into its sentence: body text of the paragraph that quotes it
+    assert [s.path for s in doc.sections] == [()]
+    text = doc.sections[0].text
+    assert (
+        "50. The clause provided:\n(c) pursuant to clause 20.1(a) or (c), the Originator shall\n"
+        "repay the commission.\n51. A similar observation" in text
+    )
+    assert text.endswith("105. A similar observation had been made in case number 105.")
 
 
 def test_watermarks_rotated_or_light_grey_are_dropped_and_counted(tmp_path):
@@ -1236,4 +1247,181 @@ def test_rotated_text_is_read_as_lines(tmp_path):
     assert [(ln.text, ln.rotated, ln.height) for ln in lines] == [
         ("AMENDMENT", True, 18.0),
         ("117TH CONGRESS", True, 9.0),
+    ]
+
+
+def test_numbered_lines_that_run_on_are_body_text(tmp_path):
+    # A judgment's orders and a quoted contract: numbered lines that run on into their sentence (the
+    # continuation flush or hanging under the number) and one-line clauses ("(b) He is self-employed;")
+    # are body text; short titles that stop without punctuation ("1. Construct's Responsibilities")
+    # stay headings. The reasons that follow keep the share of "(a)" lines a judgment's (under 5 %).
+    rows = [
+        ("Times-Bold", 72, "ORDER"),
+        ("Times-Roman", 72, "1. Leave to appeal granted in respect of grounds 1-4 of the amended draft"),
+        ("Times-Roman", 90, "notice of appeal."),
+        ("Times-Roman", 72, "2. The amended draft notice of appeal treated as filed and the appeal treated"),
+        ("Times-Roman", 90, "as instituted and heard instanter and allowed with costs."),
+        ("Times-Roman", 72, "3. Save as to sub-paragraphs (f)(i), (g) and (h) of order 1, set aside orders 1 and"),
+        ("Times-Roman", 90, "2 of the orders made below, and in their place declare that the circumstances:"),
+        ("Times-Roman", 90, "(a) that the honour, dishonour and over limit fees were not charged by the"),
+        ("Times-Roman", 108, "respondent upon breach of contract by its customers, do not render these"),
+        ("Times-Roman", 108, "fees incapable of characterisation as penalties."),
+        ("Times-Bold", 72, "The agreement"),
+        ("Times-Roman", 72, "1. Construct's Responsibilities"),
+        ("Times-Roman", 90, "(a) Use reasonable endeavours to keep informed of opportunities in the building"),
+        ("Times-Roman", 108, "industry for the supply of labour by the Contractor;"),
+        ("Times-Roman", 90, "(b) He is self-employed;"),
+        ("Times-Roman", 72, "2. Construct's Rights"),
+        ("Times-Roman", 90, "(a) Negotiate with any builder a payment rate for the supply by the Contractor."),
+    ]
+    path = tmp_path / "judgment.pdf"
+    c = canvas.Canvas(str(path), pagesize=(595, 842))
+    y = 760.0
+    for font, x, text in rows:
+        y -= 10 if font == "Times-Bold" and y < 760 else 0
+        c.setFont(font, 11)
+        c.drawString(x, y, text)
+        y -= 15
+    c.showPage()
+    reasons = [
+        *[f"The reasons of the primary judge are set out at length in part {k}, and repay reading." for k in range(50)],
+        *[
+            f"The appellant's submissions on point {k} of the appeal are not accepted, for these reasons."
+            for k in range(50)
+        ],
+    ]
+    for first, page in ((True, reasons[:50]), (False, reasons[50:])):
+        if first:
+            c.setFont("Times-Bold", 11)
+            c.drawString(72, 780, "Consideration")
+        c.setFont("Times-Roman", 11)
+        for k, text in enumerate(page):
+            c.drawString(72, 760 - 14 * k, text)
+        c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert [(s.path, s.text) for s in doc.sections] == [
+        (
+            ("ORDER",),
+            "ORDER\n"
+            "1. Leave to appeal granted in respect of grounds 1-4 of the amended draft\nnotice of appeal.\n"
+            "2. The amended draft notice of appeal treated as filed and the appeal treated\n"
+            "as instituted and heard instanter and allowed with costs.\n"
+            "3. Save as to sub-paragraphs (f)(i), (g) and (h) of order 1, set aside orders 1 and\n"
+            "2 of the orders made below, and in their place declare that the circumstances:\n"
+            "(a) that the honour, dishonour and over limit fees were not charged by the\n"
+            "respondent upon breach of contract by its customers, do not render these\n"
+            "fees incapable of characterisation as penalties.",
+        ),
+        (("The agreement",), "The agreement"),
+        (
+            ("The agreement", "1. Construct's Responsibilities"),
+            "1. Construct's Responsibilities\n"
+            "(a) Use reasonable endeavours to keep informed of opportunities in the building\n"
+            "industry for the supply of labour by the Contractor;\n(b) He is self-employed;",
+        ),
+        (
+            ("The agreement", "2. Construct's Rights"),
+            "2. Construct's Rights\n(a) Negotiate with any builder a payment rate for the supply by the Contractor.",
+        ),
+        (("Consideration",), "\n".join(["Consideration", *reasons])),
+    ]
+
+
+def test_au_numbered_lines_that_run_on_are_body_text(au, ecfr):
+    # Orders and quoted clauses that ran on used to head sections ("ANZ > ORDER > 1. Leave to appeal…",
+    # "… > (c) where the Originator or Originator's Representative"); so did italic case names that end
+    # a sentence in the web print ("Wholesale Finance Pty Ltd v Integral Home Loans Pty Ltd[9].").
+    anz = au["anz"]
+    assert [s.path for s in anz.sections] == [
+        ("HIGH COURT OF AUSTRALIA",),
+        ("HIGH COURT OF AUSTRALIA", "ORDER"),
+        ("HIGH COURT OF AUSTRALIA", "Representation"),
+        ("HIGH COURT OF AUSTRALIA", "CATCHWORDS"),
+        ("HIGH COURT OF AUSTRALIA", "Andrews v Australia and New Zealand Banking Group Limited"),
+        ("FRENCH CJ, GUMMOW, CRENNAN, KIEFEL AND BELL JJ.",),
+    ]
+    order = anz.sections[1].text
+    assert "1. Leave to appeal granted in respect of grounds 1-4 of the amended\ndraft notice of appeal." in order
+    assert "(a) that the honour, dishonour, non-payment and over limit fees\nwere not charged" in order
+    assert "(c) where the Originator or Originator's Representative\nhas engaged" in anz.sections[5].text
+    titles = {t for doc in au.values() for s in doc.sections for t in s.path}
+    run_on = re.compile(r"^(?:\(\w{1,4}\)|\d{1,2}\.) .*(?<![.:;—])$")
+    judgments = ("anz", "paciocco", "breach", "employment")
+    body_like = [t for k in judgments for s in au[k].sections for t in s.path if run_on.match(t) and len(t) > 40]
+    assert body_like == [
+        "(4) For the purpose of determining whether a person has",  # Paciocco p. 62: the last line above a page break
+        "(i) Increase in provision for bad or doubtful debts",  # a title of its own line (Nettle J's heading)
+    ]
+    assert not [t for t in titles if re.search(r"\[\d+\][.:,]?$|\(Cth\); and$", t)]  # case names ending a sentence
+    # real headings stay: a judge's own lettered headings, a contract's clause titles, an Act's subsections
+    assert "(i) Increase in provision for bad or doubtful debts" in titles
+    assert "1. Construct's Responsibilities" in titles
+    assert "(1) Each provision of this Act specified in column 1 of the table" in titles
+    # a regulation is organised by its paragraph numbers: a paragraph that runs on is still a section
+    reg = ecfr["26 CFR 1.21-4 (up to date as of 6-26-2026).pdf"]
+    assert any(s.path[-1].startswith("(1) For whom a deduction under section 151(c)") for s in reg.sections)
+
+
+def test_dotted_endnotes_become_footnotes_linked_to_their_markers(tmp_path):
+    # A memo cites with superscript numbers and lists "1. …", "2. …" after its last paragraph (its own
+    # paragraphs are numbered "1." too); the notes become footnotes whose chunks link to the citing parents.
+    from lclfqa.ingest.chunking import chunk_document
+
+    path = tmp_path / "memo with endnotes.pdf"
+    c = canvas.Canvas(str(path), pagesize=(595, 842))
+
+    def line(y: float, text: str, marker: str = "", rest: str = "") -> None:
+        t = c.beginText(72, y)
+        t.setFont("Times-Roman", 11)
+        t.textOut(text)
+        if marker:
+            t.setFont("Times-Roman", 7)
+            t.setRise(4)
+            t.textOut(marker)
+            t.setRise(0)
+            t.setFont("Times-Roman", 11)
+        t.textOut(rest)
+        c.drawText(t)
+
+    line(740, "1. The fees are set out in the reasons of the primary judge", "1", " and were charged monthly.")
+    line(720, "2. The Full Court held that the fees were not penalties within the meaning of the rule", "2", ".")
+    line(700, "3. That conclusion is challenged in this appeal by the customers of the bank.")
+    c.showPage()
+    line(740, "4. The appeal should be dismissed, and the appellants should pay the costs", "3", ".")
+    for k, text in enumerate(
+        [
+            "1. See Smith v Jones (1990) 170 CLR 1 at 5.",
+            "2. cf Brown v Green [1999] HCA 3, a note that runs over",
+            "two lines.",
+            "3. Ibid.",
+        ]
+    ):
+        line(700 - 14 * k, text)
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert doc.footnotes == (
+        Footnote("1", 2, "See Smith v Jones (1990) 170 CLR 1 at 5.", marker_page=1),
+        Footnote("2", 2, "cf Brown v Green [1999] HCA 3, a note that runs over two lines.", marker_page=1),
+        Footnote("3", 2, "Ibid.", marker_page=2),
+    )
+    assert [(s.path, s.text, s.footnote_refs) for s in doc.sections] == [
+        (
+            (),
+            "1. The fees are set out in the reasons of the primary judge1 and were charged monthly.\n"
+            "2. The Full Court held that the fees were not penalties within the meaning of the rule2.\n"
+            "3. That conclusion is challenged in this appeal by the customers of the bank.\n"
+            "4. The appeal should be dismissed, and the appellants should pay the costs3.",
+            ("1", "2", "3"),
+        )
+    ]
+    # as with [N] endnotes: each note's chunk links to the parent that cites it (page 1 for notes 1-2)
+    chunks = chunk_document(doc, parent_size=100, child_size=60)
+    parents = [ch for ch in chunks if ch.kind == "parent"]
+    notes = [ch for ch in chunks if ch.kind == "footnote"]
+    assert [(p.page_start, p.page_end) for p in parents] == [(1, 1), (1, 2), (1, 2)]
+    # the notes' page (2) gives parents 1-2; the markers of notes 1-2 on page 1 add parent 0
+    assert [(n.footnote_numbers, n.page_start, n.parent_ids) for n in notes] == [
+        (("1", "2", "3"), 2, (parents[1].id, parents[2].id, parents[0].id))
     ]
