@@ -119,6 +119,7 @@ def _same_paragraph(ln: Line, nxt: Line, pitch: float) -> bool:
 
 
 _NUMBERED_START = re.compile(_QUOTED + r"(?:\(\w{1,5}\)|\d{1,3}\.|[A-Z]\.|[IVXL]{1,6}\.)\s")
+_CITES_LEVEL = re.compile(r"^[\w.()-]*\s+(?:of|to|and|or|in|is|applies|does|provides|has|was|were)\b")
 _COLON_TITLE = re.compile(r"^(?:\S+\s+){0,5}\S*:(?:\s|$)")  # a short title closed by a colon
 _FINISHED = (".", ":", ";", "—", "–", "?", "!", ".”", '."', ".’", ":”", ';"')
 
@@ -256,8 +257,11 @@ def classify(
     larger = _is_larger(ln, body, page) and len(stripped) < 160
     display = larger or ln.bold
     for pattern, kind in _RANKED:
-        if pattern.match(stripped):
-            if display or (para_start and _opens_named_level(stack)):
+        if m := pattern.match(stripped):
+            # "Chapter 2 of the Criminal Code applies to all offences against" is a sentence that cites a
+            # level, not the level: its label runs on into lower-case words
+            cites = not display and _CITES_LEVEL.match(stripped[m.end() :])
+            if display or (para_start and _opens_named_level(stack) and not cites):
                 return Heading(kind, _title(stripped, ln, display), "")
             break
     if (para_start or display) and _APPENDIX.match(stripped):

@@ -3,25 +3,27 @@
 The rules, in the order they run (each in a module named for its job):
 
 1. **Lines** (``layout.py``) — characters with their font-high boxes grouped into lines; text clipped
-   off the page is left out.
+   off the page is left out; text on a rotated baseline makes lines of its own, and each line knows
+   whether it is rotated or printed in a light grey.
 2. **Font sizes** (``fonts.py``) — the body size and the note size from the document's own size
    histogram; notes are what is set below half-way between them.
 3. **Running lines** (``running.py``) — headers and footers in a page's top and bottom bands: text
-   repeated at the same height, page numbers, the stacks they head; body lines that repeat are kept.
-4. **Endnotes** (``endnotes.py``) and **contents** (``contents.py``) — a trailing ``[N]`` note block
-   cited in the text, and a table of contents, are taken out of the body first.
+   repeated at the same height, page numbers, the stacks they head, watermarks (rotated or light-grey
+   lines repeated across pages); body lines that repeat are kept.
+4. **Endnotes** (``endnotes.py``) and **contents** (``contents.py``) — a trailing ``[N]`` or ``N.``
+   note block cited in the text, and a table of contents, are taken out of the body first.
 5. **Footnotes** (``footnotes.py``) — the small lines at a page's foot, split at each marker expected
    next, whatever the case of the word after it.
 6. **Opinions** (``opinions.py``) and **headings** (``headings.py``) — a judgment's opinions open
    top-level sections; numbering, size and weight open headings where layout and text agree, nested
-   by rank or by first use.
+   by rank or by first use; a numbered line that runs on into its sentence is body text.
 7. **Clean text** (``textjoin.py``) — words broken at a line's end joined; printed line numbers dropped.
 
 Where footnotes get linked: markers are recorded per section here (superscripts, ``[N]`` endnote
 markers); ``chunking.link_footnotes`` turns them into links from footnote chunks to parents.
 
 Known limits (documented in README): two-column pages are read line by line across both columns;
-tables are flattened to text; endnotes numbered ``N.`` are not collected.
+tables are flattened to text; a single light-grey line is kept (only repeated ones are watermarks).
 """
 
 from __future__ import annotations

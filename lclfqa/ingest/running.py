@@ -22,8 +22,8 @@ never taken for a running line. The rules, each counted in :class:`RunningLines`
 - ``set_apart`` — a line in the outer tenth of the page, no larger than the body, that a wide gap sets
   apart from the body (a one-off notice in the margin);
 - ``watermark`` — a line set along a rotated baseline or in a light grey (``layout.py`` reads both from
-  the characters) whose masked text is printed on as many pages as a repeated line's, anywhere on the
-  page; or a rotated line on a page of horizontal text that is set larger than the body (a diagonal
+  the characters) whose masked text, or another such line at the same spot, is printed on as many pages
+  as a repeated line's, anywhere on the page (a signature line with a time stamp in a font's own code); or a rotated line on a page of horizontal text that is set larger than the body (a diagonal
   stamp) or lies beside the text block (a note up the margin). A single light-grey line is kept.
 """
 
@@ -173,10 +173,12 @@ def find_running_lines(pages: list[list[Line]], page_height: list[float], body: 
 def _watermarks(pages: list[list[Line]], body: float, min_pages: int) -> set[int]:
     """The ids of the rotated or light-grey lines that are watermarks (see the module's ``watermark`` rule)."""
     seen: dict[str, set[int]] = defaultdict(set)
+    placed: dict[tuple[int, int], set[int]] = defaultdict(set)  # where it starts, to the nearest 3 pt
     for lines in pages:
         for ln in lines:
             if ln.rotated or ln.light:
                 seen[mask(ln.text)].add(ln.page)
+                placed[_spot(ln)].add(ln.page)
     out: set[int] = set()
     if not seen:
         return out
@@ -190,11 +192,15 @@ def _watermarks(pages: list[list[Line]], body: float, min_pages: int) -> set[int
         right = max((ln.x1 for ln in flat), default=0.0)
         for ln in odd:
             key = mask(ln.text)
-            if len(key) >= 2 and len(seen[key]) >= min_pages:
-                out.add(id(ln))
+            if len(key) >= 2 and (len(seen[key]) >= min_pages or len(placed[_spot(ln)]) >= min_pages):
+                out.add(id(ln))  # the same text, or text at the same spot (a time stamp that changes)
             elif ln.rotated and mostly_flat and (ln.height > 1.5 * body or ln.x0 >= right - 1 or ln.x1 <= left + 1):
                 out.add(id(ln))
     return out
+
+
+def _spot(ln: Line) -> tuple[int, int]:
+    return round(ln.x0 / 3), round(ln.top / 3)
 
 
 def _page_offset(ln: Line) -> int | None:
