@@ -23,8 +23,9 @@ never taken for a running line. The rules, each counted in :class:`RunningLines`
   apart from the body (a one-off notice in the margin);
 - ``watermark`` — a line set along a rotated baseline or in a light grey (``layout.py`` reads both from
   the characters) whose masked text, or another such line at the same spot, is printed on as many pages
-  as a repeated line's, anywhere on the page (a signature line with a time stamp in a font's own code); or a rotated line on a page of horizontal text that is set larger than the body (a diagonal
-  stamp) or lies beside the text block (a note up the margin). A single light-grey line is kept.
+  as a repeated line's, anywhere on the page (a signature line with a time stamp in a font's own code);
+  or a rotated line on a page of horizontal text that is set larger than the body (a diagonal stamp) or
+  lies beside the text block (a note up the margin). A single light-grey line is kept.
 """
 
 from __future__ import annotations
