@@ -12,9 +12,9 @@ instead (an endpoint without grammars) is checked against the references
 (:func:`lclfqa.nodes.quotes.check_quotes`: exact after normalisation, or a bounded fuzzy match; the kept
 quote is the source's own text), and what is found nowhere is dropped and counted. A footnote child is a
 reference of its own, so footnote text is quoted as the footnote. For a yes/no question
-(:func:`lclfqa.prompts.is_yes_no`) the same reply gives the rule that decides it (in the source's words: a short chain of thought) and then
-the verdict, after the quotes they rest on. An LLM
-failure leaves no quotes (the reader then falls back on the filtered children).
+(:func:`lclfqa.prompts.is_yes_no`) the same reply gives the rule that decides it (in the source's words:
+a short chain of thought) and then the verdict, after the quotes they rest on. An LLM failure leaves no
+quotes (the reader then falls back on the filtered children).
 """
 
 from __future__ import annotations
