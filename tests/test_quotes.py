@@ -245,7 +245,9 @@ def test_the_extractor_quotes_by_pointing_at_numbered_sentences():
     assert list(numbered) == ["1.1", "1.2", "2.1"]
     schema = quotes_schema(list(numbered), yes_no=True)
     assert schema["properties"]["sentences"]["items"]["enum"] == ["1.1", "1.2", "2.1"]
-    assert schema["required"] == ["sentences", "rule", "verdict"] and "verdict" not in quotes_schema(["1.1"])["properties"]
+    assert (
+        schema["required"] == ["sentences", "rule", "verdict"] and "verdict" not in quotes_schema(["1.1"])["properties"]
+    )
     ids, texts = proposed('{"sentences": ["2.1", "1.1", "2.1", "9.9"], "verdict": "no"}')
     quotes, unknown = pointed_quotes(ids, numbered, children)
     # the source's own words, in the order named, each once; a number not shown is counted, not quoted
