@@ -309,3 +309,11 @@ def test_angle_bracket_placeholders_copied_from_the_prompt_are_dropped():
         == "No, [2]. A joint return is required [1]."
     )
     assert strip_placeholders("Income under section 61 <= 5 [1].") == "Income under section 61 <= 5 [1]."
+
+
+def test_amounts_with_a_scale_word_are_checked_whole():
+    quote = "the excess credit amount is $4 million ($24 million—$20 million); the correction amount is $20 million"
+    ok = check_answer("The excess is $4 million ($24 million—$20 million) [1].", [quote])
+    assert ok[0].missing == [] and stated(ok[0].text)[:2] == ["$4 million", "$24 million"]
+    wrong = check_answer("The excess is $5 million [1].", [quote])
+    assert wrong[0].missing == ["$5 million"]
