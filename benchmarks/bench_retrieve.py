@@ -26,10 +26,10 @@ from lclfqa.eval.answer_metrics import context_texts, retrieval_curve
 from lclfqa.eval.datasets import load_qa_jsonl
 from lclfqa.eval.retrieval_eval import graph_rewriter
 from lclfqa.eval.retrieval_metrics import evidence_recall
+from lclfqa.graph.nodes.expand import build_sources
+from lclfqa.graph.nodes.refs import chunk_ref
 from lclfqa.ingest.index import Index
 from lclfqa.llm.models import get_chat_model, get_embeddings
-from lclfqa.nodes.expand import build_sources
-from lclfqa.nodes.refs import chunk_ref
 from lclfqa.retrieval import scoped_search
 from lclfqa.scope import find_scope
 

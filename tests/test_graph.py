@@ -15,11 +15,11 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from lclfqa import load_graph
 from lclfqa.config import Settings
+from lclfqa.graph.nodes.expand import build_sources
+from lclfqa.graph.nodes.refs import chunk_ref
 from lclfqa.graph.result import QAResult
 from lclfqa.ingest.document import FOOTNOTE
 from lclfqa.ingest.index import Index
-from lclfqa.nodes.expand import build_sources
-from lclfqa.nodes.refs import chunk_ref
 from tests.fakes import ScriptedChat
 
 SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample"
@@ -460,7 +460,7 @@ def test_an_uncited_sentence_gets_the_quote_that_holds_its_figures(sample_index:
 
 
 def test_an_answer_about_the_holding_resting_on_a_dissent_alone_says_so():
-    from lclfqa.nodes.read import holding_caveat
+    from lclfqa.graph.nodes.read import holding_caveat
 
     dissent = {"section": ["JUSTICE BREYER, JUSTICE SOTOMAYOR, and JUSTICE KAGAN, dissenting", "I"]}
     court = {"section": ["Opinion of the Court", "II", "B"]}

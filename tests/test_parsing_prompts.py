@@ -9,9 +9,7 @@ import pytest
 from lclfqa import prompts
 from lclfqa.config import Settings
 from lclfqa.graph.context import plan_for
-from lclfqa.llm import parsing
-from lclfqa.llm.weights import SplitWeights, WeightsError, ensure_joined
-from lclfqa.nodes.refusal import (
+from lclfqa.graph.nodes.refusal import (
     FILTER_VERDICTS,
     cited_sections,
     missing_sections,
@@ -19,6 +17,8 @@ from lclfqa.nodes.refusal import (
     refusal_reason,
     state_missing_sections,
 )
+from lclfqa.llm import parsing
+from lclfqa.llm.weights import SplitWeights, WeightsError, ensure_joined
 
 
 @pytest.mark.parametrize(

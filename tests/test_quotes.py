@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lclfqa.nodes.answer_check import check_answer, keep_supported, stated
-from lclfqa.nodes.quotes import check_quotes, locate
-from lclfqa.nodes.sentences import split as sentences
+from lclfqa.graph.nodes.answer_check import check_answer, keep_supported, stated
+from lclfqa.graph.nodes.quotes import check_quotes, locate
+from lclfqa.graph.nodes.sentences import split as sentences
 
 SOURCE = (
     "(a) No credit is allowed under section 21 for taxpayers who are married (within the meaning of section 7703 "
@@ -191,7 +191,7 @@ def test_a_runaway_list_of_citations_is_stopped_and_cut():
 
 
 def test_source_sentences_are_spans_split_at_sentence_paragraph_and_enumeration_ends():
-    from lclfqa.nodes.sentences import spans
+    from lclfqa.graph.nodes.sentences import spans
 
     text = (
         "(c) Limitation.\n"  # a heading fragment joins the sentence after it
@@ -217,8 +217,8 @@ def test_source_sentences_are_spans_split_at_sentence_paragraph_and_enumeration_
 
 
 def test_the_extractor_quotes_by_pointing_at_numbered_sentences():
-    from lclfqa.nodes.extract import pointed_quotes, proposed, quotes_schema
-    from lclfqa.nodes.reading import passages, references
+    from lclfqa.graph.nodes.extract import pointed_quotes, proposed, quotes_schema
+    from lclfqa.graph.nodes.reading import passages, references
 
     children = [
         {
@@ -272,14 +272,14 @@ def test_the_extractor_quotes_by_pointing_at_numbered_sentences():
     ],
 )
 def test_the_answer_opens_with_the_extractors_verdict(answer: str, verdict: str, expected: str):
-    from lclfqa.nodes.read import opening_verdict
+    from lclfqa.graph.nodes.read import opening_verdict
 
     assert opening_verdict(answer, verdict)[0] == expected
     assert opening_verdict(answer, verdict)[1] is (answer != expected)
 
 
 def test_headings_and_lead_ins_travel_with_the_sentence_after_them():
-    from lclfqa.nodes.sentences import spans
+    from lclfqa.graph.nodes.sentences import spans
 
     text = (
         "§ 1.21-4 Payments to certain related individuals.\n"

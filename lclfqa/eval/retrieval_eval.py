@@ -66,9 +66,9 @@ def graph_rewriter(llm: BaseChatModel, n: int = 3, embeddings: Embeddings | None
     index's embedder), then the same BM25 and dense query lists the ``retrieve`` node searches. An LLM
     failure leaves the question alone (as in the graph)."""
     from lclfqa import prompts
+    from lclfqa.graph.nodes.retrieve import queries
+    from lclfqa.graph.nodes.rewrite import query2doc
     from lclfqa.llm.calls import Meter
-    from lclfqa.nodes.retrieve import queries
-    from lclfqa.nodes.rewrite import query2doc
 
     def rewrite(question: str) -> tuple[list[str], list[str]]:
         expanded = prompts.expand_acronyms(question)

@@ -4,19 +4,19 @@ Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``,
 ``answer``, ``citations``, ``refused``, ``unsupported``, ``removed`` and appends this turn to ``history``.
 
 - **Evidence.** With the extractor (``lclf``, ``longrag``) the reader gets a short conversation of its own
-  (:mod:`lclfqa.nodes.reading`) whose reference texts are the verified quotes, numbered [1]…[k]; it must
+  (:mod:`lclfqa.graph.nodes.reading`) whose reference texts are the verified quotes, numbered [1]…[k]; it must
   cite them per sentence (continuing the extractor's conversation, the 1.5B default echoed its
   instruction as the answer). With no verified quote it
   gets the filtered children's sentences closest to the question instead (counted as ``fallback``). The
   ``rag`` baseline reads the retrieved children themselves, numbered as its sources.
 - **Verdict first.** A yes/no question (:func:`lclfqa.prompts.is_yes_no`) is answered "Yes"/"No" first.
 - **Checked, not trusted.** Every figure, section number and quoted phrase of every sentence must occur in
-  the quotes that sentence cites (:mod:`lclfqa.nodes.answer_check`). On a miss: one repair call naming
+  the quotes that sentence cites (:mod:`lclfqa.graph.nodes.answer_check`). On a miss: one repair call naming
   the sentences; an aside holding the miss is cut, a sentence that still fails is removed with its
   verdict (``removed``). If nothing (or a bare verdict) survives, the answer is the quote closest to
   the question. So the answer shown holds no figure that its evidence does not.
 - **Refusals decided, not generated**, where possible: nothing retrieved, or a question citing provisions
-  no source mentions (:mod:`lclfqa.nodes.refusal`), refuses without an LLM call. When the CoT filter
+  no source mentions (:mod:`lclfqa.graph.nodes.refusal`), refuses without an LLM call. When the CoT filter
   judged some children relevant and did not find that they leave the question unanswered, the reader is
   told to answer from them (small local models otherwise refuse with the answer in front of them).
 - **Citations** name, per cited number, the document, pages and section path, and the quote.
@@ -33,18 +33,18 @@ from langgraph.runtime import Runtime
 
 from lclfqa import prompts
 from lclfqa.graph.context import QAContext
+from lclfqa.graph.nodes.answer_check import SentenceCheck, check_answer, keep_supported, problems_text, stated
+from lclfqa.graph.nodes.extract import information_text
+from lclfqa.graph.nodes.grounding import unsupported
+from lclfqa.graph.nodes.reading import instruction, prefix
+from lclfqa.graph.nodes.refs import body, citation
+from lclfqa.graph.nodes.refusal import nothing_cited_is_found, provision, refusal_reason
+from lclfqa.graph.nodes.sentences import split as sentences
 from lclfqa.graph.state import QAState, question_fields
 from lclfqa.ingest.index import tokenize
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
 from lclfqa.llm.models import embed_array
-from lclfqa.nodes.answer_check import SentenceCheck, check_answer, keep_supported, problems_text, stated
-from lclfqa.nodes.extract import information_text
-from lclfqa.nodes.grounding import unsupported
-from lclfqa.nodes.reading import instruction, prefix
-from lclfqa.nodes.refs import body, citation
-from lclfqa.nodes.refusal import nothing_cited_is_found, provision, refusal_reason
-from lclfqa.nodes.sentences import split as sentences
 
 _REFUSAL = re.compile(
     r"(do(?:es)?|did) not (?:answer|address|contain|discuss|cover|mention)|no information (?:about|on|regarding)"

@@ -14,9 +14,9 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
+from lclfqa.graph.nodes.refs import chunk_ref
 from lclfqa.graph.state import QAState
 from lclfqa.llm.calls import Meter
-from lclfqa.nodes.refs import chunk_ref
 from lclfqa.retrieval import scoped_search
 
 QUERY_REPEATS = 5

@@ -1,7 +1,7 @@
 """``extract`` — the long-context extractor (LCLF-QA §3.5), made to quote: verbatim quotes, by pointing.
 
 Reads ``retrieved`` (the children, as numbered references whose sentences are numbered ``[i.j]``,
-:mod:`lclfqa.nodes.reading`), the question fields and the filter's ``transcript`` (continued, so llama.cpp
+:mod:`lclfqa.graph.nodes.reading`), the question fields and the filter's ``transcript`` (continued, so llama.cpp
 reuses the references' KV cache); writes ``quotes``, ``verdict``, ``information`` and ``transcript``.
 
 The model names up to :data:`MAX_QUOTES` sentence numbers, constrained by a JSON schema whose only
@@ -9,7 +9,7 @@ allowed values are the numbers shown, and each quote is that sentence of the sou
 quote cannot be misquoted, and naming costs a few tokens where copying cost hundreds (output tokens are
 the dearest part of a local answer: ~5 a second under a grammar on 2 cores). A reply that quotes text
 instead (an endpoint without grammars) is checked against the references
-(:func:`lclfqa.nodes.quotes.check_quotes`: exact after normalisation, or a bounded fuzzy match; the kept
+(:func:`lclfqa.graph.nodes.quotes.check_quotes`: exact after normalisation, or a bounded fuzzy match; the kept
 quote is the source's own text), and what is found nowhere is dropped and counted. A footnote child is a
 reference of its own, so footnote text is quoted as the footnote. For a yes/no question
 (:func:`lclfqa.prompts.is_yes_no`) the same reply gives the rule that decides it (in the source's words:
@@ -27,12 +27,12 @@ from langgraph.runtime import Runtime
 
 from lclfqa import prompts
 from lclfqa.graph.context import QAContext
+from lclfqa.graph.nodes.quotes import check_quotes, quote_record
+from lclfqa.graph.nodes.reading import Passage, conversation, instruction, passages
+from lclfqa.graph.nodes.refs import label
 from lclfqa.graph.state import QAState, question_fields
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
-from lclfqa.nodes.quotes import check_quotes, quote_record
-from lclfqa.nodes.reading import Passage, conversation, instruction, passages
-from lclfqa.nodes.refs import label
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from lclfqa.graph.nodes.sentences import split
 from lclfqa.llm.parsing import cited_numbers
-from lclfqa.nodes.sentences import split
 from lclfqa.textnorm import normalize
 
 _MARKER = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")
