@@ -317,3 +317,18 @@ def test_amounts_with_a_scale_word_are_checked_whole():
     assert ok[0].missing == [] and stated(ok[0].text)[:2] == ["$4 million", "$24 million"]
     wrong = check_answer("The excess is $5 million [1].", [quote])
     assert wrong[0].missing == ["$5 million"]
+
+
+def test_the_rule_quote_is_added_only_when_quote_one_is_not_cited_and_is_shortened():
+    from lclfqa.graph.nodes.read import RULE_QUOTE_CHARS, with_rule_quote
+
+    long_rule = "No credit is allowed under section 21 " + "unless the spouses file jointly and " * 20 + "end."
+    answer, added = with_rule_quote("No, a joint return is required.", [long_rule])
+    assert added and answer.startswith("No, a joint return is required. The source reads: “No credit is allowed")
+    quoted = answer.split("“", 1)[1].split("”", 1)[0]
+    assert quoted.endswith(" …") and len(quoted) <= RULE_QUOTE_CHARS + 2 and long_rule.startswith(quoted[:-2])
+    assert with_rule_quote("No, a joint return is required [1].", [long_rule]) == (
+        "No, a joint return is required [1].",
+        False,
+    )
+    assert with_rule_quote("No.", []) == ("No.", False)

@@ -189,6 +189,26 @@ def _cite_uncited(answer_checks: list[SentenceCheck], quotes: list[str]) -> str:
 
 
 QUOTED_ANSWER_CHARS = 700
+RULE_QUOTE_CHARS = 320
+
+
+def shortened(text: str, limit: int) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``limit`` characters (with "…")."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit].rsplit(" ", 1)[0].rstrip(",;:—–-") + " …"
+
+
+def with_rule_quote(answer: str, texts: list[str], written: str = "") -> tuple[str, bool]:
+    """``(answer, added)``: an answer that does not cite quote [1] — the sentence the extractor named first,
+    the one that states the rule deciding the question — gains it in the source's words (shortened to
+    :data:`RULE_QUOTE_CHARS`), so the operative words are shown, not only the model's reading of them. A
+    source list the model ``written`` at the end counts as citing."""
+    if not texts or 1 in parsing.cited_numbers(answer) or 1 in parsing.cited_numbers(written):
+        return answer, False
+    quote = prompts.phrase("rule_quote", quote=shortened(texts[0], RULE_QUOTE_CHARS))
+    return f"{answer.rstrip()} {quote}".strip(), True
 
 
 def closest_quotes(question: str, texts: list[str], embeddings: Embeddings | None = None) -> str:
@@ -376,6 +396,8 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
                 notes["answer_from_quote"] = True
     if not refused and verdict in ("yes", "no"):
         answer, notes["verdict_enforced"] = opening_verdict(answer, verdict)
+    if not refused and ctx.plan.extract and not notes.get("answer_from_quote"):
+        answer, notes["rule_quoted"] = with_rule_quote(answer, texts, written)
     if not refused and ctx.plan.extract:
         caveat = holding_caveat(fields["question"], answer, quotes)
         if caveat:
