@@ -298,3 +298,26 @@ def test_the_verdict_rule_is_given_for_yes_no_questions_only(question: str, yes_
             question, "no"
         )
         assert prompts.verdict_rule(question, "depends") == prompts.verdict_rule(question)
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        (
+            "[1] The IRS can move a filer. [4] Monthly returns are due on the fifteenth day.",
+            "The IRS can move a filer [1]. Monthly returns are due on the fifteenth day [4].",
+        ),
+        (  # markers left at the very end join the last sentence's
+            "[1] Notice is required. [2] The notice must describe methods. [4] [5]",
+            "Notice is required [1]. The notice must describe methods [2] [4] [5].",
+        ),
+        (
+            "No, a joint return is required [1]. Exceptions apply [2].",
+            "No, a joint return is required [1]. Exceptions apply [2].",
+        ),
+        ("[2][3] Both rules apply; see § 1.21-3(b).", "Both rules apply; see § 1.21-3(b) [2][3]."),
+    ],
+)
+def test_citations_written_before_their_sentences_move_after_them(written: str, expected: str):
+    assert parsing.citations_last(written) == expected
+    assert parsing.clean_answer(f"<answer>{written}</answer>") == expected
