@@ -74,7 +74,7 @@ def fake_ingest(paths, index, **settings):  # noqa: ANN001, ANN201
     from langchain_core.embeddings import DeterministicFakeEmbedding
 
     from lclfqa.config import Settings
-    from lclfqa.ingest.pipeline import ingest
+    from lclfqa.index.ingest import ingest
 
     return ingest(paths, index, Settings(**settings), embeddings=DeterministicFakeEmbedding(size=384))
 
@@ -225,7 +225,7 @@ def section_concurrency(tmp: Path, runs: int) -> None:
         import sys, time
         from langchain_core.embeddings import DeterministicFakeEmbedding
         from lclfqa.config import Settings
-        from lclfqa.ingest.pipeline import ingest
+        from lclfqa.index.ingest import ingest
         class Slow(DeterministicFakeEmbedding):
             def embed_documents(self, texts):
                 time.sleep(0.3)
@@ -269,7 +269,7 @@ def section_kill(tmp: Path, runs: int) -> None:
         import sys
         from langchain_core.embeddings import DeterministicFakeEmbedding
         from lclfqa.config import Settings
-        from lclfqa.ingest.pipeline import ingest
+        from lclfqa.index.ingest import ingest
         ingest([sys.argv[1]], sys.argv[2], Settings(child_size=int(sys.argv[3])),
                embeddings=DeterministicFakeEmbedding(size=384))
         """
@@ -465,7 +465,7 @@ def section_memory(tmp: Path, big_mb: int) -> None:
         from langchain_core.embeddings import DeterministicFakeEmbedding
         from lclfqa.config import Settings
         from lclfqa.index.embedded import EmbeddedBackend
-        from lclfqa.ingest.pipeline import ingest
+        from lclfqa.index.ingest import ingest
         r = ingest([{path!r}], {index!r}, Settings({settings}), embeddings=DeterministicFakeEmbedding(size=384))
         t = time.perf_counter()
         hits = EmbeddedBackend.load({index!r}).search_sparse("qualified expenses credit", 8) if r.documents else []

@@ -185,8 +185,8 @@ def expanded(index, children: list) -> list[str]:  # noqa: ANN001 - EmbeddedBack
 
 def graph_context(index, children: list, budget: int) -> list[str]:  # noqa: ANN001
     """Texts the graph's ``expand`` node hands on (parents with injected footnotes, within ``budget``)."""
-    from lclfqa.nodes.expand import build_sources
-    from lclfqa.nodes.refs import chunk_ref
+    from lclfqa.graph.nodes.expand import build_sources
+    from lclfqa.graph.nodes.refs import chunk_ref
 
     sources, _ = build_sources(
         [chunk_ref(c) for c in children], index, parents=True, expand_footnotes=True, budget=budget
@@ -233,7 +233,7 @@ def mean(rows: list[dict[str, float]], key: str) -> float:
 
 def ingest_one(pdf: Path, setting: str, directory: Path, embeddings) -> dict:  # noqa: ANN001
     from lclfqa.config import Settings
-    from lclfqa.ingest.pipeline import ingest
+    from lclfqa.index.ingest import ingest
 
     settings = Settings(footnote_chunks=setting)
     started = time.perf_counter()

@@ -7,7 +7,7 @@ Options: --data DIR (default ../shared/data/pdfs), --model-batch-size N (MiniLM'
 
 Each part runs in a fresh subprocess (so ``ru_maxrss`` is that part's peak) and is ingested into a new
 temporary index with ``Settings()`` defaults and ``local:all-MiniLM-L6-v2``. Phases are timed from the
-``progress`` callback of ``lclfqa.ingest.pipeline.ingest`` (no change to the pipeline):
+``progress`` callback of ``lclfqa.index.ingest.ingest`` (no change to the pipeline):
 
 - parse+chunk: start of ``ingest()`` to the last "parse" tick (discovery, hashing, parsing, chunking);
 - embed: first to last "embed" tick (all ``embed_array`` calls);
@@ -54,8 +54,8 @@ def worker(path: Path, embed_batch: int, model_batch: int | None) -> dict:
     t_proc = time.perf_counter()
     from lclfqa.config import Settings
     from lclfqa.index.embedded import EmbeddedBackend
+    from lclfqa.index.ingest import ingest
     from lclfqa.index.records import embedding_text, text_sha256
-    from lclfqa.ingest.pipeline import ingest
     from lclfqa.llm.models import get_embeddings
 
     settings = Settings().with_overrides(embed_batch_size=embed_batch)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from lclfqa import load_graph
 from lclfqa.config import Settings
-from lclfqa.ingest.pipeline import ingest
+from lclfqa.index.ingest import ingest
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

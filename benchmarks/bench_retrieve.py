@@ -26,12 +26,12 @@ from lclfqa.eval.answer_metrics import context_texts, retrieval_curve
 from lclfqa.eval.datasets import load_qa_jsonl
 from lclfqa.eval.retrieval_eval import graph_rewriter
 from lclfqa.eval.retrieval_metrics import evidence_recall
+from lclfqa.graph.nodes.expand import build_sources
+from lclfqa.graph.nodes.refs import chunk_ref
 from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.index.scope import find_scope
 from lclfqa.index.search import RetrievalParams, search
 from lclfqa.llm.models import get_chat_model, get_embeddings
-from lclfqa.nodes.expand import build_sources
-from lclfqa.nodes.refs import chunk_ref
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tax-qa" / "dev.jsonl"
 KS = (4, 8, 16)

@@ -119,8 +119,8 @@ def ingest(
     """
     from lclfqa.config import Settings
     from lclfqa.index.errors import IndexStoreError
+    from lclfqa.index.ingest import ingest as run_ingest
     from lclfqa.index.lock import IndexBusy
-    from lclfqa.ingest.pipeline import ingest as run_ingest
     from lclfqa.progress import stage_bars
 
     logging.basicConfig(level=logging.ERROR)

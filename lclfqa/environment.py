@@ -2,7 +2,7 @@
 
 Nothing in the package changes the environment, or patches a library, when it is imported. The entry
 points call :func:`configure` first: the ``lclfqa`` command (its Typer callback), the LangGraph server's
-``make_graph``, :func:`lclfqa.ingest.pipeline.ingest`; a script or notebook that imports the pieces
+``make_graph``, :func:`lclfqa.index.ingest.ingest`; a script or notebook that imports the pieces
 itself may call it too. Every variable is set with ``setdefault``, so a value the user exported wins.
 
 The one library patch, the offline spaCy pipeline of unstructured, is applied by

@@ -109,3 +109,12 @@ def matches(form: str, normalized_answer: str) -> bool:
     if not form.strip():
         return False
     return bool(form_pattern(form).search(normalized_answer))
+
+
+def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """``(start, end)`` moved inwards past the whitespace at either side of ``text[start:end]``."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end

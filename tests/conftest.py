@@ -9,7 +9,7 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from lclfqa.config import Settings
-from lclfqa.ingest.pipeline import ingest
+from lclfqa.index.ingest import ingest
 
 SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample"
 

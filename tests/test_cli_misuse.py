@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from lclfqa.cli import app
 from lclfqa.config import Settings
-from lclfqa.ingest.pipeline import ingest
+from lclfqa.index.ingest import ingest
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -103,7 +103,7 @@ CASES: list[tuple[str, Callable[[dict[str, Path]], list[str]], int, str]] = [
 def test_cli_misuse_is_one_clear_line(world, monkeypatch, name, make_args, code, words):  # noqa: ANN001
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     # ingest embeds with the fake 32-d embedder the fixture's indexes were built with
-    monkeypatch.setattr("lclfqa.ingest.pipeline.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
+    monkeypatch.setattr("lclfqa.index.ingest.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
     result = runner.invoke(app, make_args(world))
     assert result.exit_code == code, result.output
     assert isinstance(result.exception, SystemExit | None), repr(result.exception)

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from lclfqa.cli import app
 from lclfqa.config import Settings
-from lclfqa.ingest.pipeline import ingest
+from lclfqa.index.ingest import ingest
 from tests.fakes import ScriptedChat
 from tests.test_graph import QUESTION, SAMPLE, good_script
 
@@ -90,7 +90,7 @@ def test_the_example_notebook_runs(tmp_path: Path, fake_models: ScriptedChat, mo
     work = tmp_path / "examples"
     shutil.copytree(SAMPLE, work / "sample")
     monkeypatch.chdir(work)
-    monkeypatch.setattr("lclfqa.ingest.pipeline.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
+    monkeypatch.setattr("lclfqa.index.ingest.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
     namespace: dict = {}
     for cell in nb["cells"]:
         if cell["cell_type"] == "code":

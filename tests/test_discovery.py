@@ -11,8 +11,8 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from lclfqa.config import Settings
 from lclfqa.index.embedded import EmbeddedBackend
+from lclfqa.index.ingest import discover, ingest
 from lclfqa.ingest.discovery import find_sources
-from lclfqa.ingest.pipeline import discover, ingest
 
 SUFFIXES = {".txt"}
 
@@ -94,7 +94,7 @@ def test_cli_reports_links_per_file_and_follow_symlinks_opts_in(tree: Path, tmp_
 
     from lclfqa.cli import app
 
-    monkeypatch.setattr("lclfqa.ingest.pipeline.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=8))
+    monkeypatch.setattr("lclfqa.index.ingest.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=8))
     runner = CliRunner()
     result = runner.invoke(app, ["ingest", str(tree), "--index", str(tmp_path / "i1"), "-q"])
     out = " ".join(result.output.split())

@@ -10,13 +10,13 @@ import pytest
 
 from lclfqa import load_graph
 from lclfqa.config import Settings
-from lclfqa.ingest.pipeline import ingest
+from lclfqa.graph.nodes.extract import pointed_quotes, proposed, quotes_schema
+from lclfqa.graph.nodes.filter import THOUGHT_CHARS, verdict_schema
+from lclfqa.graph.nodes.reading import instruction, passages, references
+from lclfqa.index.ingest import ingest
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
 from lclfqa.llm.models import get_chat_model
-from lclfqa.nodes.extract import pointed_quotes, proposed, quotes_schema
-from lclfqa.nodes.filter import THOUGHT_CHARS, verdict_schema
-from lclfqa.nodes.reading import instruction, passages, references
 from lclfqa.prompts import messages
 
 REGS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pdfs" / "treasury-regulations"

@@ -28,7 +28,7 @@ from lclfqa.eval.synth.pairs import QAPair, parse_qa_pairs
 from lclfqa.eval.synth.styles import QA_SCHEMA, synth_messages
 from lclfqa.eval.synth_cli import synth
 from lclfqa.index.embedded import EmbeddedBackend
-from lclfqa.ingest.pipeline import ingest
+from lclfqa.index.ingest import ingest
 from tests.fakes import ScriptedChat
 
 _CHUNK = re.compile(r"<chunk>\n(.*?)\n</chunk>", re.S)

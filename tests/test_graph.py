@@ -15,11 +15,11 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from lclfqa import load_graph
 from lclfqa.config import Settings
+from lclfqa.graph.nodes.expand import build_sources
+from lclfqa.graph.nodes.refs import chunk_ref
 from lclfqa.graph.result import QAResult
 from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.ingest.document import FOOTNOTE
-from lclfqa.nodes.expand import build_sources
-from lclfqa.nodes.refs import chunk_ref
 from tests.fakes import ScriptedChat
 
 SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample"
@@ -193,11 +193,18 @@ def test_quotes_not_in_the_references_are_dropped_and_counted(sample_index: Path
 
 def test_missing_tags_and_no_inline_citations(sample_index: Path):
     script = good_script(answer="<answer>A joint return is required.")  # no closing tag, no [n]
-    graph, _ = graph_with(sample_index, script)
+    graph, _ = graph_with(sample_index, script, pipeline="rag")
     result = graph.invoke({"question": QUESTION})
     assert result.answer == "A joint return is required."
     assert result.citations and all(c["inferred"] for c in result.citations)
     assert "cites no source by number" in result.sources_text()
+    # with an extractor, an answer that does not cite quote [1] (the rule) gains it in the source's words
+    graph, _ = graph_with(sample_index, script)
+    result = graph.invoke({"question": QUESTION})
+    rule = " ".join(result["quotes"][0]["text"].split())
+    assert result.answer == f"A joint return is required. The source reads: “{rule}” [1]"
+    assert [c["n"] for c in result.citations] == [1] and not result.citations[0]["inferred"]
+    assert result["steps"]["read"]["rule_quoted"] is True
 
 
 def _reader_prompt(llm) -> str:
@@ -456,11 +463,11 @@ def test_an_uncited_sentence_gets_the_quote_that_holds_its_figures(sample_index:
 
     graph, _ = graph_with(sample_index, good_script(quotes=quotes, answer=answer))
     result = graph.invoke({"question": QUESTION})
-    assert result.answer.endswith("[2].") and [c["n"] for c in result.citations] == [2]
+    assert "is " + picked["figure"] + " [2]." in result.answer and [c["n"] for c in result.citations] == [2, 1]
 
 
 def test_an_answer_about_the_holding_resting_on_a_dissent_alone_says_so():
-    from lclfqa.nodes.read import holding_caveat
+    from lclfqa.graph.nodes.read import holding_caveat
 
     dissent = {"section": ["JUSTICE BREYER, JUSTICE SOTOMAYOR, and JUSTICE KAGAN, dissenting", "I"]}
     court = {"section": ["Opinion of the Court", "II", "B"]}

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from lclfqa.graph.nodes.grounding import dollar_amounts, percentages, quotations, unsupported
 from lclfqa.graph.result import QAResult
-from lclfqa.nodes.grounding import dollar_amounts, percentages, quotations, unsupported
 from tests.test_graph import QUESTION, _count_refs, good_script, graph_with
 
 SOURCE = (

@@ -19,14 +19,14 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from typer.testing import CliRunner
 
 from lclfqa.config import Settings
+from lclfqa.graph.nodes.expand import build_sources
 from lclfqa.index.errors import EmbedderMismatch, IndexNotFound, IndexStoreError
 from lclfqa.index.factory import open_index
+from lclfqa.index.ingest import ingest
 from lclfqa.index.protocol import IndexBackend
 from lclfqa.index.records import DocumentBatch, DocumentRecord, embedding_text, text_sha256
 from lclfqa.index.search import RetrievalParams, search
 from lclfqa.ingest.document import CHILD, FOOTNOTE, PARENT, Chunk
-from lclfqa.ingest.pipeline import ingest
-from lclfqa.nodes.expand import build_sources
 
 pytest.importorskip("pymilvus")  # the dev extra installs it; without it only the embedded half could run
 

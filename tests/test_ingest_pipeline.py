@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 from lclfqa.cli import app
 from lclfqa.config import Settings
 from lclfqa.index.embedded import EmbeddedBackend
+from lclfqa.index.ingest import PARSER_VERSION, discover, ingest
 from lclfqa.index.search import RetrievalParams, search
-from lclfqa.ingest.pipeline import PARSER_VERSION, discover, ingest
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 REGS = DATA / "pdfs" / "treasury-regulations"

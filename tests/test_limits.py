@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 from lclfqa.cli import app
 from lclfqa.config import Settings
 from lclfqa.index.embedded import EmbeddedBackend
+from lclfqa.index.ingest import ingest
 from lclfqa.ingest.limits import count_text_chars
 from lclfqa.ingest.pdf_damage import pdf_damage
-from lclfqa.ingest.pipeline import ingest
 
 SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample"
 MEMO = SAMPLE / "tax-memo-education-credits.pdf"
@@ -67,7 +67,7 @@ def test_limits_are_settings_with_clear_errors():
 
 
 def test_skipped_files_give_exit_code_1_and_a_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr("lclfqa.ingest.pipeline.get_embeddings", lambda *a, **k: _emb())
+    monkeypatch.setattr("lclfqa.index.ingest.get_embeddings", lambda *a, **k: _emb())
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "good.txt").write_text("1. Scope\n\nA good note.\n", encoding="utf-8")
     (tmp_path / "d" / "empty.txt").write_bytes(b"")

@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 from lclfqa.cli import app
 from lclfqa.config import Settings
 from lclfqa.index.embedded import EmbeddedBackend
+from lclfqa.index.ingest import ingest
 from lclfqa.index.lock import IndexBusy, writer_lock
-from lclfqa.ingest.pipeline import ingest
 
 SMALL = Settings(child_size=200, parent_size=800)
 TEXT = (

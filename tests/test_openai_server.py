@@ -17,13 +17,13 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from lclfqa import prompts
 from lclfqa.config import Settings
+from lclfqa.graph.nodes.filter import FILTER_VERDICTS, THOUGHT_CHARS, verdict_schema
+from lclfqa.graph.nodes.reading import instruction
+from lclfqa.graph.nodes.rewrite import rewrites_schema
 from lclfqa.llm import calls, parsing
 from lclfqa.llm.calls import Meter, chat
 from lclfqa.llm.models import get_chat_model
 from lclfqa.llm.weights import smollm2_path
-from lclfqa.nodes.filter import FILTER_VERDICTS, THOUGHT_CHARS, verdict_schema
-from lclfqa.nodes.reading import instruction
-from lclfqa.nodes.rewrite import rewrites_schema
 from tests.servers import free_port, serving
 
 pytestmark = [

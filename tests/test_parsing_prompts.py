@@ -9,9 +9,7 @@ import pytest
 from lclfqa import prompts
 from lclfqa.config import Settings
 from lclfqa.graph.context import plan_for
-from lclfqa.llm import parsing
-from lclfqa.llm.weights import SplitWeights, WeightsError, ensure_joined
-from lclfqa.nodes.refusal import (
+from lclfqa.graph.nodes.refusal import (
     FILTER_VERDICTS,
     cited_sections,
     missing_sections,
@@ -19,6 +17,8 @@ from lclfqa.nodes.refusal import (
     refusal_reason,
     state_missing_sections,
 )
+from lclfqa.llm import parsing
+from lclfqa.llm.weights import SplitWeights, WeightsError, ensure_joined
 
 
 @pytest.mark.parametrize(
@@ -298,3 +298,26 @@ def test_the_verdict_rule_is_given_for_yes_no_questions_only(question: str, yes_
             question, "no"
         )
         assert prompts.verdict_rule(question, "depends") == prompts.verdict_rule(question)
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        (
+            "[1] The IRS can move a filer. [4] Monthly returns are due on the fifteenth day.",
+            "The IRS can move a filer [1]. Monthly returns are due on the fifteenth day [4].",
+        ),
+        (  # markers left at the very end join the last sentence's
+            "[1] Notice is required. [2] The notice must describe methods. [4] [5]",
+            "Notice is required [1]. The notice must describe methods [2] [4] [5].",
+        ),
+        (
+            "No, a joint return is required [1]. Exceptions apply [2].",
+            "No, a joint return is required [1]. Exceptions apply [2].",
+        ),
+        ("[2][3] Both rules apply; see § 1.21-3(b).", "Both rules apply; see § 1.21-3(b) [2][3]."),
+    ],
+)
+def test_citations_written_before_their_sentences_move_after_them(written: str, expected: str):
+    assert parsing.citations_last(written) == expected
+    assert parsing.clean_answer(f"<answer>{written}</answer>") == expected

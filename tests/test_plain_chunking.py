@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 from lclfqa.cli import app
 from lclfqa.config import Settings
 from lclfqa.index.embedded import EmbeddedBackend
+from lclfqa.index.ingest import ingest
 from lclfqa.ingest.chunking import chunk_document, document_prefix
 from lclfqa.ingest.document import CHILD, FOOTNOTE, PARENT, Chunk, Footnote, ParsedDocument, Section
 from lclfqa.ingest.formats import parse_file
-from lclfqa.ingest.pipeline import ingest
 from lclfqa.ingest.plain_chunking import plain_chunk_document, plain_text
 
 REPO = Path(__file__).resolve().parents[1]
@@ -324,7 +324,7 @@ def test_the_qa_graph_runs_on_a_plain_index(sample: Path, tmp_path: Path):
 
 def test_cli_chunking_flag(sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("LCLFQA_CHUNKING", raising=False)
-    monkeypatch.setattr("lclfqa.ingest.pipeline.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=16))
+    monkeypatch.setattr("lclfqa.index.ingest.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=16))
     result = runner.invoke(
         app, ["ingest", str(sample), "--index", str(tmp_path / "plain"), "--chunking", "plain", "-q"]
     )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lclfqa.nodes.answer_check import check_answer, keep_supported, stated
-from lclfqa.nodes.quotes import check_quotes, locate
-from lclfqa.nodes.sentences import split as sentences
+from lclfqa.graph.nodes.answer_check import check_answer, keep_supported, stated
+from lclfqa.graph.nodes.quotes import check_quotes, locate
+from lclfqa.graph.nodes.sentences import split as sentences
 
 SOURCE = (
     "(a) No credit is allowed under section 21 for taxpayers who are married (within the meaning of section 7703 "
@@ -191,7 +191,7 @@ def test_a_runaway_list_of_citations_is_stopped_and_cut():
 
 
 def test_source_sentences_are_spans_split_at_sentence_paragraph_and_enumeration_ends():
-    from lclfqa.nodes.sentences import spans
+    from lclfqa.graph.nodes.sentences import spans
 
     text = (
         "(c) Limitation.\n"  # a heading fragment joins the sentence after it
@@ -217,8 +217,8 @@ def test_source_sentences_are_spans_split_at_sentence_paragraph_and_enumeration_
 
 
 def test_the_extractor_quotes_by_pointing_at_numbered_sentences():
-    from lclfqa.nodes.extract import pointed_quotes, proposed, quotes_schema
-    from lclfqa.nodes.reading import passages, references
+    from lclfqa.graph.nodes.extract import pointed_quotes, proposed, quotes_schema
+    from lclfqa.graph.nodes.reading import passages, references
 
     children = [
         {
@@ -245,7 +245,9 @@ def test_the_extractor_quotes_by_pointing_at_numbered_sentences():
     assert list(numbered) == ["1.1", "1.2", "2.1"]
     schema = quotes_schema(list(numbered), yes_no=True)
     assert schema["properties"]["sentences"]["items"]["enum"] == ["1.1", "1.2", "2.1"]
-    assert schema["required"] == ["sentences", "verdict"] and "verdict" not in quotes_schema(["1.1"])["properties"]
+    assert (
+        schema["required"] == ["sentences", "rule", "verdict"] and "verdict" not in quotes_schema(["1.1"])["properties"]
+    )
     ids, texts = proposed('{"sentences": ["2.1", "1.1", "2.1", "9.9"], "verdict": "no"}')
     quotes, unknown = pointed_quotes(ids, numbered, children)
     # the source's own words, in the order named, each once; a number not shown is counted, not quoted
@@ -270,14 +272,14 @@ def test_the_extractor_quotes_by_pointing_at_numbered_sentences():
     ],
 )
 def test_the_answer_opens_with_the_extractors_verdict(answer: str, verdict: str, expected: str):
-    from lclfqa.nodes.read import opening_verdict
+    from lclfqa.graph.nodes.read import opening_verdict
 
     assert opening_verdict(answer, verdict)[0] == expected
     assert opening_verdict(answer, verdict)[1] is (answer != expected)
 
 
 def test_headings_and_lead_ins_travel_with_the_sentence_after_them():
-    from lclfqa.nodes.sentences import spans
+    from lclfqa.graph.nodes.sentences import spans
 
     text = (
         "§ 1.21-4 Payments to certain related individuals.\n"
@@ -307,3 +309,26 @@ def test_angle_bracket_placeholders_copied_from_the_prompt_are_dropped():
         == "No, [2]. A joint return is required [1]."
     )
     assert strip_placeholders("Income under section 61 <= 5 [1].") == "Income under section 61 <= 5 [1]."
+
+
+def test_amounts_with_a_scale_word_are_checked_whole():
+    quote = "the excess credit amount is $4 million ($24 million—$20 million); the correction amount is $20 million"
+    ok = check_answer("The excess is $4 million ($24 million—$20 million) [1].", [quote])
+    assert ok[0].missing == [] and stated(ok[0].text)[:2] == ["$4 million", "$24 million"]
+    wrong = check_answer("The excess is $5 million [1].", [quote])
+    assert wrong[0].missing == ["$5 million"]
+
+
+def test_the_rule_quote_is_added_only_when_quote_one_is_not_cited_and_is_shortened():
+    from lclfqa.graph.nodes.read import RULE_QUOTE_CHARS, with_rule_quote
+
+    long_rule = "No credit is allowed under section 21 " + "unless the spouses file jointly and " * 20 + "end."
+    answer, added = with_rule_quote("No, a joint return is required.", [long_rule])
+    assert added and answer.startswith("No, a joint return is required. The source reads: “No credit is allowed")
+    quoted = answer.split("“", 1)[1].split("”", 1)[0]
+    assert quoted.endswith(" …") and len(quoted) <= RULE_QUOTE_CHARS + 2 and long_rule.startswith(quoted[:-2])
+    assert with_rule_quote("No, a joint return is required [1].", [long_rule]) == (
+        "No, a joint return is required [1].",
+        False,
+    )
+    assert with_rule_quote("No.", []) == ("No.", False)

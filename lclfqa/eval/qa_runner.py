@@ -288,7 +288,7 @@ def run_qa_eval(
     ``llm``/``judge``/``embeddings`` replace the models the settings name (tests pass fakes). ``progress``
     is called with each finished row (skipped rows included, with ``"skipped": True``).
     """
-    from lclfqa.graph import load_graph
+    from lclfqa.graph.build import load_graph
     from lclfqa.index.factory import open_index
 
     out = Path(config.out)

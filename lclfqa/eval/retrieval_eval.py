@@ -14,7 +14,7 @@ Configurations (:data:`CONFIGS`):
 - ``+summaries``: ``hybrid`` on an index whose chunks carry document summaries (SAC; needs an LLM to
   build, or an index built with ``summaries = true``).
 
-Our index is built once with :func:`lclfqa.ingest.pipeline.ingest` (incremental: an existing index of the
+Our index is built once with :func:`lclfqa.index.ingest.ingest` (incremental: an existing index of the
 same corpus is reused without re-embedding), on the backend the settings name (``index_backend``), and
 searched with :meth:`~lclfqa.index.search.RetrievalParams.from_settings` as the graph searches.
 Configurations that need what was not given are reported with a note instead of scores.
@@ -39,9 +39,9 @@ from lclfqa.eval.datasets import RetrievalQuery
 from lclfqa.eval.retrieval_metrics import RetrievalScores, RetrievedSpan, as_retrieved, mean_scores, score_ranking
 from lclfqa.index.errors import IndexNotFound
 from lclfqa.index.factory import open_index
+from lclfqa.index.ingest import Summarizer, discover, ingest
 from lclfqa.index.protocol import IndexBackend
 from lclfqa.index.search import RetrievalParams, search
-from lclfqa.ingest.pipeline import Summarizer, discover, ingest
 from lclfqa.llm.models import embed_array, get_embeddings
 
 __all__ = [
@@ -69,9 +69,9 @@ def graph_rewriter(llm: BaseChatModel, n: int = 3, embeddings: Embeddings | None
     index's embedder), then the same BM25 and dense query lists the ``retrieve`` node searches. An LLM
     failure leaves the question alone (as in the graph)."""
     from lclfqa import prompts
+    from lclfqa.graph.nodes.retrieve import queries
+    from lclfqa.graph.nodes.rewrite import query2doc
     from lclfqa.llm.calls import Meter
-    from lclfqa.nodes.retrieve import queries
-    from lclfqa.nodes.rewrite import query2doc
 
     def rewrite(question: str) -> tuple[list[str], list[str]]:
         expanded = prompts.expand_acronyms(question)

@@ -1,28 +1,8 @@
-"""The LCLF-QA LangGraph: state (``state.py``), runtime context (``context.py``), wiring (``build.py``)
-and the notebook-facing result (``result.py``)."""
+"""The LCLF-QA LangGraph: state (``state.py``), runtime context (``context.py``), the nodes (``nodes/``, one
+module per node plus the reading helpers they share), wiring (``build.py``) and the notebook-facing result
+(``result.py``).
 
-from __future__ import annotations
-
-from typing import Any
-
-__all__ = ["QAContext", "QAGraph", "QAResult", "QAState", "Resources", "build_graph", "load_graph"]
-
-
-def __getattr__(name: str) -> Any:  # lazy, so nodes can import graph.state/graph.context without a cycle
-    if name in ("QAGraph", "build_graph", "load_graph"):
-        from lclfqa.graph import build
-
-        return getattr(build, name)
-    if name in ("QAContext", "Resources"):
-        from lclfqa.graph import context
-
-        return getattr(context, name)
-    if name == "QAResult":
-        from lclfqa.graph.result import QAResult
-
-        return QAResult
-    if name == "QAState":
-        from lclfqa.graph.state import QAState
-
-        return QAState
-    raise AttributeError(f"module 'lclfqa.graph' has no attribute {name!r}")
+Import what you need from its module (``from lclfqa.graph.build import load_graph``); this package
+re-exports nothing, so importing one part never loads the others (the nodes import ``state`` and
+``context``, and ``build`` imports the nodes: a chain, not a cycle).
+"""

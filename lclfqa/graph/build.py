@@ -1,6 +1,6 @@
 """The LCLF-QA graph: rewrite → retrieve → expand → filter → extract → read (filter ∥ extract with `parallel`).
 
-``build_graph()`` wires the nodes (one module each in :mod:`lclfqa.nodes`); ``load_graph()`` binds it to
+``build_graph()`` wires the nodes (one module each in :mod:`lclfqa.graph.nodes`); ``load_graph()`` binds it to
 an index, settings and models and returns a :class:`QAGraph`, the object notebooks and the CLI use.
 """
 
@@ -19,17 +19,17 @@ from langgraph.graph.state import CompiledStateGraph
 
 from lclfqa.config import Settings
 from lclfqa.graph.context import QAContext, Resources
+from lclfqa.graph.nodes.expand import expand
+from lclfqa.graph.nodes.extract import extract_information
+from lclfqa.graph.nodes.filter import filter_children
+from lclfqa.graph.nodes.read import read
+from lclfqa.graph.nodes.refusal import nothing_cited_is_found
+from lclfqa.graph.nodes.retrieve import retrieve
+from lclfqa.graph.nodes.rewrite import rewrite
 from lclfqa.graph.result import QAResult
 from lclfqa.graph.state import QAInput, QAState
 from lclfqa.graph.tracing import trace_config
 from lclfqa.index.protocol import IndexBackend
-from lclfqa.nodes.expand import expand
-from lclfqa.nodes.extract import extract_information
-from lclfqa.nodes.filter import filter_children
-from lclfqa.nodes.read import read
-from lclfqa.nodes.refusal import nothing_cited_is_found
-from lclfqa.nodes.retrieve import retrieve
-from lclfqa.nodes.rewrite import rewrite
 
 DEFAULT_INDEX = Path(".lclfqa/index")
 
@@ -43,7 +43,7 @@ def build_graph(
     evaluates the shared references once), then ``read``. ``parallel=True`` (pass the settings' value)
     runs filter and extract in the same step instead, for API models; ``read`` waits for both. A
     question citing provisions that no retrieved source mentions goes from ``expand`` straight to
-    ``read``, which refuses (:mod:`lclfqa.nodes.refusal`). ``context_schema`` is what LangGraph coerces a
+    ``read``, which refuses (:mod:`lclfqa.graph.nodes.refusal`). ``context_schema`` is what LangGraph coerces a
     run's context into; a LangGraph server passes a JSON dict, so :mod:`lclfqa.graph.server` gives one
     that builds the context from it.
     """

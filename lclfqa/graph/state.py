@@ -61,12 +61,12 @@ class QAState(TypedDict, total=False):
     """The filter's verdict whether the kept children state the answer: ``yes``, ``partly``, ``no``, or
     ``""`` (not judged, or unreadable)."""
     transcript: list[dict[str, str]]
-    """The reading conversation after its shared prefix (:mod:`lclfqa.nodes.reading`): each step's instruction
+    """The reading conversation after its shared prefix (:mod:`lclfqa.graph.nodes.reading`): each step's instruction
     and reply as ``{"role", "content"}``, so the next step continues it and llama.cpp reuses the prefix."""
     quotes: list[dict[str, Any]]
     """The extractor's quotes that were found in the references, numbered in order from 1 as the reader cites
     them: ``{"text", "ref", "child", "source", "document", "pages", "section", "kind", "how"}``, the text
-    being the source's own words (:mod:`lclfqa.nodes.quotes`)."""
+    being the source's own words (:mod:`lclfqa.graph.nodes.quotes`)."""
     verdict: str
     """For a yes/no question, the extractor's verdict from the quotes it chose: ``yes``, ``no``, ``depends``,
     or ``""`` (not a yes/no question, or not given); the reader opens with it."""
@@ -82,7 +82,7 @@ class QAState(TypedDict, total=False):
     """Percentages, dollar amounts and quotations of the answer that no source contains (a warning)."""
     removed: list[str]
     """Sentences of the reader's answer removed because they stated what no cited quote contains (after one
-    repair call; :mod:`lclfqa.nodes.answer_check`)."""
+    repair call; :mod:`lclfqa.graph.nodes.answer_check`)."""
     steps: Annotated[dict[str, Any], merge_steps]
     """Per node: ``{"seconds", "llm_calls", "prompt_tokens", "completion_tokens", ...notes}``."""
 

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from lclfqa.ingest.document import CHILD, FOOTNOTE, PARENT, Chunk, Footnote, ParsedDocument, Section
+from lclfqa.textnorm import strip_span
 
 SECTION_HEADER = "<section-header>{}</section-header>"
 _PARAGRAPH = re.compile(r"\n\s*\n")
@@ -73,7 +74,7 @@ def split_spans(text: str, size: int) -> list[tuple[int, int]]:
 
 def _units(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:
     """Stripped spans no longer than ``size`` (unless a single word is), split at the coarsest level."""
-    a, b = _strip(text, start, end)
+    a, b = strip_span(text, start, end)
     if a >= b:
         return []
     if b - a <= size:
@@ -89,14 +90,6 @@ def _units(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:
             out.extend(_units(text, pos, b, size))
             return out
     return [(a, b)]  # one unbreakable word
-
-
-def _strip(text: str, a: int, b: int) -> tuple[int, int]:
-    while a < b and text[a].isspace():
-        a += 1
-    while b > a and text[b - 1].isspace():
-        b -= 1
-    return a, b
 
 
 def _pieces(sections: tuple[Section, ...], parent_size: int) -> list[_Piece]:

@@ -1,12 +1,18 @@
-"""Endnotes: a trailing block of ``[N]`` notes whose markers ``[N]`` stand in the text, turned into footnotes.
+"""Endnotes: a trailing block of notes whose markers stand in the text, turned into footnotes.
 
-Web prints of judgments (AustLII) collect the notes at the end: the text cites ``…judgment of Nettle J[1].``
-and the last pages list ``[1] At [308]-[311].``, ``[2] Securities Commission v…``. The block is the run of
-lines from a line that opens with ``[1]`` to the end of the document, in which each note opens with the
-next number in sequence (other lines continue the note before). It counts as endnotes only when the
-text before it cites at least half of its numbers, in order: a judgment whose *paragraphs* are numbered
-``[1]``, ``[2]``… has no such citations before its first paragraph. The markers are read in order, so a
-paragraph reference (``at [308]``) between two markers is not taken for one.
+Two styles are read. Web prints of judgments (AustLII) cite ``…judgment of Nettle J[1].`` and list
+``[1] At [308]-[311].``, ``[2] Securities Commission v…`` on the last pages: ``[N]`` notes cited by
+``[N]`` markers. Word-processed papers and memos cite with a superscript number (``…the rule¹ …``) and
+list ``1. See …``, ``2. Ibid.`` at the end: ``N.`` notes cited by superscripts. The block is the run of
+lines from a line that opens with the style's first note (``[1]``, ``1.``) to the end of the document,
+in which each note opens with the next number in sequence (other lines continue the note before). It
+counts as endnotes only when the text before it cites at least half of its numbers, in order: a
+judgment whose *paragraphs* are numbered ``[1]``, ``[2]``… or ``1.``, ``2.``… has no such citations
+before its first paragraph. The markers are read in order, so a paragraph reference (``at [308]``)
+between two markers is not taken for one. A note longer than ``TOO_LONG`` characters means the run was
+not a note block (a numbered list followed by the rest of the text), and so does a text whose
+superscripts count far past the block's last note (the page footnotes of a document that ends with a
+short numbered list).
 """
 
 from __future__ import annotations
@@ -14,12 +20,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from lclfqa.ingest.footnotes import TOO_LONG
 from lclfqa.ingest.layout import Line
 
-_NOTE_START = re.compile(r"^\s*\[(\d{1,4})\]\s+(?=\S)")
+_BRACKETED = re.compile(r"^\s*\[(\d{1,4})\]\s+(?=\S)")  # "[12] Securities Commission v…"
+_DOTTED = re.compile(r"^\s*(\d{1,4})\.\s+(?=\S)")  # "12. See Securities Commission v…"
 _MARKER = re.compile(r"\[(\d{1,4})\]")
 MIN_NOTES = 3
 MIN_CITED = 0.5  # share of the notes whose marker must stand in the text before the block
+OVERRUN = 1.1  # the text's superscripts may count at most this far past the block's last note
 
 
 @dataclass
@@ -41,15 +50,23 @@ class Endnotes:
 
 def find_endnotes(lines: list[Line]) -> Endnotes | None:
     """The endnote block of a document whose body lines, in reading order, are ``lines``; ``None`` if none."""
+    for start_pattern, cite in ((_BRACKETED, _cite_bracketed), (_DOTTED, _cite_superscripts)):
+        found = _find(lines, start_pattern, cite)
+        if found is not None:
+            return found
+    return None
+
+
+def _find(lines: list[Line], start_pattern: re.Pattern, cite) -> Endnotes | None:
     for start, ln in enumerate(lines):
-        m = _NOTE_START.match(ln.text)
+        m = start_pattern.match(ln.text)
         if not m or m.group(1) != "1":
             continue
-        notes = _split(lines[start:])
-        if len(notes) < MIN_NOTES:
+        notes = _split(lines[start:], start_pattern)
+        if notes is None or len(notes) < MIN_NOTES:
             continue
-        markers, pages = _cite(lines[:start], len(notes))
-        if len(pages) < MIN_CITED * len(notes):
+        markers, pages, counted = cite(lines[:start], len(notes))
+        if len(pages) < MIN_CITED * len(notes) or counted > OVERRUN * len(notes) + 1:
             continue
         for note in notes:
             note.marker_page = pages.get(note.number)
@@ -57,18 +74,24 @@ def find_endnotes(lines: list[Line]) -> Endnotes | None:
     return None
 
 
-def _split(block: list[Line]) -> list[Endnote]:
+def _split(block: list[Line], start_pattern: re.Pattern) -> list[Endnote] | None:
+    """The notes of ``block``, or ``None`` as soon as one grows past ``TOO_LONG`` characters."""
     notes: list[Endnote] = []
+    size = 0
     for ln in block:
-        m = _NOTE_START.match(ln.text)
+        m = start_pattern.match(ln.text)
         if m and int(m.group(1)) == len(notes) + 1:
             notes.append(Endnote(m.group(1), ln.page, [ln.text[m.end() :].strip()]))
+            size = len(notes[-1].lines[0])
         else:
             notes[-1].lines.append(ln.text.strip())
+            size += len(notes[-1].lines[-1]) + 1
+        if size > TOO_LONG:
+            return None
     return notes
 
 
-def _cite(body: list[Line], n_notes: int) -> tuple[dict[int, list[str]], dict[str, int]]:
+def _cite_bracketed(body: list[Line], n_notes: int) -> tuple[dict[int, list[str]], dict[str, int], int]:
     """The markers ``[1]``, ``[2]``… in reading order (each the next expected), by line; their pages."""
     markers: dict[int, list[str]] = {}
     pages: dict[str, int] = {}
@@ -79,4 +102,21 @@ def _cite(body: list[Line], n_notes: int) -> tuple[dict[int, list[str]], dict[st
                 markers.setdefault(id(ln), []).append(m.group(1))
                 pages[m.group(1)] = ln.page
                 expected += 1
-    return markers, pages
+    return markers, pages, expected - 1
+
+
+def _cite_superscripts(body: list[Line], n_notes: int) -> tuple[dict[int, list[str]], dict[str, int], int]:
+    """The superscript numbers ``1``, ``2``… in reading order, by line; their pages; and how far the text's
+    superscripts count in all (past ``n_notes`` when they are the page footnotes of another run)."""
+    markers: dict[int, list[str]] = {}
+    pages: dict[str, int] = {}
+    expected = 1
+    for ln in body:
+        for a, b in ln.superscripts:
+            number = ln.text[a:b].strip()
+            if number.isdigit() and int(number) == expected:
+                if expected <= n_notes:
+                    markers.setdefault(id(ln), []).append(number)
+                    pages[number] = ln.page
+                expected += 1
+    return markers, pages, expected - 1

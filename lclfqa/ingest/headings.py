@@ -65,6 +65,7 @@ class Heading:
     label: str  # the number/letter itself, for telling (i) the letter from (i) the numeral
     open: bool = False  # an all-caps title that may run on to the next line
     indent: float | None = None  # a numbered paragraph's leftmost line: a paragraph set left of it ends it
+    runs_on: bool = False  # a numbered line that runs on into a sentence: body text, though it ends its siblings
 
 
 def strip_line_number(text: str, has_line_numbers: bool) -> str:
@@ -115,6 +116,46 @@ def _same_paragraph(ln: Line, nxt: Line, pitch: float) -> bool:
         and -0.3 * ln.height <= ln.bottom - nxt.top <= 0.6 * pitch
         and nxt.x0 <= ln.x0 + 1.0
     )
+
+
+_NUMBERED_START = re.compile(_QUOTED + r"(?:\(\w{1,5}\)|\d{1,3}\.|[A-Z]\.|[IVXL]{1,6}\.)\s")
+_CITES_LEVEL = re.compile(r"^[\w.()-]*\s+(?:of|to|and|or|in|is|applies|does|provides|has|was|were)\b")
+_COLON_TITLE = re.compile(r"^(?:\S+\s+){0,5}\S*:(?:\s|$)")  # a short title closed by a colon
+_FINISHED = (".", ":", ";", "—", "–", "?", "!", ".”", '."', ".’", ":”", ';"')
+
+
+def _in_flow(text: str, ln: Line, nxt: Line | None, page: PageView, sentences: bool) -> bool:
+    """A plain numbered line that is body text: a list item or a quoted clause, not a heading.
+
+    It runs on into the next line (``1. Leave to appeal granted in respect of grounds 1-4 of the amended``
+    / ``draft notice of appeal.``; ``(c) where the Originator or Originator's Representative`` / ``has
+    engaged in…``): it stops mid-sentence, fills its block's measure, and the next line carries on the
+    paragraph at the same size and leading (flush, hanging under the number, or back at the margin), or
+    it is the page's last. With ``sentences`` (a document not organised by such numbers), a one-line
+    sentence or clause is body too (``(b) He is self-employed;``, ``1. The appeal be allowed.``). A
+    subject printed apart (in italics, ``(1) In general. The…``, or capitals, ``(A) IN GENERAL.—The``)
+    makes the line a heading whatever follows it; so do a closing colon or dash (``10. South Dakota
+    (1877):``) and a title that stops without punctuation on a short line (``1. Construct's Rights``).
+    """
+    subject = _DYNAMIC_PAREN.sub("", ln.emphasis_prefix, count=1)
+    if re.search(r"\w[.:—–-](?:\s|$)", subject) and len(ln.emphasis_prefix) < len(text) - 2:
+        return False  # an emphasised subject, not an italic case name ("(c) Casey identified…")
+    if _CAPS_SUBJECT.match(text) or _COLON_TITLE.match(_NUMBERED_START.sub("", text, count=1)):
+        return False  # "(A) IN GENERAL.—The…", "10. South Dakota (1877): Same as North Dakota."
+    if text.endswith(_FINISHED) or text.endswith((",", " and", " or")):
+        words = len(_NUMBERED_START.sub("", text, count=1).split())
+        return sentences and words >= 3 and not text.rstrip('”"’').endswith((":", "—", "–"))
+    if nxt is None:
+        return ln.x1 >= page.right - 3 * ln.height  # full, at the page's foot: runs over the page break
+    continues = (
+        nxt.page == ln.page
+        and abs(nxt.height - ln.height) < 0.5
+        and -0.3 * ln.height <= ln.bottom - nxt.top <= 0.6 * page.pitch
+        and not _NUMBERED_START.match(nxt.text.strip())
+    )
+    # full: to the page's right edge, or (a quotation set narrower) at least as long as the line it runs into
+    full = ln.x1 >= page.right - 3 * ln.height or ln.x1 >= nxt.x1 - 3 * ln.height
+    return continues and full
 
 
 def _is_sentence(rest: str, ln: Line, nxt: Line | None, page: PageView) -> bool:
@@ -180,6 +221,19 @@ def numbers_paragraphs(lines: list[Line]) -> bool:
     return all(n in seen for n in range(1, NUMBERED_PARAGRAPHS + 1))
 
 
+OUTLINE_SHARE = 0.05  # regulations and statutes: 9-77 % of lines open "(a)"/"(1)"; judgments: 0.1-1.5 %
+
+
+def numbered_outline(lines: list[Line], has_line_numbers: bool = False) -> bool:
+    """Whether the document is organised by parenthesised paragraph numbers (a regulation, a statute): then
+    ``(1) For whom a deduction…`` opens a unit of its structure even where its sentence runs on; in a
+    judgment or a paper, a run-on ``(c) where the Originator…`` is a list item or a quoted clause."""
+    if not lines:
+        return False
+    hits = sum(1 for ln in lines if _DYNAMIC_PAREN.match(strip_line_number(ln.text.strip(), has_line_numbers)))
+    return hits >= OUTLINE_SHARE * len(lines)
+
+
 def classify(
     ln: Line,
     text: str,
@@ -190,16 +244,24 @@ def classify(
     index: int,
     has_line_numbers: bool = False,
     numbered_paragraphs: bool = False,
+    outline: bool = False,
 ) -> Heading | None:
-    """The heading ``ln`` opens, if any; ``page.lines[index]`` is ``ln``."""
+    """The heading ``ln`` opens, if any; ``page.lines[index]`` is ``ln``.
+
+    A numbered line that is a list item or a quoted clause (``_in_flow``) comes back with ``runs_on`` set:
+    body text that closes the item before it. Parenthesised numbers of an ``outline`` document are exempt.
+    """
     stripped = text.strip()
-    if not stripped:
+    if not stripped or ln.rotated:  # text set sideways (a cover, a table's column head) heads nothing
         return None
     larger = _is_larger(ln, body, page) and len(stripped) < 160
     display = larger or ln.bold
     for pattern, kind in _RANKED:
-        if pattern.match(stripped):
-            if display or (para_start and _opens_named_level(stack)):
+        if m := pattern.match(stripped):
+            # "Chapter 2 of the Criminal Code applies to all offences against" is a sentence that cites a
+            # level, not the level: its label runs on into lower-case words
+            cites = not display and _CITES_LEVEL.match(stripped[m.end() :])
+            if display or (para_start and _opens_named_level(stack) and not cites):
                 return Heading(kind, _title(stripped, ln, display), "")
             break
     if (para_start or display) and _APPENDIX.match(stripped):
@@ -217,9 +279,17 @@ def classify(
                 nxt = page.lines[index + 1] if index + 1 < len(page.lines) else None
                 if kind == "1." and numbered_paragraphs:
                     return None  # "40. A similar observation…": the document numbers its paragraphs so
-                if kind in ("I.", "A.", "1.") and _is_sentence(stripped[m.end(1) + 1 :], ln, nxt, page):
-                    return None
                 if kind.startswith("(") and _enumerates_inline(m.group(1), page, index, has_line_numbers):
+                    return None
+                # a list item or quoted clause: body text, but a (pathless) level that ends the item before
+                if (
+                    kind != "example"
+                    and not (outline and kind.startswith("("))
+                    and _in_flow(stripped, ln, nxt, page, sentences=not outline)
+                ):
+                    kind = _disambiguate(kind, m.group(1), stack)
+                    return Heading(kind, stripped, m.group(1), indent=ln.x0, runs_on=True)
+                if kind in ("I.", "A.", "1.") and _is_sentence(stripped[m.end(1) + 1 :], ln, nxt, page):
                     return None
             heading = Heading(_disambiguate(kind, m.group(1), stack), _title(stripped, ln, display), m.group(1))
             heading.indent = None if display else ln.x0

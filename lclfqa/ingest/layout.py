@@ -10,6 +10,7 @@ points with the origin at the bottom left of the page.
 from __future__ import annotations
 
 import ctypes
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -34,6 +35,8 @@ class Line:
     emphasis_prefix: str = ""  # leading run printed bold/italic/medium (an eCFR paragraph subject)
     superscripts: list[tuple[int, int]] = field(default_factory=list)  # (start, end) in text
     first_char_small: bool = False  # the line starts with a superscript/smaller run (footnote number)
+    rotated: bool = False  # set along a slanted or vertical baseline (a diagonal stamp, margin text)
+    light: bool = False  # filled in a light grey (or faint black): how watermarks are printed
 
     @property
     def center(self) -> float:
@@ -102,7 +105,10 @@ def _lines(
         (2 * v + d for v, d in zip(box, (-4, -4, 4, 4), strict=True)) if box else (-1e9, -1e9, 1e9, 1e9)
     )
 
+    get_angle = pdfium_c.FPDFText_GetCharAngle
     groups: list[list[_Char]] = []
+    angles: list[float] = []  # each group's baseline angle (0.0: horizontal)
+    cur_angle = 0.0
     current: list[_Char] = []
     cur_bottom = cur_top = 0.0
     pending_space = False
@@ -118,17 +124,25 @@ def _lines(
             continue  # clipped away (its centre is off the printed page)
         h = top - bottom
         c = _Char(ch, left, bottom, right, top, i, h)
-        if current:
+        # The baseline's angle is read where a rotated run can begin (a new line, a jump in size or
+        # position) and inside one: one call per line, not per character.
+        same_line = False
+        if current and not cur_angle:
             line_h = cur_top - cur_bottom
             center = (cur_top + cur_bottom) / 2
             same_line = abs((top + bottom) / 2 - center) <= 0.45 * (line_h if line_h > h else h)
             if same_line and left < current[-1].left - 3 * (line_h if line_h > 1.0 else 1.0):
                 same_line = False  # jumped back to the left margin at the same height: a new column/row
-            if not same_line:
-                groups.append(current)
-                current = []
-                pending_space = False
+            if same_line and (h > 1.6 * line_h or left - current[-1].right > 2 * line_h):
+                same_line = _angle(get_angle(raw, i)) == 0.0
+        angle = 0.0 if same_line else _angle(get_angle(raw, i))
+        if current and (not same_line if not cur_angle else angle != cur_angle or _apart(current[-1], c)):
+            groups.append(current)  # a new line, or the end of a rotated run
+            angles.append(cur_angle)
+            current = []
+            pending_space = False
         if not current:
+            cur_angle = angle
             cur_bottom, cur_top = c.bottom, c.top
         elif h > cur_top - cur_bottom + 0.5:
             # a taller character defines the line (after a superscript start)
@@ -139,18 +153,62 @@ def _lines(
         current.append(c)
     if current:
         groups.append(current)
+        angles.append(cur_angle)
 
     buf = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
-    lines = [_make_line(g, raw, page_number, buf, flags) for g in groups]
+    colour = (ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint())
+    lines = [_make_line(g, raw, page_number, buf, flags, colour, a) for g, a in zip(groups, angles, strict=True)]
     lines = [ln for ln in lines if ln.text.strip()]
     lines.sort(key=lambda ln: (-round(ln.top), ln.x0))
     return _merge_same_baseline(lines)
 
 
-def _make_line(chars: list[_Char], raw, page_number: int, buf, flags) -> Line:
+def _apart(a: _Char, b: _Char) -> bool:
+    """Two characters of a rotated run too far apart to be neighbours on one line (the next line of it)."""
+    size_a = max(a.right - a.left, a.height)
+    size_b = max(b.right - b.left, b.height)
+    distance = math.hypot((a.left + a.right - b.left - b.right) / 2, (a.top + a.bottom - b.top - b.bottom) / 2)
+    return distance > 1.2 * (size_a + size_b)
+
+
+def _angle(radians: float) -> float:
+    """A baseline angle rounded to whole degrees, 0.0 for horizontal text (PDFium answers -1 on error)."""
+    degrees = round(math.degrees(radians)) % 360 if radians >= 0 else 0
+    return float(degrees)
+
+
+def _is_light(r: int, g: int, b: int, a: int) -> bool:
+    """A grey that prints light on white paper (blended by its opacity): neither black body text, a
+    coloured link, nor white text on a dark banner."""
+    r, g, b = (255 - a * (255 - v) / 255 for v in (r, g, b))
+    luminance = 0.299 * r + 0.587 * g + 0.114 * b
+    return LIGHT <= luminance < 250 and max(r, g, b) - min(r, g, b) <= 40
+
+
+LIGHT = 100  # luminance (0-255) from which a grey counts as light: 50 % grey is 128, body text 0-60
+
+
+def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, angle: float = 0.0) -> Line:
     visible = [c for c in chars if c.index >= 0]
     alnum = [c for c in visible if c.ch.isalnum()]
+    if angle:  # a rotated line: its boxes bound the rotated glyphs, so the font size and scale say its size
+        probe = (alnum or visible)[len(alnum or visible) // 2]
+        matrix = pdfium_c.FS_MATRIX()
+        pdfium_c.FPDFText_GetMatrix(raw, probe.index, matrix)
+        main_h = pdfium_c.FPDFText_GetFontSize(raw, probe.index) * math.hypot(matrix.c, matrix.d)
+        pdfium_c.FPDFText_GetFillColor(raw, probe.index, *(ctypes.byref(v) for v in colour))
+        return Line(
+            text="".join([c.ch for c in chars]),
+            x0=min(c.left for c in visible),
+            x1=max(c.right for c in visible),
+            bottom=min(c.bottom for c in visible),
+            top=max(c.top for c in visible),
+            height=round(main_h, 1),
+            page=page_number,
+            rotated=True,
+            light=_is_light(*(v.value for v in colour)),
+        )
     # the line's size is its letters' and digits' (a bullet from a symbol font can have a huge box)
     main_h = max([c.height for c in alnum or visible])
     cut, cap = 0.85 * main_h, 1.15 * main_h
@@ -174,9 +232,12 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags) -> Line:
     first_small = bool(visible) and visible[0].height < 0.85 * main_h
     # Fonts: sample the first letters to tell bold headings and emphasised paragraph subjects.
     bold = False
+    light = False
     emphasis_prefix = ""
     if alnum:
         probe = alnum[min(len(alnum) - 1, len(alnum) // 2)]
+        pdfium_c.FPDFText_GetFillColor(raw, probe.index, *(ctypes.byref(v) for v in colour))
+        light = _is_light(*(v.value for v in colour))
         name, weight = _font(raw, probe.index, buf, flags)
         bold = _is_bold(name, weight) and _is_bold(*_font(raw, alnum[0].index, buf, flags))
         if _MARKER_START.match(text):
@@ -193,6 +254,7 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags) -> Line:
         emphasis_prefix=emphasis_prefix,
         superscripts=sups,
         first_char_small=first_small,
+        light=light,
     )
 
 
@@ -242,6 +304,9 @@ def _merge_same_baseline(lines: list[Line]) -> list[Line]:
             prev is not None
             and abs(prev.bottom - ln.bottom) < 1.5
             and abs(prev.height - ln.height) < 1.0
+            and not prev.rotated
+            and not ln.rotated
+            and prev.light == ln.light
             and ln.x0 >= prev.x1 - 1
             and ln.x0 - prev.x1 < 4 * ln.height
         ):

@@ -3,25 +3,27 @@
 The rules, in the order they run (each in a module named for its job):
 
 1. **Lines** (``layout.py``) — characters with their font-high boxes grouped into lines; text clipped
-   off the page is left out.
+   off the page is left out; text on a rotated baseline makes lines of its own, and each line knows
+   whether it is rotated or printed in a light grey.
 2. **Font sizes** (``fonts.py``) — the body size and the note size from the document's own size
    histogram; notes are what is set below half-way between them.
 3. **Running lines** (``running.py``) — headers and footers in a page's top and bottom bands: text
-   repeated at the same height, page numbers, the stacks they head; body lines that repeat are kept.
-4. **Endnotes** (``endnotes.py``) and **contents** (``contents.py``) — a trailing ``[N]`` note block
-   cited in the text, and a table of contents, are taken out of the body first.
+   repeated at the same height, page numbers, the stacks they head, watermarks (rotated or light-grey
+   lines repeated across pages); body lines that repeat are kept.
+4. **Endnotes** (``endnotes.py``) and **contents** (``contents.py``) — a trailing ``[N]`` or ``N.``
+   note block cited in the text, and a table of contents, are taken out of the body first.
 5. **Footnotes** (``footnotes.py``) — the small lines at a page's foot, split at each marker expected
    next, whatever the case of the word after it.
 6. **Opinions** (``opinions.py``) and **headings** (``headings.py``) — a judgment's opinions open
    top-level sections; numbering, size and weight open headings where layout and text agree, nested
-   by rank or by first use.
+   by rank or by first use; a numbered line that runs on into its sentence is body text.
 7. **Clean text** (``textjoin.py``) — words broken at a line's end joined; printed line numbers dropped.
 
 Where footnotes get linked: markers are recorded per section here (superscripts, ``[N]`` endnote
 markers); ``chunking.link_footnotes`` turns them into links from footnote chunks to parents.
 
 Known limits (documented in README): two-column pages are read line by line across both columns;
-tables are flattened to text; endnotes numbered ``N.`` are not collected.
+tables are flattened to text; a single light-grey line is kept (only repeated ones are watermarks).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from lclfqa.ingest.headings import (
     classify,
     close_outdented,
     heading_line_is_title,
+    numbered_outline,
     numbers_paragraphs,
     open_title,
     push,
@@ -143,6 +146,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
     running = find_running_lines(pages, heights, body)
     has_line_numbers = _has_line_numbers(all_lines)
     numbered = numbers_paragraphs(all_lines)
+    outline = numbered_outline([ln for ln in all_lines if ln not in running], has_line_numbers)
     compounds = inline_compounds(all_lines)
 
     notes = FootnoteState()
@@ -202,17 +206,28 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             if para_start and (title := _opinion(text, body_lines, index, has_line_numbers)):
                 heading = Heading(OPINION, title, "")
             else:
-                heading = classify(ln, text, body, stack, para_start, view, index, has_line_numbers, numbered)
+                heading = classify(ln, text, body, stack, para_start, view, index, has_line_numbers, numbered, outline)
+            if heading is not None and heading.runs_on:
+                # A list item or quoted clause that runs on into its sentence is body text, but a level of
+                # its list all the same, kept out of the path: it ends the item before it ("1. The appeal
+                # be allowed." / "2. The matter be remitted to the primary judge for determination" /
+                # "according to law."), and shorter items after it nest beside it, not under the last one.
+                push(stack, heading)
+                if current is not None and _path(stack) != current.path:
+                    current = _SectionDraft(_path(stack), page_no, page_no, title_lines=0)
+                    sections.append(current)
+                heading = None
             continues = heading is not None and current is not None and _continues_title(prev, ln, heading, current)
             if heading is not None and heading.kind == "bold" and not continues:
-                if not bold_heading_shape(text.strip(), ln, view, index):
-                    heading = None  # a bold phrase inside a paragraph, not a heading
+                mid_sentence = not para_start and prev is not None and prev.page == ln.page and not prev.bold
+                if mid_sentence or not bold_heading_shape(text.strip(), ln, view, index):
+                    heading = None  # a bold phrase inside a paragraph (a case name), not a heading
             if continues:
                 assert heading is not None and current is not None
                 # a heading printed over two lines ("TITLE I—COMMITTEE ON" / "FINANCE")
                 stack[-1].title = join_title(stack[-1].title, text.strip(), compounds)
                 stack[-1].open = open_title(stack[-1].title)
-                current.path = tuple(h.title for h in stack)
+                current.path = _path(stack)
                 _append_separator(current, " ", text, compounds)
                 current.parts.append(text)
                 current.lines += 1
@@ -238,7 +253,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 # / "STOCK."; "‘‘(B) RULES FOR AMOUNTS NOT REP-" / "RESENTING REASONABLE COMPENSATION.—The")
                 stack[-1].title = join_title(stack[-1].title, words, compounds)
                 stack[-1].open = open_title(stack[-1].title) and words == text.strip()
-                current.path = tuple(h.title for h in stack)
+                current.path = _path(stack)
                 heading = None
             if (
                 heading is None
@@ -247,8 +262,9 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 and gap > 0.6 * pitch
                 and abs(ln.height - body) < 0.5  # a paragraph of the body, not a note or source credit
                 and close_outdented(stack, ln.x0)
+                and _path(stack) != current.path
             ):
-                current = _SectionDraft(tuple(h.title for h in stack), page_no, page_no, title_lines=0)
+                current = _SectionDraft(_path(stack), page_no, page_no, title_lines=0)
                 sections.append(current)
             if heading is not None:
                 heading.open = open_title(heading.title) and heading_line_is_title(heading, text)
@@ -257,10 +273,10 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 push(stack, heading)
                 if len(stack) == 1:
                     banners.add(heading.title)
-                current = _SectionDraft(tuple(h.title for h in stack), page_no, page_no)
+                current = _SectionDraft(_path(stack), page_no, page_no)
                 sections.append(current)
             elif current is None:  # the document's lead-in, or the text after a table of contents
-                current = _SectionDraft(tuple(h.title for h in stack), page_no, page_no, title_lines=0)
+                current = _SectionDraft(_path(stack), page_no, page_no, title_lines=0)
                 sections.append(current)
             elif current.parts:
                 _append_separator(current, "\n\n" if gap > 1.6 * pitch else "\n", text, compounds)
@@ -297,6 +313,11 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
         dropped_footers=len(running.footers),
         dropped_by_rule=tuple(sorted(running.by_rule.items())),
     )
+
+
+def _path(stack: list[Heading]) -> tuple[str, ...]:
+    """The section path: the titles of the open headings, less the run-on list items (body text)."""
+    return tuple(h.title for h in stack if not h.runs_on)
 
 
 def _add_contents(listed: list[Line], draft: _SectionDraft | None, sections: list[_SectionDraft]) -> _SectionDraft:

@@ -20,7 +20,12 @@ never taken for a running line. The rules, each counted in :class:`RunningLines`
 - ``echo`` — one of a page's first three band lines printed where a running line of the same text was
   dropped on two other pages (an opinion's first page, without the stack above it);
 - ``set_apart`` — a line in the outer tenth of the page, no larger than the body, that a wide gap sets
-  apart from the body (a one-off notice in the margin).
+  apart from the body (a one-off notice in the margin);
+- ``watermark`` — a line set along a rotated baseline or in a light grey (``layout.py`` reads both from
+  the characters) whose masked text, or another such line at the same spot, is printed on as many pages
+  as a repeated line's, anywhere on the page (a signature line with a time stamp in a font's own code);
+  or a rotated line on a page of horizontal text that is set larger than the body (a diagonal stamp) or
+  lies beside the text block (a note up the margin). A single light-grey line is kept.
 """
 
 from __future__ import annotations
@@ -100,12 +105,16 @@ def find_running_lines(pages: list[list[Line]], page_height: list[float], body: 
             slots.add("bottom", ln)
     min_pages = max(2, math.ceil(0.2 * n_pages)) if n_pages < 6 else max(3, math.ceil(0.2 * n_pages))
     offsets = _page_offsets(bands)
+    marks = _watermarks(pages, body, min_pages)
     out = RunningLines()
     decided: list[tuple[str, list[Line], dict[int, str]]] = []
     for (top, bottom), lines, height in zip(bands, pages, page_height, strict=True):
         for where, band in (("top", top), ("bottom", bottom)):
             rules: dict[int, str] = {}
             for i, ln in enumerate(band):
+                if id(ln) in marks:
+                    rules[i] = "watermark"
+                    continue
                 outer = ln.top > 0.9 * height if where == "top" else ln.bottom < 0.08 * height
                 key = mask(ln.text)
                 if n_pages >= 2 and len(key) >= 2 and slots.pages(where, ln) >= min_pages:
@@ -154,7 +163,45 @@ def find_running_lines(pages: list[list[Line]], page_height: list[float], body: 
                 continue  # a short page's line in both bands counts once
             target.add(id(band[i]))
             out.by_rule[rule] += 1
+    for lines, height in zip(pages, page_height, strict=True):  # watermarks across the body
+        for ln in lines:
+            if id(ln) in marks and ln not in out:
+                (out.headers if ln.center > height / 2 else out.footers).add(id(ln))
+                out.by_rule["watermark"] += 1
     return out
+
+
+def _watermarks(pages: list[list[Line]], body: float, min_pages: int) -> set[int]:
+    """The ids of the rotated or light-grey lines that are watermarks (see the module's ``watermark`` rule)."""
+    seen: dict[str, set[int]] = defaultdict(set)
+    placed: dict[tuple[int, int], set[int]] = defaultdict(set)  # where it starts, to the nearest 3 pt
+    for lines in pages:
+        for ln in lines:
+            if ln.rotated or ln.light:
+                seen[mask(ln.text)].add(ln.page)
+                placed[_spot(ln)].add(ln.page)
+    out: set[int] = set()
+    if not seen:
+        return out
+    for lines in pages:
+        odd = [ln for ln in lines if ln.rotated or ln.light]
+        if not odd:
+            continue
+        flat = [ln for ln in lines if not ln.rotated and not ln.light]
+        mostly_flat = sum(len(ln.text) for ln in flat) >= sum(len(ln.text) for ln in lines) / 2
+        left = min((ln.x0 for ln in flat), default=0.0)
+        right = max((ln.x1 for ln in flat), default=0.0)
+        for ln in odd:
+            key = mask(ln.text)
+            if len(key) >= 2 and (len(seen[key]) >= min_pages or len(placed[_spot(ln)]) >= min_pages):
+                out.add(id(ln))  # the same text, or text at the same spot (a time stamp that changes)
+            elif ln.rotated and mostly_flat and (ln.height > 1.5 * body or ln.x0 >= right - 1 or ln.x1 <= left + 1):
+                out.add(id(ln))
+    return out
+
+
+def _spot(ln: Line) -> tuple[int, int]:
+    return round(ln.x0 / 3), round(ln.top / 3)
 
 
 def _page_offset(ln: Line) -> int | None:

@@ -138,10 +138,42 @@ def cited_numbers(answer: str) -> list[int]:
 
 def clean_answer(text: str) -> str:
     """The reader's answer without ``<answer>`` tags, a leading ``Answer:``, trailing chatter markers or
-    citation placeholders (:func:`strip_placeholders`)."""
+    citation placeholders (:func:`strip_placeholders`), its citations after the sentences they support
+    (:func:`citations_last`)."""
     body = tagged(text, "answer")
     body = re.sub(r"^\s*(?:\*\*)?answer\s*:\s*(?:\*\*)?\s*", "", body, flags=re.I)
-    return strip_placeholders(body).strip()
+    return citations_last(strip_placeholders(body).strip())
+
+
+_MARKER_OPENING = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\](?:\s*\[\d+(?:\s*[,;–-]\s*\d+)*\])*[ \t]+(?=[A-Z“\"(§$])")
+_SENTENCE_END = re.compile(r"([.!?][\"”’']?)?\s*$")
+
+
+def citations_last(answer: str) -> str:
+    """An answer written with each citation *before* its sentence ("[1] The credit … [2] Monthly returns …")
+    rewritten with each after it ("The credit … [1]. Monthly returns … [2]."), the way the answer check
+    reads them (a marker after a full stop belongs to the sentence before it). Answers that do not open
+    with a marker are returned as they are."""
+    if not _MARKER_OPENING.match(answer):
+        return answer
+    starts = [
+        m
+        for m in _MARKER_OPENING.finditer(answer)
+        if m.start() == 0 or re.search(r"[.!?][\"”’']?\s+$", answer[: m.start()])
+    ]
+    out = []
+    for i, m in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(answer)
+        sentence = answer[m.end() : end].strip()
+        trailing = re.search(r"(?:\s*\[\d+(?:\s*[,;–-]\s*\d+)*\])+\s*$", sentence)  # "… methods. [4] [5]"
+        marker = " ".join(m.group(0).split())
+        if trailing:
+            marker = f"{marker} {' '.join(trailing.group(0).split())}"
+            sentence = sentence[: trailing.start()].rstrip()
+        tail = _SENTENCE_END.search(sentence)
+        cut = tail.start() if tail else len(sentence)
+        out.append(f"{sentence[:cut].rstrip()} {marker}{(tail.group(1) or '') if tail else ''}")
+    return " ".join(out)
 
 
 # The reader prompt asks to cite "as [n]"; a small model copies the placeholder itself ("[n] No, a married

@@ -14,10 +14,10 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
+from lclfqa.graph.nodes.refs import chunk_ref
 from lclfqa.graph.state import QAState
 from lclfqa.index.search import RetrievalParams, search
 from lclfqa.llm.calls import Meter
-from lclfqa.nodes.refs import chunk_ref
 
 QUERY_REPEATS = 5
 

@@ -2,7 +2,7 @@
 
 Reads ``retrieved``; writes ``sources`` and ``retrieved`` again with each child's ``source`` number, and
 ``cited_sections`` / ``missing_sections``: the provisions the question cites and those none of the
-sources mentions (:mod:`lclfqa.nodes.refusal`; all missing routes the graph straight to ``read``).
+sources mentions (:mod:`lclfqa.graph.nodes.refusal`; all missing routes the graph straight to ``read``).
 Walking the children best first, a section child brings its parent; a footnote child brings *every*
 parent it is linked to (its page's parents and the one holding its marker), each with the footnote text
 injected inside ``<footnote>`` tags. Parents are de-duplicated and kept while they fit the
@@ -18,12 +18,12 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
+from lclfqa.graph.nodes.refs import chunk_ref
+from lclfqa.graph.nodes.refusal import state_missing_sections
 from lclfqa.graph.state import QAState
 from lclfqa.index.protocol import IndexBackend
 from lclfqa.ingest.document import FOOTNOTE
 from lclfqa.llm.calls import Meter
-from lclfqa.nodes.refs import chunk_ref
-from lclfqa.nodes.refusal import state_missing_sections
 
 
 def build_sources(

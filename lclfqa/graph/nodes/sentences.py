@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from lclfqa.textnorm import strip_span
+
 # A sentence ends at . ! ? (after any closing quote and citation markers) before a capital, a quote or a
 # bracket; abbreviations common in legal text do not end one.
 _ABBREVIATIONS = (
@@ -53,15 +55,6 @@ def _cuts(text: str) -> list[int]:
         if not ABBREVIATED.search(text[max(0, m.start() - 8) : m.start()]):
             cuts.add(m.end())
     return sorted(c for c in cuts if 0 < c < len(text))
-
-
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
-    """``(start, end)`` without the whitespace at either side."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 def _shorten(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -116,7 +109,7 @@ def _join_lead_ins(text: str, found: list[tuple[int, int]]) -> list[tuple[int, i
 def spans(text: str) -> list[tuple[int, int]]:
     """The sentences of a source ``text`` as ``(start, end)`` character spans, in order (module docstring)."""
     bounds = [0, *_cuts(text), len(text)]
-    raw = [_strip(text, a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
+    raw = [strip_span(text, a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
     raw = [(a, b) for a, b in raw if b > a]
     merged: list[tuple[int, int]] = []
     carry: int | None = None

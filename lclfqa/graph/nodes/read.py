@@ -4,19 +4,19 @@ Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``,
 ``answer``, ``citations``, ``refused``, ``unsupported``, ``removed`` and appends this turn to ``history``.
 
 - **Evidence.** With the extractor (``lclf``, ``longrag``) the reader gets a short conversation of its own
-  (:mod:`lclfqa.nodes.reading`) whose reference texts are the verified quotes, numbered [1]…[k]; it must
+  (:mod:`lclfqa.graph.nodes.reading`) whose reference texts are the verified quotes, numbered [1]…[k]; it must
   cite them per sentence (continuing the extractor's conversation, the 1.5B default echoed its
   instruction as the answer). With no verified quote it
   gets the filtered children's sentences closest to the question instead (counted as ``fallback``). The
   ``rag`` baseline reads the retrieved children themselves, numbered as its sources.
 - **Verdict first.** A yes/no question (:func:`lclfqa.prompts.is_yes_no`) is answered "Yes"/"No" first.
 - **Checked, not trusted.** Every figure, section number and quoted phrase of every sentence must occur in
-  the quotes that sentence cites (:mod:`lclfqa.nodes.answer_check`). On a miss: one repair call naming
+  the quotes that sentence cites (:mod:`lclfqa.graph.nodes.answer_check`). On a miss: one repair call naming
   the sentences; an aside holding the miss is cut, a sentence that still fails is removed with its
   verdict (``removed``). If nothing (or a bare verdict) survives, the answer is the quote closest to
   the question. So the answer shown holds no figure that its evidence does not.
 - **Refusals decided, not generated**, where possible: nothing retrieved, or a question citing provisions
-  no source mentions (:mod:`lclfqa.nodes.refusal`), refuses without an LLM call. When the CoT filter
+  no source mentions (:mod:`lclfqa.graph.nodes.refusal`), refuses without an LLM call. When the CoT filter
   judged some children relevant and did not find that they leave the question unanswered, the reader is
   told to answer from them (small local models otherwise refuse with the answer in front of them).
 - **Citations** name, per cited number, the document, pages and section path, and the quote.
@@ -33,18 +33,18 @@ from langgraph.runtime import Runtime
 
 from lclfqa import prompts
 from lclfqa.graph.context import QAContext
+from lclfqa.graph.nodes.answer_check import SentenceCheck, check_answer, keep_supported, problems_text, stated
+from lclfqa.graph.nodes.extract import information_text
+from lclfqa.graph.nodes.grounding import unsupported
+from lclfqa.graph.nodes.reading import instruction, prefix
+from lclfqa.graph.nodes.refs import body, citation
+from lclfqa.graph.nodes.refusal import nothing_cited_is_found, provision, refusal_reason
+from lclfqa.graph.nodes.sentences import split as sentences
 from lclfqa.graph.state import QAState, question_fields
 from lclfqa.index.tokens import tokenize
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
 from lclfqa.llm.models import embed_array
-from lclfqa.nodes.answer_check import SentenceCheck, check_answer, keep_supported, problems_text, stated
-from lclfqa.nodes.extract import information_text
-from lclfqa.nodes.grounding import unsupported
-from lclfqa.nodes.reading import instruction, prefix
-from lclfqa.nodes.refs import body, citation
-from lclfqa.nodes.refusal import nothing_cited_is_found, provision, refusal_reason
-from lclfqa.nodes.sentences import split as sentences
 
 _REFUSAL = re.compile(
     r"(do(?:es)?|did) not (?:answer|address|contain|discuss|cover|mention)|no information (?:about|on|regarding)"
@@ -189,6 +189,26 @@ def _cite_uncited(answer_checks: list[SentenceCheck], quotes: list[str]) -> str:
 
 
 QUOTED_ANSWER_CHARS = 700
+RULE_QUOTE_CHARS = 320
+
+
+def shortened(text: str, limit: int) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``limit`` characters (with "…")."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit].rsplit(" ", 1)[0].rstrip(",;:—–-") + " …"
+
+
+def with_rule_quote(answer: str, texts: list[str], written: str = "") -> tuple[str, bool]:
+    """``(answer, added)``: an answer that does not cite quote [1] — the sentence the extractor named first,
+    the one that states the rule deciding the question — gains it in the source's words (shortened to
+    :data:`RULE_QUOTE_CHARS`), so the operative words are shown, not only the model's reading of them. A
+    source list the model ``written`` at the end counts as citing."""
+    if not texts or 1 in parsing.cited_numbers(answer) or 1 in parsing.cited_numbers(written):
+        return answer, False
+    quote = prompts.phrase("rule_quote", quote=shortened(texts[0], RULE_QUOTE_CHARS))
+    return f"{answer.rstrip()} {quote}".strip(), True
 
 
 def closest_quotes(question: str, texts: list[str], embeddings: Embeddings | None = None) -> str:
@@ -376,6 +396,8 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
                 notes["answer_from_quote"] = True
     if not refused and verdict in ("yes", "no"):
         answer, notes["verdict_enforced"] = opening_verdict(answer, verdict)
+    if not refused and ctx.plan.extract and not notes.get("answer_from_quote"):
+        answer, notes["rule_quoted"] = with_rule_quote(answer, texts, written)
     if not refused and ctx.plan.extract:
         caveat = holding_caveat(fields["question"], answer, quotes)
         if caveat:

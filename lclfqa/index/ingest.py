@@ -61,8 +61,10 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: ingest (2: PDF printed line numbers dropped, line-end word breaks joined, run-on caps titles whole;
 #: 3: compounds broken at a line's end keep their hyphen, a title closed by "PART B.—" is not a Part;
 #: 4: a bold title line ending "(Pub. L." goes on in the next line, "APPENDICES" closes the outline;
-#: 5: footnotes by marker and size clusters, endnotes, running lines by height, opinions, contents, issue 15).
-PARSER_VERSION = 5
+#: 5: footnotes by marker and size clusters, endnotes, running lines by height, opinions, contents, issue 15;
+#: 6: rotated text as lines, watermarks dropped, "N." endnotes, run-on numbered lines and citing sentences
+#: are body, not headings).
+PARSER_VERSION = 6
 
 Summarizer = Callable[[ParsedDocument], str]
 

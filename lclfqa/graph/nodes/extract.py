@@ -1,7 +1,7 @@
 """``extract`` — the long-context extractor (LCLF-QA §3.5), made to quote: verbatim quotes, by pointing.
 
 Reads ``retrieved`` (the children, as numbered references whose sentences are numbered ``[i.j]``,
-:mod:`lclfqa.nodes.reading`), the question fields and the filter's ``transcript`` (continued, so llama.cpp
+:mod:`lclfqa.graph.nodes.reading`), the question fields and the filter's ``transcript`` (continued, so llama.cpp
 reuses the references' KV cache); writes ``quotes``, ``verdict``, ``information`` and ``transcript``.
 
 The model names up to :data:`MAX_QUOTES` sentence numbers, constrained by a JSON schema whose only
@@ -9,11 +9,12 @@ allowed values are the numbers shown, and each quote is that sentence of the sou
 quote cannot be misquoted, and naming costs a few tokens where copying cost hundreds (output tokens are
 the dearest part of a local answer: ~5 a second under a grammar on 2 cores). A reply that quotes text
 instead (an endpoint without grammars) is checked against the references
-(:func:`lclfqa.nodes.quotes.check_quotes`: exact after normalisation, or a bounded fuzzy match; the kept
+(:func:`lclfqa.graph.nodes.quotes.check_quotes`: exact after normalisation, or a bounded fuzzy match; the kept
 quote is the source's own text), and what is found nowhere is dropped and counted. A footnote child is a
 reference of its own, so footnote text is quoted as the footnote. For a yes/no question
-(:func:`lclfqa.prompts.is_yes_no`) the same reply gives the verdict, after the quotes it rests on. An LLM
-failure leaves no quotes (the reader then falls back on the filtered children).
+(:func:`lclfqa.prompts.is_yes_no`) the same reply gives the rule that decides it (in the source's words:
+a short chain of thought) and then the verdict, after the quotes they rest on. An LLM failure leaves no
+quotes (the reader then falls back on the filtered children).
 """
 
 from __future__ import annotations
@@ -26,17 +27,18 @@ from langgraph.runtime import Runtime
 
 from lclfqa import prompts
 from lclfqa.graph.context import QAContext
+from lclfqa.graph.nodes.quotes import check_quotes, quote_record
+from lclfqa.graph.nodes.reading import Passage, conversation, instruction, passages
+from lclfqa.graph.nodes.refs import label
 from lclfqa.graph.state import QAState, question_fields
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
-from lclfqa.nodes.quotes import check_quotes, quote_record
-from lclfqa.nodes.reading import Passage, conversation, instruction, passages
-from lclfqa.nodes.refs import label
 
 log = logging.getLogger(__name__)
 
 MAX_QUOTES = 6
 VERDICTS = ("yes", "no", "depends")
+RULE_CHARS = 240
 
 
 def quotes_schema(ids: list[str], yes_no: bool = False) -> dict[str, Any]:
@@ -51,7 +53,8 @@ def quotes_schema(ids: list[str], yes_no: bool = False) -> dict[str, Any]:
             "maxItems": MAX_QUOTES,
         }
     }
-    if yes_no:
+    if yes_no:  # the rule first, in the source's words: a short chain of thought before the verdict
+        properties["rule"] = {"type": "string", "maxLength": RULE_CHARS}
         properties["verdict"] = {"type": "string", "enum": list(VERDICTS)}
     return {"type": "object", "properties": properties, "required": list(properties)}
 
@@ -115,14 +118,14 @@ def extract_information(state: QAState, runtime: Runtime[QAContext]) -> dict[str
         "extract",
         max_quotes=MAX_QUOTES,
         verdict=prompts.extract_verdict_rule(question) if yes_no else "",
-        verdict_json=', "verdict": "yes" | "no" | "depends"' if yes_no else "",
+        verdict_json=', "rule": "...", "verdict": "yes" | "no" | "depends"' if yes_no else "",
     )
     try:
         raw = chat(
             ctx.resources.llm,
             [*conversation(state, children, transcript, numbered=True), HumanMessage(ask)],
             meter,
-            max_tokens=8 * MAX_QUOTES + 40,
+            max_tokens=8 * MAX_QUOTES + 40 + (RULE_CHARS // 3 if yes_no else 0),
             schema=quotes_schema(list(numbered), yes_no),
         )
     except Exception as exc:
@@ -135,6 +138,7 @@ def extract_information(state: QAState, runtime: Runtime[QAContext]) -> dict[str
     taken = {(q["child"], q["text"]) for q in quotes}
     quotes += [q for q in checked.kept if (q["child"], q["text"]) not in taken]
     verdict = parsing.choice(raw, "verdict", VERDICTS) if yes_no else ""
+    rule = (parsing.json_object(raw) or {}).get("rule") if yes_no else None
     out: dict[str, Any] = {"quotes": quotes, "verdict": verdict, "information": information_text(quotes)}
     if not ctx.settings.parallel:  # in parallel mode the filter owns the transcript
         out["transcript"] = [*transcript, {"role": "user", "content": ask}, {"role": "assistant", "content": raw}]
@@ -142,6 +146,7 @@ def extract_information(state: QAState, runtime: Runtime[QAContext]) -> dict[str
         quotes_pointed=pointed,
         unknown_sentences=unknown,
         verdict=verdict,
+        **({"rule": rule[:RULE_CHARS]} if isinstance(rule, str) else {}),
         **(checked.record() if texts else {}),
         dropped_quotes=[d["quote"][:120] for d in checked.dropped],
     )

@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from lclfqa.graph.nodes.sentences import split
 from lclfqa.llm.parsing import cited_numbers
-from lclfqa.nodes.sentences import split
 from lclfqa.textnorm import normalize
 
 _MARKER = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")
@@ -22,7 +22,7 @@ _MARKER = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")
 # $1.5, 20%); a lone small number word is not a figure ("one of the conditions")
 _FIGURE = re.compile(
     r"\$?\d[\d,]*(?:\.\d+)?[A-Za-z]{0,3}(?:[.\-–]\d+[A-Za-z]{0,3})*(?:\([A-Za-z0-9]{1,4}\))*"
-    r"(?:\s?%|\s(?:percent|per cent)\b)?"
+    r"(?:\s?%|\s(?:percent|per cent)\b|\s(?:thousand|million|billion|trillion)\b)?"
 )
 _QUOTED = re.compile(r"[\"“]([^\"“”]{3,}?)[\"”]")
 
