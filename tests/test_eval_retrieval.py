@@ -11,7 +11,7 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 from typer.testing import CliRunner
 
-from lclfqa.eval.cli import eval_app
+from lclfqa.cli.evaluate import eval_app
 from lclfqa.eval.datasets import (
     DatasetError,
     GoldSpan,

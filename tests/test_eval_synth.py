@@ -26,7 +26,7 @@ from lclfqa.eval.synth.jsonl import write_jsonl
 from lclfqa.eval.synth.pages import PageChunk, clean_text, page_chunks
 from lclfqa.eval.synth.pairs import QAPair, parse_qa_pairs
 from lclfqa.eval.synth.styles import QA_SCHEMA, synth_messages
-from lclfqa.eval.synth_cli import synth
+from lclfqa.cli.eval_synth import synth
 from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.index.ingest import ingest
 from tests.fakes import ScriptedChat

@@ -1,5 +1,5 @@
-"""``lclfqa eval``: retrieval metrics here; ``qa`` (:mod:`lclfqa.eval.qa_cli`) and ``synth``
-(:mod:`lclfqa.eval.synth_cli`) are registered at the bottom.
+"""``lclfqa eval``: retrieval metrics here; ``qa`` (:mod:`lclfqa.cli.eval_qa`) and ``synth``
+(:mod:`lclfqa.cli.eval_synth`) are registered at the bottom.
 
 ``eval_app`` is a Typer sub-app; the main CLI mounts it with ``app.add_typer(eval_app, name="eval")``.
 """
@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from lclfqa.backend_options import BackendOption, MilvusUriOption, backend_overrides
+from lclfqa.cli.common import BackendOption, MilvusUriOption, backend_overrides, console, fail
+from lclfqa.cli.eval_qa import qa
+from lclfqa.cli.eval_synth import synth
 from lclfqa.eval.configs import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS, NEEDS_REWRITER
 
 if TYPE_CHECKING:
@@ -29,7 +30,6 @@ eval_app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-_err = Console(stderr=True)
 
 
 @eval_app.callback()
@@ -37,18 +37,13 @@ def _eval() -> None:
     """Evaluate LCLF-QA on benchmark sets."""
 
 
-def _fail(message: str, code: int = 2) -> None:
-    _err.print(f"[bold red]error:[/] {escape(message)}")
-    raise typer.Exit(code)
-
-
 def _int_list(raw: str, what: str) -> list[int]:
     try:
         values = [int(x) for x in raw.split(",") if x.strip()]
     except ValueError:
-        _fail(f"{what} must be comma-separated integers, e.g. 1,2,4,8; got {raw!r}")
+        fail(f"{what} must be comma-separated integers, e.g. 1,2,4,8; got {raw!r}")
     if not values or min(values) < 1:
-        _fail(f"{what} must be positive integers; got {raw!r}")
+        fail(f"{what} must be positive integers; got {raw!r}")
     return values
 
 
@@ -143,11 +138,11 @@ def retrieval(
     names = [c.strip() for c in configs.split(",") if c.strip()]
     unknown = [c for c in names if c not in CONFIGS]
     if unknown or not names:
-        _fail(f"unknown configuration(s) {', '.join(unknown) or '(none given)'}; known: {', '.join(CONFIGS)}")
+        fail(f"unknown configuration(s) {', '.join(unknown) or '(none given)'}; known: {', '.join(CONFIGS)}")
     try:
         queries = load_legalbench(benchmark, corpus)
     except DatasetError as e:
-        _fail(str(e))
+        fail(str(e))
     if sample is not None and sample < len(queries):
         import random
 
@@ -160,10 +155,10 @@ def retrieval(
         overrides |= backend_overrides(backend, milvus_uri)
         settings = Settings.load(config, embedding_model=embedding_model, **overrides)
     except (OSError, ValueError) as e:
-        _fail(f"settings: {e}")
+        fail(f"settings: {e}")
     wants_rewriter = bool(NEEDS_REWRITER & set(names))
     if wants_rewriter and settings.query_rewrites == 0:
-        _fail("+rewrites needs --rewrites 1 or 3")
+        fail("+rewrites needs --rewrites 1 or 3")
     rewriter = summarizer = None
     if wants_rewriter or ("+summaries" in names and summaries_index is not None):
         from lclfqa.eval import retrieval_eval
@@ -177,7 +172,7 @@ def retrieval(
         summarizer = make_summarizer(settings, llm) if "+summaries" in names else None
 
     def progress(line: str) -> None:
-        _err.print(f"[dim]{line}[/]", highlight=False)
+        console.print(f"[dim]{line}[/]", highlight=False)
 
     from lclfqa.index.errors import IndexStoreError
 
@@ -196,7 +191,7 @@ def retrieval(
             progress=progress,
         )
     except IndexStoreError as e:
-        _fail(str(e))
+        fail(str(e))
     if as_json:
         json.dump({"date": date.today().isoformat(), **table.to_json(per_query)}, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -210,12 +205,5 @@ def retrieval(
             out.print(f"[dim]{r.name}: {r.chunks} chunks{extra}[/]", highlight=False)
 
 
-def _register() -> None:
-    from lclfqa.eval.qa_cli import qa
-    from lclfqa.eval.synth_cli import synth
-
-    eval_app.command("qa")(qa)
-    eval_app.command("synth")(synth)
-
-
-_register()
+eval_app.command("qa")(qa)
+eval_app.command("synth")(synth)

@@ -11,18 +11,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
-from lclfqa.backend_options import BackendOption, MilvusUriOption, backend_overrides
+from lclfqa.cli.common import BackendOption, MilvusUriOption, backend_overrides, console, fail
 
-_err = Console(stderr=True)
 _ALL_STYLES = "instruction,reason,evidence,comparison,list,domain-specific"
-
-
-def _fail(message: str, code: int = 2) -> None:
-    _err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
 
 
 def synth(
@@ -63,9 +55,9 @@ def synth(
     names = [s.strip() for s in styles.split(",") if s.strip()]
     unknown = [s for s in names if s not in STYLES]
     if unknown or not names:
-        _fail(f"unknown question style(s) {', '.join(unknown) or '(none given)'}; known: {', '.join(STYLES)}")
+        fail(f"unknown question style(s) {', '.join(unknown) or '(none given)'}; known: {', '.join(STYLES)}")
     if out.is_dir():
-        _fail(f"--out {out} is a directory; give a .jsonl file")
+        fail(f"--out {out} is a directory; give a .jsonl file")
     try:
         overrides = backend_overrides(backend, milvus_uri)
         settings = Settings.load(config, chat_model=model, llm_cache=llm_cache, **overrides)
@@ -78,11 +70,11 @@ def synth(
             max_pages=max_pages,
         )
     except (OSError, ValueError) as e:
-        _fail(f"settings: {e}")
+        fail(f"settings: {e}")
     try:
         idx = open_index(settings, index)
     except IndexStoreError as e:
-        _fail(str(e))
+        fail(str(e))
 
     from lclfqa.llm.models import get_chat_model, get_embeddings
 
@@ -91,16 +83,16 @@ def synth(
             llm = get_chat_model(settings.chat_model, settings=settings)
             embeddings = get_embeddings(idx.embedding_model, settings.openai_base_url)
         except (RuntimeError, ValueError, OSError) as e:
-            _fail(f"cannot load the models: {e}")
-        with stage_bars(_err, quiet=quiet) as progress:
+            fail(f"cannot load the models: {e}")
+        with stage_bars(console, quiet=quiet) as progress:
             try:
                 report = generate_synthetic_qa(idx, llm, embeddings, cfg, progress=progress)
             except SynthError as e:
-                _fail(str(e), 1)
+                fail(str(e), 1)
             except KeyboardInterrupt:
-                _fail(f"interrupted: {out} was not written", 130)
+                fail(f"interrupted: {out} was not written", 130)
     if not report.records:
-        _fail(
+        fail(
             f"no QA pairs generated ({report.generation_calls} calls: {report.malformed_outputs} malformed, "
             f"{report.failed_calls} failed, {report.dropped_pairs} duplicates); {out} was not written",
             1,
@@ -108,12 +100,12 @@ def synth(
     try:
         write_jsonl(report.records, out)
     except OSError as e:
-        _fail(f"cannot write {out}: {e}", 1)
-    _err.print(f"[green]wrote[/] {report.summary_line()} -> {out}", highlight=False)
+        fail(f"cannot write {out}: {e}", 1)
+    console.print(f"[green]wrote[/] {report.summary_line()} -> {out}", highlight=False)
     styles_line = ", ".join(f"{s} {c}" for s, c in sorted(report.style_counts.items()))
-    _err.print(f"[dim]styles: {styles_line}; cluster sizes: {report.cluster_sizes}[/]", highlight=False)
+    console.print(f"[dim]styles: {styles_line}; cluster sizes: {report.cluster_sizes}[/]", highlight=False)
     if len(report.records) < budget:
-        _err.print(
+        console.print(
             f"[yellow]warning:[/] {len(report.records)} of {budget} QA pairs: the call limit was reached "
             "(malformed or duplicate output); try another --seed or a stronger --model",
             highlight=False,

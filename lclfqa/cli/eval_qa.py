@@ -1,6 +1,6 @@
 """``lclfqa eval qa``: the QA batch — answers, judges, ``results.jsonl``, ``summary.json``, ``report.md``.
 
-A Typer command function; :mod:`lclfqa.eval.cli` registers it. Heavy imports happen inside the function so
+A Typer command function; :mod:`lclfqa.cli.evaluate` registers it. Heavy imports happen inside the function so
 ``lclfqa --help`` stays fast.
 """
 
@@ -10,17 +10,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
-from lclfqa.backend_options import BackendOption, MilvusUriOption, backend_overrides
-
-_err = Console(stderr=True)
-
-
-def _fail(message: str, code: int = 2) -> None:
-    _err.print(f"[bold red]error:[/] {escape(message)}")
-    raise typer.Exit(code)
+from lclfqa.cli.common import BackendOption, MilvusUriOption, backend_overrides, console, fail
 
 
 def qa(
@@ -119,18 +110,18 @@ def qa(
     try:
         variants = select_variants(pipeline, ablations)
     except ValueError as e:
-        _fail(str(e))
+        fail(str(e))
     if dataset.suffix.lower() == ".csv" and benchmark is None:
-        _fail("a long-answer CSV needs --benchmark (the LegalBench-RAG JSON it was drawn from)")
+        fail("a long-answer CSV needs --benchmark (the LegalBench-RAG JSON it was drawn from)")
     try:
         items = load_long_answers(dataset, benchmark) if benchmark is not None else load_qa_jsonl(dataset)
     except DatasetError as e:
-        _fail(str(e))
+        fail(str(e))
     if ids:
         wanted = [i.strip() for i in ids.split(",") if i.strip()]
         missing = sorted(set(wanted) - {item.id for item in items})
         if missing:
-            _fail(f"no question(s) {', '.join(missing)} in {dataset}")
+            fail(f"no question(s) {', '.join(missing)} in {dataset}")
         by_id = {item.id: item for item in items}
         items = [by_id[i] for i in dict.fromkeys(wanted)]  # in the order given
     if limit is not None:
@@ -144,17 +135,17 @@ def qa(
             **backend_overrides(backend, milvus_uri),
         )
     except (OSError, ValueError) as e:
-        _fail(f"settings: {e}")
+        fail(f"settings: {e}")
     if settings.index_backend == "embedded" and not (index / "CURRENT").exists() and not report_only:
-        _fail(f"{index} is not an index (no CURRENT file); build one with `lclfqa ingest DOCS --index {index}`")
+        fail(f"{index} is not an index (no CURRENT file); build one with `lclfqa ingest DOCS --index {index}`")
     if any(v.index == "plain" for v in variants) and plain_index is None and not report_only:
-        _fail("the no-layout ablation needs --plain-index: `lclfqa ingest DOCS --index DIR --chunking plain`")
+        fail("the no-layout ablation needs --plain-index: `lclfqa ingest DOCS --index DIR --chunking plain`")
     ragas_metrics: tuple[str, ...] = ()
     if ragas:
         from lclfqa.eval.ragas_metrics import RAGAS_METRICS, ragas_available
 
         if not ragas_available():
-            _fail('--ragas needs ragas: pip install -e ".[ragas]"')
+            fail('--ragas needs ragas: pip install -e ".[ragas]"')
         ragas_metrics = RAGAS_METRICS
     run_config = QARunConfig(
         dataset=str(dataset),
@@ -175,9 +166,9 @@ def qa(
         keys = {(item.id, v.name) for item in items for v in variants}
         rows = [r for r in read_rows(out / "results.jsonl") if (r["id"], r["variant"]) in keys]
         if not rows:
-            _fail(f"no rows for these questions and variants in {out / 'results.jsonl'}")
+            fail(f"no rows for these questions and variants in {out / 'results.jsonl'}")
     else:
-        _err.print(
+        console.print(
             f"{len(items)} questions × {len(variants)} variants × {runs} run(s) = {total} rows → {out}",
             highlight=False,
         )
@@ -189,7 +180,7 @@ def qa(
             TextColumn("ETA"),
             TimeRemainingColumn(),
         )
-        with Progress(*columns, console=_err, transient=False) as bar:
+        with Progress(*columns, console=console, transient=False) as bar:
             task = bar.add_task("answering and judging", total=total)
 
             def progress(row: dict) -> None:
@@ -204,9 +195,11 @@ def qa(
             try:
                 rows = run_qa_eval(items, run_config, progress=progress)
             except (EvalConfigMismatch, ValueError) as e:
-                _fail(str(e))
+                fail(str(e))
             except KeyboardInterrupt:
-                _err.print(f"[yellow]interrupted: the finished rows are in {out / 'results.jsonl'}; rerun to resume[/]")
+                console.print(
+                    f"[yellow]interrupted: the finished rows are in {out / 'results.jsonl'}; rerun to resume[/]"
+                )
                 raise typer.Exit(130) from None
     meta = {
         "date": date.today().isoformat(),
@@ -222,7 +215,7 @@ def qa(
     try:
         summary = write_report(rows, variants, out, meta, baseline=baseline)
     except ValueError as e:
-        _fail(str(e))
+        fail(str(e))
     failed = sum(s["failed"] for s in summary["variants"].values())
     for name, s in summary["variants"].items():
         k = s["key_facts"]
@@ -239,8 +232,8 @@ def qa(
                 f"C/P/I {s['complete']}/{s['partial']}/{s['incorrect']}  "
             )
         line += f"p50 {s['seconds_p50']:.1f} s  failed {s['failed']}"
-        _err.print(line, highlight=False)
-    _err.print(f"report: {out / 'report.md'}", highlight=False)
+        console.print(line, highlight=False)
+    console.print(f"report: {out / 'report.md'}", highlight=False)
     if failed:
-        _err.print(f"[yellow]{failed} row(s) failed; rerun the same command to retry them[/]")
+        console.print(f"[yellow]{failed} row(s) failed; rerun the same command to retry them[/]")
         raise typer.Exit(1)

@@ -1,0 +1,5 @@
+"""``python -m lclfqa.cli``: the ``lclfqa`` command."""
+
+from lclfqa.cli.app import main
+
+main()

@@ -1,0 +1,159 @@
+"""``lclfqa ask`` and ``chat``: answers with citations, one question or a conversation."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from lclfqa.cli.common import (
+    DEFAULT_INDEX,
+    BackendOption,
+    ConfigOption,
+    IndexOption,
+    MilvusUriOption,
+    ScopeOption,
+    backend_overrides,
+    console,
+    fail,
+    load_settings,
+)
+
+PipelineOption = Annotated[
+    str | None, typer.Option("--pipeline", help="'lclf' (default), 'longrag' or 'rag' (baselines).")
+]
+ModelOption = Annotated[
+    str | None, typer.Option("--model", "--chat-model", help="'local' (default), 'local-tiny' or 'openai:<model>'.")
+]
+
+
+def _qa_graph(
+    index: Path,
+    config: Path | None,
+    checkpointer: Any = None,
+    **overrides: Any,
+) -> Any:
+    from lclfqa.graph.build import load_graph
+    from lclfqa.index.errors import IndexStoreError
+    from lclfqa.index.factory import open_index
+
+    settings = load_settings(config, **overrides)
+    try:
+        idx = open_index(settings, index)
+    except IndexStoreError as e:
+        fail(str(e))
+    return load_graph(index, settings, index=idx, checkpointer=checkpointer)
+
+
+def _qa_errors(exc: Exception) -> None:
+    from lclfqa.llm.llama import LLMTimeout
+    from lclfqa.llm.weights import WeightsError
+
+    if isinstance(exc, LLMTimeout | WeightsError | RuntimeError | TimeoutError | ValueError):
+        fail(str(exc), 1)
+    raise exc
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in your own lingo (acronyms are expanded).")],
+    index: IndexOption = DEFAULT_INDEX,
+    config: ConfigOption = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print answer, citations, rewrites, retrieved chunks, timings as JSON.")
+    ] = False,
+    show_steps: Annotated[
+        bool, typer.Option("--show-steps", help="Also print rewrites, kept/dropped chunks, the verified quotes.")
+    ] = False,
+    model: ModelOption = None,
+    pipeline: PipelineOption = None,
+    rewrites: Annotated[int | None, typer.Option(help="query2doc rewrites: 0 (off), 1 or 3.")] = None,
+    reader: Annotated[str | None, typer.Option(help="'domain' (default) or 'basic' reader.")] = None,
+    top_k: Annotated[int | None, typer.Option("--top-k", "-k", help="Child chunks to retrieve (at least 1).")] = None,
+    document_scope: ScopeOption = None,
+    llm_cache: Annotated[
+        str | None, typer.Option(help="SQLite file caching LLM responses (reruns cost nothing).")
+    ] = None,
+    backend: BackendOption = None,
+    milvus_uri: MilvusUriOption = None,
+) -> None:
+    """Answer QUESTION from the indexed documents, citing document, page and section of each source."""
+    from lclfqa.repl import print_sources, print_steps, run_streaming
+
+    logging.basicConfig(level=logging.ERROR)
+    graph = _qa_graph(
+        index,
+        config,
+        chat_model=model,
+        pipeline=pipeline,
+        rewrites=rewrites,
+        reader=reader,
+        top_k=top_k,
+        document_scope=document_scope,
+        llm_cache=llm_cache,
+        **backend_overrides(backend, milvus_uri),
+    )
+    try:
+        if as_json:
+            with console.status("answering", spinner="dots"):
+                result = graph.invoke({"question": question})
+            json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)
+            sys.stdout.write("\n")
+            return
+        result = run_streaming(graph, question, out=sys.stdout, status=console)
+    except KeyboardInterrupt:
+        fail("cancelled", 130)
+    except Exception as e:
+        _qa_errors(e)
+    out = Console()
+    print_sources(result, out)
+    if show_steps:
+        out.print("")
+        print_steps(result, out)
+
+
+def chat(
+    index: IndexOption = DEFAULT_INDEX,
+    config: ConfigOption = None,
+    thread: Annotated[str | None, typer.Option(help="Resume this conversation (its id is printed on exit).")] = None,
+    memory: Annotated[
+        Path | None, typer.Option(help="SQLite file holding conversations (default: chat.sqlite next to the index).")
+    ] = None,
+    model: ModelOption = None,
+    pipeline: PipelineOption = None,
+    document_scope: ScopeOption = None,
+    backend: BackendOption = None,
+    milvus_uri: MilvusUriOption = None,
+) -> None:
+    """A multi-turn REPL over the index: streamed answers with sources; /help lists commands."""
+    from lclfqa.repl import chat_loop
+    from lclfqa.safe_load import open_chat_memory
+
+    logging.basicConfig(level=logging.ERROR)
+    db = memory or Path(index).parent / "chat.sqlite"
+    if os.path.exists(db) and not os.path.isfile(db):
+        fail(f"--memory {db} is not a file; pass the path of a SQLite file")
+    db.parent.mkdir(parents=True, exist_ok=True)
+    saver = open_chat_memory(db)  # strict: a planted file cannot run code (lclfqa/safe_load.py)
+    conn = saver.conn
+    try:
+        graph = _qa_graph(
+            index,
+            config,
+            checkpointer=saver,
+            chat_model=model,
+            pipeline=pipeline,
+            document_scope=document_scope,
+            **backend_overrides(backend, milvus_uri),
+        )
+        try:
+            chat_loop(graph, thread, Console(), sys.stdout)
+        except Exception as e:
+            _qa_errors(e)
+    finally:
+        conn.close()

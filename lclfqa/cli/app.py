@@ -1,0 +1,42 @@
+"""The ``lclfqa`` command: every subcommand registered on one Typer app.
+
+Commands live by job — :mod:`.documents` (parse, ingest, info), :mod:`.search`, :mod:`.answers` (ask,
+chat), :mod:`.evaluate` (the ``eval`` group: retrieval, qa, synth) — and share :mod:`.common` (errors,
+exit codes, options, settings). Heavy imports happen inside the commands, so ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from lclfqa import environment
+from lclfqa.cli import answers, documents, search
+from lclfqa.cli.evaluate import eval_app
+
+app = typer.Typer(
+    help="Long-context, long-form question answering over tax and legal documents (LCLF-QA).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _configure() -> None:
+    """Every command starts here: telemetry of the libraries off (:func:`lclfqa.environment.configure`)."""
+    environment.configure()
+
+
+app.command()(documents.parse)
+app.command()(documents.ingest)
+app.command()(search.search)
+app.command()(documents.info)
+app.command()(answers.ask)
+app.command()(answers.chat)
+app.add_typer(
+    eval_app, name="eval", help="Evaluation: retrieval metrics, QA batches with judged answers, synthetic QA."
+)
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()

@@ -1,0 +1,70 @@
+"""What every command shares: the error console and its exit codes, the index/settings/backend options, and
+the one way settings are loaded from ``--config`` and the command's overrides.
+
+Exit codes: 0 done; 1 the work failed or was partly done (a table or message says what); 2 a mistake in
+the command or settings; 3 the index is busy (``--no-wait``); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+if TYPE_CHECKING:
+    from lclfqa.config import Settings
+
+console = Console(stderr=True)
+DEFAULT_INDEX = Path(".lclfqa/index")
+
+IndexOption = Annotated[Path, typer.Option("--index", "-i", help="Index directory.")]
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", help="TOML settings file (fields of lclfqa.config.Settings).")
+]
+BackendOption = Annotated[
+    str | None,
+    typer.Option(
+        "--backend",
+        help="Index backend: 'embedded' (files in the --index folder) or 'milvus' (default: the settings').",
+    ),
+]
+MilvusUriOption = Annotated[
+    str | None,
+    typer.Option(
+        "--milvus-uri",
+        help="With --backend milvus: a local FILE.db (Milvus Lite) or http://host:19530 (a Milvus server); "
+        "default: milvus.db in the --index folder.",
+    ),
+]
+ScopeOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--document-scope/--no-document-scope",
+        help="Search only the documents a question names ('In Dobbs, …'); on unless settings say otherwise.",
+    ),
+]
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print ``error: message`` (markup-escaped, no traceback) and exit with ``code``."""
+    console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def backend_overrides(backend: str | None, milvus_uri: str | None) -> dict[str, Any]:
+    """Settings overrides for ``--backend``/``--milvus-uri`` (``None``: leave the settings' value)."""
+    return {"index_backend": backend, "milvus_uri": milvus_uri}
+
+
+def load_settings(config: Path | None, **overrides: Any) -> Settings:
+    """Settings from ``config`` (TOML), ``LCLFQA_*`` and the command's ``overrides`` (``None`` values are
+    ignored); a bad file or value exits 2 with its message."""
+    from lclfqa.config import Settings
+
+    try:
+        return Settings.load(config).with_overrides(**overrides)
+    except (ValueError, OSError) as e:
+        fail(str(e))
