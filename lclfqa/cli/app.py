@@ -7,18 +7,12 @@ exit codes, options, settings). Heavy imports happen inside the commands, so ``-
 
 from __future__ import annotations
 
-import typer
-
 from lclfqa import environment
 from lclfqa.cli import answers, documents, search
+from lclfqa.cli.common import new_app
 from lclfqa.cli.evaluate import eval_app
 
-app = typer.Typer(
-    help="Long-context, long-form question answering over tax and legal documents (LCLF-QA).",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+app = new_app("Long-context, long-form question answering over tax and legal documents (LCLF-QA).")
 
 
 @app.callback()

@@ -48,6 +48,12 @@ ScopeOption = Annotated[
 ]
 
 
+def new_app(help_text: str) -> typer.Typer:
+    """A Typer app (or command group) as every ``lclfqa`` one is made: no completion install, no pretty
+    tracebacks (errors go through :func:`fail`), help when called without a command."""
+    return typer.Typer(help=help_text, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print ``error: message`` (markup-escaped, no traceback) and exit with ``code``."""
     console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)

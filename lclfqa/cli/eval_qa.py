@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from lclfqa.cli.common import BackendOption, MilvusUriOption, backend_overrides, console, fail
+from lclfqa.cli.common import BackendOption, ConfigOption, MilvusUriOption, backend_overrides, console, fail
 
 
 def qa(
@@ -65,9 +65,7 @@ def qa(
     llm_cache: Annotated[
         Path | None, typer.Option("--llm-cache", help="SQLite response cache (default: OUT/llm-cache.sqlite).")
     ] = None,
-    config: Annotated[
-        Path | None, typer.Option("--config", help="TOML settings file (fields of lclfqa.config.Settings).")
-    ] = None,
+    config: ConfigOption = None,
     ragas: Annotated[
         bool,
         typer.Option(

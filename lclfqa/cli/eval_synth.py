@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from lclfqa.cli.common import BackendOption, MilvusUriOption, backend_overrides, console, fail
+from lclfqa.cli.common import BackendOption, ConfigOption, MilvusUriOption, backend_overrides, console, fail
 
 _ALL_STYLES = "instruction,reason,evidence,comparison,list,domain-specific"
 
@@ -32,9 +32,7 @@ def synth(
     max_pages: Annotated[
         int | None, typer.Option("--max-pages", min=1, help="Summarise at most this many pages (drawn at random).")
     ] = None,
-    config: Annotated[
-        Path | None, typer.Option("--config", help="TOML settings file (fields of lclfqa.config.Settings).")
-    ] = None,
+    config: ConfigOption = None,
     llm_cache: Annotated[
         str | None, typer.Option("--llm-cache", help="SQLite file caching LLM responses (reruns cost nothing).")
     ] = None,

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from lclfqa.cli.common import BackendOption, MilvusUriOption, backend_overrides, console, fail
+from lclfqa.cli.common import BackendOption, ConfigOption, MilvusUriOption, backend_overrides, console, fail, new_app
 from lclfqa.cli.eval_qa import qa
 from lclfqa.cli.eval_synth import synth
 from lclfqa.eval.configs import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS, NEEDS_REWRITER
@@ -24,11 +24,8 @@ from lclfqa.eval.configs import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS, NEEDS_REWR
 if TYPE_CHECKING:
     from lclfqa.eval.retrieval_eval import RetrievalTable
 
-eval_app = typer.Typer(
-    help="Evaluate LCLF-QA: retrieval (DRM, character P/R), QA batches (claim recall, coverage), synthetic QA.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+eval_app = new_app(
+    "Evaluate LCLF-QA: retrieval (DRM, character P/R), QA batches (claim recall, coverage), synthetic QA."
 )
 
 
@@ -99,9 +96,7 @@ def retrieval(
     embedding_model: Annotated[
         str | None, typer.Option("--embedding-model", help="Embedding model (default: the settings').")
     ] = None,
-    config: Annotated[
-        Path | None, typer.Option("--config", help="TOML settings file (fields of lclfqa.config.Settings).")
-    ] = None,
+    config: ConfigOption = None,
     model: Annotated[
         str | None,
         typer.Option(

@@ -9,30 +9,21 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from lclfqa.cli.common import (
-    DEFAULT_INDEX,
-    BackendOption,
-    ConfigOption,
-    IndexOption,
-    MilvusUriOption,
-    ScopeOption,
-    backend_overrides,
-    fail,
-    load_settings,
-)
+from lclfqa.cli import common
+from lclfqa.cli.common import fail
 
 
 def search(
     query: Annotated[str, typer.Argument(help="The question or search terms.")],
-    index: IndexOption = DEFAULT_INDEX,
-    config: ConfigOption = None,
+    index: common.IndexOption = common.DEFAULT_INDEX,
+    config: common.ConfigOption = None,
     k: Annotated[
         int | None, typer.Option("-k", "--top-k", help="How many child chunks to return (default: settings' top_k).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON.")] = False,
-    document_scope: ScopeOption = None,
-    backend: BackendOption = None,
-    milvus_uri: MilvusUriOption = None,
+    document_scope: common.ScopeOption = None,
+    backend: common.BackendOption = None,
+    milvus_uri: common.MilvusUriOption = None,
 ) -> None:
     """Hybrid retrieval (BM25 + dense, fused by RRF): the child chunks that best match QUERY, with sources.
 
@@ -47,7 +38,7 @@ def search(
     if k is not None and k < 1:
         fail(f"-k must be at least 1 (how many passages to return); got {k}")
     try:
-        settings = load_settings(config, **backend_overrides(backend, milvus_uri))
+        settings = common.load_settings(config, **common.backend_overrides(backend, milvus_uri))
         params = RetrievalParams.from_settings(settings, k=k, document_scope=document_scope)
     except (ValueError, OSError) as e:
         fail(str(e))
