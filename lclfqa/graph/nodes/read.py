@@ -348,12 +348,12 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             return _refused(turn, prompts.refusal()) | {"quotes": []} | meter.record(no_evidence=True)
         # a fresh, short conversation whose reference texts are the verified quotes: continuing the
         # filter/extract conversation, the 1.5B default echoed the extractor's instruction as its answer
-        unit, units = "quote", "quotes"
+        unit, units = prompts.load("templates")["units"]["quotes"]
         evidence = prompts.phrase("evidence_quotes")
         texts = [q["text"] for q in quotes]
         references = quotes
     else:  # rag: the references are the evidence, numbered as the sources
-        unit, units = "reference text", "reference texts"
+        unit, units = prompts.load("templates")["units"]["references"]
         evidence = prompts.phrase("evidence_references", n=len(retrieved))
         texts = [body(c) for c in retrieved]
         references = retrieved
