@@ -16,6 +16,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 from langchain_core.messages import BaseMessage
 from typer.testing import CliRunner
 
+from lclfqa.cli.eval_synth import synth
 from lclfqa.config import Settings
 from lclfqa.eval.datasets import load_qa_jsonl
 from lclfqa.eval.synth.clusters import kmeans, pick_cluster
@@ -26,7 +27,6 @@ from lclfqa.eval.synth.jsonl import write_jsonl
 from lclfqa.eval.synth.pages import PageChunk, clean_text, page_chunks
 from lclfqa.eval.synth.pairs import QAPair, parse_qa_pairs
 from lclfqa.eval.synth.styles import QA_SCHEMA, synth_messages
-from lclfqa.cli.eval_synth import synth
 from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.index.ingest import ingest
 from tests.fakes import ScriptedChat

@@ -91,3 +91,12 @@ def test_a_quotation_from_a_footnote_is_quoted_as_the_footnote_and_supported(sam
     assert result["quotes"][0]["kind"] == "footnote" and result["quotes"][0]["text"] == quote
     assert result.answer == f'The memo says: "{quote}" [1].' and result["removed"] == []
     assert result.citations[0]["quote"] == quote and result.unsupported == []
+
+
+def test_a_citation_marker_inside_a_quotation_is_not_part_of_it():
+    from lclfqa.graph.nodes.grounding import unsupported
+
+    source = "The indictment ended: against the peace of our Lady the Queen, her crown and dignity."
+    answer = "It ended “against the peace of our Lady the Queen, her crown and dignity [4].”"
+    assert unsupported(answer, [source]) == []
+    assert unsupported("It ended “against the peace of our Lord the King, his crown [4].”", [source]) != []

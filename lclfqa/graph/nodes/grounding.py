@@ -22,6 +22,7 @@ _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 # A quotation: straight or curly double quotes around at least six words.
 _QUOTED = re.compile(r"[\"“]([^\"“”]+)[\"”]")
 _WORD = re.compile(r"\w+")
+_CITATION = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")
 
 
 def percentages(text: str) -> dict[float, str]:
@@ -65,6 +66,6 @@ def unsupported(answer: str, texts: Iterable[str]) -> list[str]:
     missing = [shown for value, shown in percentages(answer).items() if value not in found_pct]
     missing += [shown for value, shown in dollar_amounts(answer).items() if value not in found_usd]
     for q in quotations(answer):
-        if f" {_words(q)} " not in f" {words} ":
+        if f" {_words(_CITATION.sub(' ', q))} " not in f" {words} ":  # a citation marker inside is not text
             missing.append(f"“{q}”" if len(q) <= 80 else f"“{q[:77].rstrip()}…”")
     return missing
