@@ -332,3 +332,23 @@ def test_the_rule_quote_is_added_only_when_quote_one_is_not_cited_and_is_shorten
         False,
     )
     assert with_rule_quote("No.", []) == ("No.", False)
+
+
+def test_a_sentence_citing_the_wrong_quote_is_cited_to_the_one_that_holds_it():
+    from lclfqa.graph.nodes.answer_check import with_recitations
+
+    quotes = [
+        "At least 90 days prior to the issuance, the issuer must give public notice.",
+        "The notice must describe the 3-year requirement and the purchase price requirement.",
+        "The amount is $24 million.",
+    ]
+    answer = (
+        "The notice describes the 3-year requirement [1]. It comes 90 days before and states $24 million [1]. "
+        "The penalty is $400,000 [1]."
+    )
+    fixed, count = with_recitations(check_answer(answer, quotes), quotes)
+    assert fixed == (
+        "The notice describes the 3-year requirement [2]. It comes 90 days before and states $24 million [1] [3]. "
+        "The penalty is $400,000 [1]."  # held by no quote: left for the repair call and the removal
+    )
+    assert count == 2 and [c.ok for c in check_answer(fixed, quotes)] == [True, True, False]

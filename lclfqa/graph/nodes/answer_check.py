@@ -84,6 +84,47 @@ def trimmed(check: SentenceCheck, quotes: Sequence[str]) -> str:
     return text if len(again) == 1 and again[0].ok else ""
 
 
+def recited(check: SentenceCheck, quotes: Sequence[str]) -> str:
+    """A failing sentence whose figures and quoted phrases all occur in another quote (or in two), cited
+    to that quote instead (``""`` when none holds them): the model cited the wrong number, the evidence
+    is there. Tried before any repair call, so a mis-citation costs nothing and loses nothing."""
+    bare = _MARKER.sub("", check.text)
+    bare = re.sub(r"\s+([.,;:!?])", r"\1", bare).strip()
+    items = stated(bare)
+    if not items or len(_MARKER.sub("", bare).split()) < 4:
+        return ""
+    normalized = [normalize(q) for q in quotes]
+    n = len(quotes)
+    for k in range(n):
+        if all(_occurs(item, normalized[k]) for item in items):
+            return _cite(bare, f"[{k + 1}]")
+    for a in range(n):
+        for b in range(a + 1, n):
+            pool = f"{normalized[a]} {normalized[b]}"
+            if all(_occurs(item, pool) for item in items):
+                return _cite(bare, f"[{a + 1}] [{b + 1}]")
+    return ""
+
+
+def _cite(sentence: str, markers: str) -> str:
+    """``sentence`` with ``markers`` before its final full stop."""
+    m = re.search(r"([.!?][\"”’']?)?\s*$", sentence)
+    end = m.start() if m else len(sentence)
+    return f"{sentence[:end].rstrip()} {markers}{(m.group(1) or '') if m else ''}"
+
+
+def with_recitations(checks: Sequence[SentenceCheck], quotes: Sequence[str]) -> tuple[str, int]:
+    """``(answer, recited)``: the sentences joined again, each failing one that another quote supports
+    cited to it (:func:`recited`); how many were."""
+    out: list[str] = []
+    count = 0
+    for c in checks:
+        fixed = "" if c.ok else recited(c, quotes)
+        count += bool(fixed)
+        out.append(fixed or c.text)
+    return " ".join(out), count
+
+
 def problems_text(checks: Sequence[SentenceCheck]) -> str:
     """The failing sentences as a list for the repair prompt."""
     return "\n".join(f'- "{c.text}" states {", ".join(c.missing)}' for c in checks if not c.ok)

@@ -33,7 +33,14 @@ from langgraph.runtime import Runtime
 
 from lclfqa import prompts
 from lclfqa.graph.context import QAContext
-from lclfqa.graph.nodes.answer_check import SentenceCheck, check_answer, keep_supported, problems_text, stated
+from lclfqa.graph.nodes.answer_check import (
+    SentenceCheck,
+    check_answer,
+    keep_supported,
+    problems_text,
+    stated,
+    with_recitations,
+)
 from lclfqa.graph.nodes.extract import information_text
 from lclfqa.graph.nodes.grounding import unsupported
 from lclfqa.graph.nodes.reading import instruction, prefix
@@ -377,6 +384,9 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     removed: list[str] = []
     if not refused:
         checks = check_answer(answer, texts)
+        if not all(c.ok for c in checks):  # a sentence citing the wrong quote is cited to the right one
+            answer, notes["recited"] = with_recitations(checks, texts)
+            checks = check_answer(answer, texts)
         if not all(c.ok for c in checks):
             notes["repaired"] = sum(not c.ok for c in checks)
             try:
