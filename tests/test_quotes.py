@@ -352,3 +352,37 @@ def test_a_sentence_citing_the_wrong_quote_is_cited_to_the_one_that_holds_it():
         "The penalty is $400,000 [1]."  # held by no quote: left for the repair call and the removal
     )
     assert count == 2 and [c.ok for c in check_answer(fixed, quotes)] == [True, True, False]
+
+
+def test_a_question_naming_a_provision_leads_with_a_sentence_that_names_it():
+    from lclfqa.graph.nodes.extract import naming_quote, pointed_quotes
+    from lclfqa.graph.nodes.reading import passages
+
+    children = [
+        {
+            "id": "a:c1",
+            "kind": "child",
+            "document": "1.25A-1.pdf",
+            "pages": [9, 9],
+            "section": ["(g)"],
+            "text": "If a taxpayer is married, no education tax credit is allowed unless they file jointly.",
+        },
+        {
+            "id": "b:c1",
+            "kind": "child",
+            "document": "1.21-3.pdf",
+            "pages": [1, 1],
+            "section": ["(a)"],
+            "text": "See § 1.21-3 for rules. No credit is allowed under section 21 unless the spouses file jointly.",
+        },
+    ]
+    numbered = passages(children)
+    quotes, _ = pointed_quotes(["1.1"], numbered, children)
+    named = naming_quote(["21"], quotes, numbered, children)
+    # "§ 1.21-3" does not name section 21; the sentence that does leads
+    assert named is not None and named["text"].startswith("No credit is allowed under section 21")
+    assert (named["child"], named["how"]) == ("b:c1", "named")
+    assert naming_quote([], quotes, numbered, children) is None  # the question names nothing
+    chosen, _ = pointed_quotes(["2.2"], numbered, children)
+    assert naming_quote(["21"], chosen, numbered, children) is None  # a chosen sentence names it already
+    assert naming_quote(["280A"], quotes, numbered, children) is None  # no reference names it

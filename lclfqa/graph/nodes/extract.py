@@ -30,6 +30,7 @@ from lclfqa.graph.context import QAContext
 from lclfqa.graph.nodes.quotes import check_quotes, quote_record
 from lclfqa.graph.nodes.reading import Passage, conversation, instruction, passages
 from lclfqa.graph.nodes.refs import label
+from lclfqa.graph.nodes.refusal import mentions
 from lclfqa.graph.state import QAState, question_fields
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
@@ -95,6 +96,22 @@ def pointed_quotes(
     return quotes, unknown
 
 
+def naming_quote(
+    cited: list[str], quotes: list[dict[str, Any]], numbered: dict[str, Passage], children: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """When the question cites provisions (``section 21``) and none of the chosen sentences names one, the
+    first sentence of the references (in retrieval order) that does, as a quote to lead with; else ``None``.
+    A question that names its provision asks about that provision: the 1.5B default otherwise picked the
+    look-alike rule of a neighbouring credit and left the named section's own rule out."""
+    if not cited or any(mentions(n, q["text"]) for n in cited for q in quotes):
+        return None
+    for p in numbered.values():
+        text = children[p.ref - 1]["text"][p.start : p.end]
+        if any(mentions(n, text) for n in cited):
+            return quote_record(children[p.ref - 1], p.ref, p.start, p.end, "named")
+    return None
+
+
 def information_text(quotes: list[dict[str, Any]]) -> str:
     """The verified quotes as the reader sees them: ``[k] “…” (document, page, section)``; a footnote's
     and a separate opinion's quotes say so (the label keeps a judgment's top-level opinion heading)."""
@@ -134,6 +151,9 @@ def extract_information(state: QAState, runtime: Runtime[QAContext]) -> dict[str
     ids, texts = proposed(raw)
     quotes, unknown = pointed_quotes(ids, numbered, children)
     pointed = len(quotes)
+    named = naming_quote(state.get("cited_sections") or [], quotes, numbered, children)
+    if named is not None:
+        quotes.insert(0, named)
     checked = check_quotes(texts, children)
     taken = {(q["child"], q["text"]) for q in quotes}
     quotes += [q for q in checked.kept if (q["child"], q["text"]) not in taken]
@@ -144,6 +164,7 @@ def extract_information(state: QAState, runtime: Runtime[QAContext]) -> dict[str
         out["transcript"] = [*transcript, {"role": "user", "content": ask}, {"role": "assistant", "content": raw}]
     return out | meter.record(
         quotes_pointed=pointed,
+        named_provision_quote=named is not None,
         unknown_sentences=unknown,
         verdict=verdict,
         **({"rule": rule[:RULE_CHARS]} if isinstance(rule, str) else {}),

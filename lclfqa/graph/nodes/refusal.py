@@ -39,7 +39,8 @@ def cited_sections(question: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _mentions(number: str, text: str) -> bool:
+def mentions(number: str, text: str) -> bool:
+    """Whether ``text`` names provision ``number`` (whole: "280A" is not "1280A" nor "280AB")."""
     # "280A" is not "1280A" nor "280AB"; "1.25A-1" is not "1.25A-10". Case-insensitive: "sec. 45x".
     return re.search(rf"(?<![\w.-]){re.escape(number)}(?![\w-])", text, re.I) is not None
 
@@ -50,7 +51,7 @@ def missing_sections(question: str, texts: Iterable[str]) -> tuple[list[str], li
     if not cited:
         return [], []
     haystack = "\n".join(texts)
-    return cited, [n for n in cited if not _mentions(n, haystack)]
+    return cited, [n for n in cited if not mentions(n, haystack)]
 
 
 def state_missing_sections(state: Mapping[str, Any]) -> tuple[list[str], list[str]]:
