@@ -131,10 +131,10 @@ def test_a_small_eval_run_on_the_offline_default_answers_and_judges(tmp_path: Pa
 
 
 @pytest.mark.xfail(
-    strict=True,
+    strict=False,  # llama.cpp's output may differ on another CPU; an XPASS is reported, never hidden
     reason="issue 14, open: the 1.5B extractor points at the eligible-student sentences, not at 'Married "
     "taxpayers who file separately may claim neither credit' (retrieved first), and its verdict is 'yes' "
-    "(benchmarks/README.md); strict, so the day it passes this marker must go",
+    "(benchmarks/README.md); the day it passes (XPASS) this marker must go",
 )
 def test_readmes_demo_is_answered_no_from_the_memo(tmp_path: Path):
     """README's run command on the offline default: the sample memo says married taxpayers filing separately
