@@ -216,27 +216,32 @@ def test_source_sentences_are_spans_split_at_sentence_paragraph_and_enumeration_
     assert spans("") == [] and [(0, 4)] == spans("Tiny")
 
 
+def _child(cid: str, document: str, page: int, section: str, text: str, kind: str = "child") -> dict:
+    """A retrieved child as the state carries it."""
+    return {"id": cid, "kind": kind, "document": document, "pages": [page, page], "section": [section], "text": text}
+
+
 def test_the_extractor_quotes_by_pointing_at_numbered_sentences():
     from lclfqa.graph.nodes.extract import pointed_quotes, proposed, quotes_schema
     from lclfqa.graph.nodes.reading import passages, references
 
     children = [
-        {
-            "id": "a:c1",
-            "kind": "child",
-            "document": "memo.pdf",
-            "pages": [1, 1],
-            "section": ["§ 1"],
-            "text": "Married taxpayers filing separately may claim neither credit. The rule is in § 1.25A-1(g).",
-        },
-        {
-            "id": "a:f1",
-            "kind": "footnote",
-            "document": "memo.pdf",
-            "pages": [2, 2],
-            "section": ["§ 1"],
-            "text": "The AOTC began as a temporary expansion of the Hope Scholarship Credit.",
-        },
+        _child(
+            "a:c1",
+            "memo.pdf",
+            1,
+            "§ 1",
+            "Married taxpayers filing separately may claim neither credit. The rule is in § 1.25A-1(g).",
+            kind="child",
+        ),
+        _child(
+            "a:f1",
+            "memo.pdf",
+            2,
+            "§ 1",
+            "The AOTC began as a temporary expansion of the Hope Scholarship Credit.",
+            kind="footnote",
+        ),
     ]
     shown = references(children, numbered=True)
     assert "[1.1] Married taxpayers filing separately may claim neither credit.\n[1.2] The rule is in" in shown
@@ -359,22 +364,22 @@ def test_a_question_naming_a_provision_leads_with_a_sentence_that_names_it():
     from lclfqa.graph.nodes.reading import passages
 
     children = [
-        {
-            "id": "a:c1",
-            "kind": "child",
-            "document": "1.25A-1.pdf",
-            "pages": [9, 9],
-            "section": ["(g)"],
-            "text": "If a taxpayer is married, no education tax credit is allowed unless they file jointly.",
-        },
-        {
-            "id": "b:c1",
-            "kind": "child",
-            "document": "1.21-3.pdf",
-            "pages": [1, 1],
-            "section": ["(a)"],
-            "text": "See § 1.21-3 for rules. No credit is allowed under section 21 unless the spouses file jointly.",
-        },
+        _child(
+            "a:c1",
+            "1.25A-1.pdf",
+            9,
+            "(g)",
+            "If a taxpayer is married, no education tax credit is allowed unless they file jointly.",
+            kind="child",
+        ),
+        _child(
+            "b:c1",
+            "1.21-3.pdf",
+            1,
+            "(a)",
+            "See § 1.21-3 for rules. No credit is allowed under section 21 unless the spouses file jointly.",
+            kind="child",
+        ),
     ]
     numbered = passages(children)
     quotes, _ = pointed_quotes(["1.1"], numbered, children)
