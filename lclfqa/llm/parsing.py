@@ -118,7 +118,17 @@ def rewrites(text: str, n: int) -> tuple[list[str], str, bool]:
     return lines[:n], "", False
 
 
+CITATION = r"\[\d+(?:\s*[,;–-]\s*\d+)*\]"
+"""An inline citation marker: ``[2]``, ``[2, 3]``, ``[4-6]`` (the pattern every check shares)."""
+CITATION_RE = re.compile(CITATION)
 _CITE = re.compile(r"\[(\d+(?:\s*[,;–-]\s*\d+)*)\]")
+
+
+def with_markers(sentence: str, markers: str) -> str:
+    """``sentence`` with ``markers`` (``"[2]"``) before its final full stop: ``"… year."`` → ``"… year [2]."``."""
+    m = re.search(r"([.!?][\"”’']?)?\s*$", sentence)
+    end = m.start() if m else len(sentence)
+    return f"{sentence[:end].rstrip()} {markers}{(m.group(1) or '') if m else ''}"
 
 
 def cited_numbers(answer: str) -> list[int]:
@@ -145,8 +155,7 @@ def clean_answer(text: str) -> str:
     return citations_last(strip_placeholders(body).strip())
 
 
-_MARKER_OPENING = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\](?:\s*\[\d+(?:\s*[,;–-]\s*\d+)*\])*[ \t]+(?=[A-Z“\"(§$])")
-_SENTENCE_END = re.compile(r"([.!?][\"”’']?)?\s*$")
+_MARKER_OPENING = re.compile(rf"{CITATION}(?:\s*{CITATION})*[ \t]+(?=[A-Z“\"(§$])")
 
 
 def citations_last(answer: str) -> str:
@@ -165,14 +174,12 @@ def citations_last(answer: str) -> str:
     for i, m in enumerate(starts):
         end = starts[i + 1].start() if i + 1 < len(starts) else len(answer)
         sentence = answer[m.end() : end].strip()
-        trailing = re.search(r"(?:\s*\[\d+(?:\s*[,;–-]\s*\d+)*\])+\s*$", sentence)  # "… methods. [4] [5]"
+        trailing = re.search(rf"(?:\s*{CITATION})+\s*$", sentence)  # "… methods. [4] [5]"
         marker = " ".join(m.group(0).split())
         if trailing:
             marker = f"{marker} {' '.join(trailing.group(0).split())}"
             sentence = sentence[: trailing.start()].rstrip()
-        tail = _SENTENCE_END.search(sentence)
-        cut = tail.start() if tail else len(sentence)
-        out.append(f"{sentence[:cut].rstrip()} {marker}{(tail.group(1) or '') if tail else ''}")
+        out.append(with_markers(sentence, marker))
     return " ".join(out)
 
 

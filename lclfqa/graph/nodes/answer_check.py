@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lclfqa.graph.nodes.sentences import split
-from lclfqa.llm.parsing import cited_numbers
+from lclfqa.llm.parsing import CITATION_RE, cited_numbers, with_markers
 from lclfqa.textnorm import normalize
 
-_MARKER = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")
+_MARKER = CITATION_RE
 # what a sentence states that must be found: numbers with what is glued to them (1.25A-1(g), 7703(b), 80,000,
 # $1.5, 20%); a lone small number word is not a figure ("one of the conditions")
 _FIGURE = re.compile(
@@ -97,20 +97,13 @@ def recited(check: SentenceCheck, quotes: Sequence[str]) -> str:
     n = len(quotes)
     for k in range(n):
         if all(_occurs(item, normalized[k]) for item in items):
-            return _cite(bare, f"[{k + 1}]")
+            return with_markers(bare, f"[{k + 1}]")
     for a in range(n):
         for b in range(a + 1, n):
             pool = f"{normalized[a]} {normalized[b]}"
             if all(_occurs(item, pool) for item in items):
-                return _cite(bare, f"[{a + 1}] [{b + 1}]")
+                return with_markers(bare, f"[{a + 1}] [{b + 1}]")
     return ""
-
-
-def _cite(sentence: str, markers: str) -> str:
-    """``sentence`` with ``markers`` before its final full stop."""
-    m = re.search(r"([.!?][\"”’']?)?\s*$", sentence)
-    end = m.start() if m else len(sentence)
-    return f"{sentence[:end].rstrip()} {markers}{(m.group(1) or '') if m else ''}"
 
 
 def with_recitations(checks: Sequence[SentenceCheck], quotes: Sequence[str]) -> tuple[str, int]:

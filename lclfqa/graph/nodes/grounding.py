@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from lclfqa.llm.parsing import CITATION_RE
+
 _PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b|percentage points?\b)", re.I)
 _DOLLARS = re.compile(
     r"\$\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:\s*(million|billion|thousand)\b)?",
@@ -22,7 +24,6 @@ _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 # A quotation: straight or curly double quotes around at least six words.
 _QUOTED = re.compile(r"[\"“]([^\"“”]+)[\"”]")
 _WORD = re.compile(r"\w+")
-_CITATION = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")
 
 
 def percentages(text: str) -> dict[float, str]:
@@ -66,6 +67,6 @@ def unsupported(answer: str, texts: Iterable[str]) -> list[str]:
     missing = [shown for value, shown in percentages(answer).items() if value not in found_pct]
     missing += [shown for value, shown in dollar_amounts(answer).items() if value not in found_usd]
     for q in quotations(answer):
-        if f" {_words(_CITATION.sub(' ', q))} " not in f" {words} ":  # a citation marker inside is not text
+        if f" {_words(CITATION_RE.sub(' ', q))} " not in f" {words} ":  # a citation marker inside is not text
             missing.append(f"“{q}”" if len(q) <= 80 else f"“{q[:77].rstrip()}…”")
     return missing

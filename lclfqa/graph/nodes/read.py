@@ -38,6 +38,7 @@ from lclfqa.graph.nodes.answer_check import (
     check_answer,
     keep_supported,
     problems_text,
+    recited,
     stated,
     with_recitations,
 )
@@ -174,25 +175,11 @@ def _refused(turn: list[dict[str, str]], answer: str) -> dict[str, Any]:
     }
 
 
-def with_citation(sentence: str, n: int) -> str:
-    """``sentence`` with ``[n]`` before its final full stop (``"… year."`` → ``"… year [n]."``)."""
-    m = re.search(r"([.!?][\"”’']?)?\s*$", sentence)
-    end = m.start() if m else len(sentence)
-    return f"{sentence[:end].rstrip()} [{n}]{(m.group(1) or '') if m else ''}"
-
-
 def _cite_uncited(answer_checks: list[SentenceCheck], quotes: list[str]) -> str:
-    """Sentences that state figures but cite nothing get the number of the first quote holding them all."""
-    out = []
-    for c in answer_checks:
-        text = c.text
-        if c.ok and not c.cites and stated(text):
-            for k, q in enumerate(quotes, 1):
-                if not check_answer(text, [q])[0].missing:
-                    text = with_citation(text, k)
-                    break
-        out.append(text)
-    return " ".join(out)
+    """Sentences that state figures but cite nothing get the quote (or two) holding them all."""
+    return " ".join(
+        (recited(c, quotes) or c.text) if c.ok and not c.cites and stated(c.text) else c.text for c in answer_checks
+    )
 
 
 QUOTED_ANSWER_CHARS = 700
@@ -279,12 +266,12 @@ def repaired(
     return " ".join(t for t in out if t)
 
 
-_FINISHED = re.compile(r"[.!?][\"”’']?(?:\s*\[\d+(?:\s*[,;–-]\s*\d+)*\])*\s*$|\]\s*$")
+_FINISHED = re.compile(rf"[.!?][\"”’']?(?:\s*{parsing.CITATION})*\s*$|\]\s*$")
 
 
 def _key(sentence: str) -> str:
     """A sentence compared without its citation markers, case and spacing."""
-    return " ".join(re.sub(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]", " ", sentence).lower().split()).rstrip(" .")
+    return " ".join(parsing.CITATION_RE.sub(" ", sentence).lower().split()).rstrip(" .")
 
 
 _OPENING = re.compile(r"^\W*(?:generally,?\s+)?(yes|no)\b[,.;:]?\s*", re.I)
