@@ -91,6 +91,13 @@ class Settings:
     context_chars: int = field(
         default=8000, metadata={"help": "budget of parent text (characters) given to the extractor"}
     )
+    nearest_quotes: int = field(
+        default=3,
+        metadata={
+            "help": "sentences nearest the question (by embedding) added to the extractor's quotes when it did not "
+            "pick them (0: the model's picks only; benchmarks/README.md)"
+        },
+    )
     parallel: bool = field(
         default=False,
         metadata={
@@ -152,6 +159,8 @@ class Settings:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
         if self.rewrites not in (None, 0, 1, 3):
             raise ValueError(f"rewrites must be 0, 1 or 3; got {self.rewrites!r}")
+        if not 0 <= self.nearest_quotes <= MAX_NEAREST_QUOTES:
+            raise ValueError(f"nearest_quotes must be 0 to {MAX_NEAREST_QUOTES}; got {self.nearest_quotes!r}")
         for name in _POSITIVE:
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive; got {getattr(self, name)!r}")
@@ -203,6 +212,7 @@ class Settings:
         return settings.with_overrides(**from_env).with_overrides(**overrides)
 
 
+MAX_NEAREST_QUOTES = 10
 _SECRETS = frozenset({"milvus_token"})
 _POSITIVE = (
     "parent_size",

@@ -26,6 +26,7 @@ ROUTES = [
     ("rewrite this query", "rewrites"),
     ("booleans", "verdicts"),
     ("choose the sentences that answer", "quotes"),
+    ("Decide this yes/no question", "yes_no"),
     ("Write the answer for a tax lawyer", "answer"),
     ("Answer the question from the", "answer"),
     ("Rewrite each of these", "repair"),

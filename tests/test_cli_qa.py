@@ -111,3 +111,15 @@ def test_ask_never_shows_a_figure_no_cited_quote_contains(index_dir: Path, fake_
     assert "45%" in answer_part and "The checked answer:\nThe sources state: “" in rest
     assert "Removed by the check against the quotes (1 sentence(s)): The credit is 45%" in " ".join(rest.split())
     assert out.index("Removed by the check") < out.index("Sources")
+
+
+def test_ask_streams_the_answer_not_the_verdict_calls_json(index_dir: Path, fake_models: ScriptedChat):
+    fake_models.script["yes_no"] = json.dumps({"rule": "Spouses must file a joint return.", "verdict": "no"})
+    fake_models.script["answer"] = "Yes, spouses must file a joint return [1]."
+    result = runner.invoke(app, ["ask", QUESTION, "--index", str(index_dir)])
+    assert result.exit_code == 0, result.output
+    # the decided verdict corrects the streamed opening (the verdict call is tagged not to stream:
+    # tests/test_serve_and_trace.py); its JSON is never printed
+    assert '{"rule"' not in result.stdout and "Spouses must file a joint return." not in result.stdout
+    assert result.stdout.startswith("Yes, spouses must file a joint return [1].")
+    assert "The checked answer:\nNo. Spouses must file a joint return [1]." in result.stdout

@@ -446,7 +446,7 @@ def test_judge_none_scores_the_grading_key_without_any_llm_judge(
     k1 = next(r for r in result_rows if r["id"] == "K1" and r["variant"] == "lclf")
     assert k1["metrics"]["key_facts"]["key_facts_hit"] == ["joint return"]
     assert k1["metrics"]["key_facts"]["key_facts_missed"] == ["section 25A"] and "coverage" not in k1["metrics"]
-    assert k1["nodes"]["read"]["llm_calls"] == 1 and k1["judge"]["by"] == "none"
+    assert k1["nodes"]["read"]["llm_calls"] == 2 and k1["judge"]["by"] == "none"  # the verdict, the answer
     report = (out / "report.md").read_text()
     assert "## Judge-free scores" in report and "## Pipelines" not in report
     assert "| lclf | 0.500 (n=1) | 1.00 (n=1) | 1/1 | 0.00 (0 answers) | 1/1 | 0/1 | 0/2 |" in report

@@ -48,6 +48,7 @@ def good_script(**over) -> dict:
             }
         ),
         "quotes": json.dumps({"sentences": ["1.1"]}),  # the extractor points at sentence 1 of reference 1
+        "yes_no": "",  # no verdict decided: the reader's own opening stands (tests that want one set it)
         "answer": "No. Married taxpayers must file a joint return to claim the education credits [1].",
     }
     script.update(over)
@@ -68,6 +69,7 @@ def _count_refs(messages) -> int:
 
 
 def graph_with(sample_index: Path, script: dict, **settings):
+    settings.setdefault("nearest_quotes", 0)  # the model's picks only, unless a test asks for the nearest
     llm = ScriptedChat(script=script)
     graph = load_graph(sample_index, Settings(**settings), llm=llm, embeddings=DeterministicFakeEmbedding(size=32))
     return graph, llm
@@ -95,7 +97,7 @@ def test_lclf_pipeline_answers_with_citations_and_records_every_step(sample_inde
     assert set(result["steps"]) == {"rewrite", "retrieve", "expand", "filter", "extract", "read"}
     assert result["steps"]["rewrite"]["llm_calls"] == 2 and result["steps"]["filter"]["llm_calls"] == 1
     assert result["steps"]["extract"]["quotes_pointed"] == 1 and result["steps"]["read"]["removed"] == 0
-    assert llm.routes() == ["passage", "rewrites", "verdicts", "quotes", "answer"]
+    assert llm.routes() == ["passage", "rewrites", "verdicts", "quotes", "yes_no", "answer"]
     # structured calls asked for JSON only where the backend supports it (the fake gets plain prompts)
     assert all("response_format" not in kw for _, _, kw in llm.calls)
     # one conversation: the extractor continues the filter's call (same prefix, KV cache reused); the reader
@@ -280,7 +282,7 @@ def test_rag_baseline_reads_children_directly_with_one_llm_call(sample_index: Pa
 def test_longrag_baseline_skips_the_rewriter_and_uses_the_basic_reader(sample_index: Path):
     graph, llm = graph_with(sample_index, good_script(), pipeline="longrag")
     result = graph.invoke({"question": QUESTION})
-    assert llm.routes() == ["verdicts", "quotes", "answer"]
+    assert llm.routes() == ["verdicts", "quotes", "yes_no", "answer"]
     assert result["rewrites"] == [] and result["steps"]["rewrite"]["skipped"] is True
 
 
@@ -321,7 +323,7 @@ def test_sequential_graph_gives_the_same_answer(sample_index: Path):
     graph, llm = graph_with(sample_index, good_script(), parallel=False)
     result = graph.invoke({"question": QUESTION})
     assert result.answer.startswith("No.") and result["information"] and len(result["filtered"]) == 1
-    assert llm.routes() == ["verdicts", "quotes", "answer"]
+    assert llm.routes() == ["verdicts", "quotes", "yes_no", "answer"]
 
 
 def _chat_graph(index: Path, llm: ScriptedChat, conn: sqlite3.Connection):
@@ -418,7 +420,7 @@ def test_an_answer_stating_what_no_quote_contains_is_repaired_once_then_cut(samp
     pasted = json.dumps({"sentences": ["No. [1] Married taxpayers must file a joint return [1]. They may not"]})
     graph, llm = graph_with(sample_index, good_script(answer=wrong, repair=pasted))
     assert graph.invoke({"question": QUESTION}).answer == "No. [1] Married taxpayers must file a joint return [1]."
-    assert result["steps"]["read"]["repaired"] == 1 and result["steps"]["read"]["llm_calls"] == 2
+    assert result["steps"]["read"]["repaired"] == 1 and result["steps"]["read"]["llm_calls"] == 3  # verdict too
     # a repair that still states it: the sentence is removed, the verdict stays, nothing unsupported is shown
     graph, llm = graph_with(
         sample_index, good_script(answer=wrong, repair=json.dumps({"sentences": [wrong.split("] ", 1)[1]]}))
@@ -480,21 +482,43 @@ def test_an_answer_about_the_holding_resting_on_a_dissent_alone_says_so():
     assert holding_caveat("What is quickening?", "x [1].", [dissent]) == ""  # not about the holding
 
 
-def test_a_yes_no_answer_opens_with_the_verdict_the_extractor_chose_with_its_quotes(sample_index: Path):
+def test_a_yes_no_answer_opens_with_the_verdict_decided_over_the_quotes(sample_index: Path):
     script = good_script(
-        quotes=json.dumps({"sentences": ["1.1"], "verdict": "no"}),
+        yes_no=json.dumps({"rule": "Married taxpayers must file a joint return.", "verdict": "no"}),
         answer="Yes, married taxpayers must file a joint return [1].",
     )
     graph, llm = graph_with(sample_index, script)
     result = graph.invoke({"question": QUESTION})
     assert result.answer == "No. Married taxpayers must file a joint return [1]."
     assert result["verdict"] == "no" and result["steps"]["read"]["verdict_enforced"] is True
-    # the extractor was asked for the verdict, and the reader told it
-    extract = next(m for key, m, _ in llm.calls if key == "quotes")
-    read = next(m for key, m, _ in llm.calls if key == "answer")
-    assert '"verdict"' in extract[-1].content and 'answer it "no"' in read[-1].content
-    # a question that is not yes/no gets neither
+    assert result["steps"]["read"]["rule"] == "Married taxpayers must file a joint return."
+    # the verdict was asked over the reader's quotes (same prefix as the answer call: one KV cache), after
+    # the extractor, which no longer decides it; the reader was told it
+    calls = {key: m for key, m, _ in llm.calls}
+    assert llm.routes()[-2:] == ["yes_no", "answer"] and '"verdict"' not in calls["quotes"][-1].content
+    assert [m.content for m in calls["yes_no"][:-1]] == [m.content for m in calls["answer"][:-1]]
+    assert 'question from the quotes above: "Can a married couple filing MFS' in calls["yes_no"][-1].content
+    assert 'answer it "no"' in calls["answer"][-1].content
+    # a question that is not yes/no gets no verdict call
     graph, llm = graph_with(sample_index, good_script(answer="Married taxpayers must file a joint return [1]."))
     result = graph.invoke({"question": "What must married taxpayers do to claim the AOTC?"})
     assert result["verdict"] == "" and result.answer == "Married taxpayers must file a joint return [1]."
-    assert '"verdict"' not in next(m for key, m, _ in llm.calls if key == "quotes")[-1].content
+    assert "yes_no" not in llm.routes()
+
+
+def test_a_failed_verdict_call_leaves_the_readers_own_opening(sample_index: Path):
+    script = good_script(yes_no=RuntimeError("endpoint down"), answer="Yes, a joint return is required [1].")
+    graph, _ = graph_with(sample_index, script)
+    result = graph.invoke({"question": QUESTION})
+    assert result.answer == "Yes, a joint return is required [1]." and result["verdict"] == ""
+
+
+def test_the_nearest_sentences_join_the_extractors_picks(sample_index: Path):
+    graph, _ = graph_with(sample_index, good_script(), nearest_quotes=2)
+    result = graph.invoke({"question": QUESTION})
+    quotes = result["quotes"]
+    assert [q["how"] for q in quotes] == ["pointed", "nearest", "nearest"]
+    assert len({" ".join(q["text"].split()) for q in quotes}) == 3  # none repeats the model's pick
+    retrieved = {c["id"]: c["text"] for c in result["retrieved"]}
+    assert all(q["text"] in retrieved[q["child"]] and len(q["text"].split()) >= 5 for q in quotes[1:])
+    assert result["steps"]["extract"]["nearest_quotes"] == 2

@@ -248,11 +248,9 @@ def test_the_extractor_quotes_by_pointing_at_numbered_sentences():
     assert "[2.1] The AOTC began" in shown and "footnotes" in shown.split("<reference 2>")[1].splitlines()[0]
     numbered = passages(children)
     assert list(numbered) == ["1.1", "1.2", "2.1"]
-    schema = quotes_schema(list(numbered), yes_no=True)
+    schema = quotes_schema(list(numbered))
     assert schema["properties"]["sentences"]["items"]["enum"] == ["1.1", "1.2", "2.1"]
-    assert (
-        schema["required"] == ["sentences", "rule", "verdict"] and "verdict" not in quotes_schema(["1.1"])["properties"]
-    )
+    assert schema["required"] == ["sentences"] and schema["properties"]["sentences"]["maxItems"] == 6
     ids, texts = proposed('{"sentences": ["2.1", "1.1", "2.1", "9.9"], "verdict": "no"}')
     quotes, unknown = pointed_quotes(ids, numbered, children)
     # the source's own words, in the order named, each once; a number not shown is counted, not quoted
@@ -391,3 +389,34 @@ def test_a_question_naming_a_provision_leads_with_a_sentence_that_names_it():
     chosen, _ = pointed_quotes(["2.2"], numbered, children)
     assert naming_quote(["21"], chosen, numbered, children) is None  # a chosen sentence names it already
     assert naming_quote(["280A"], quotes, numbered, children) is None  # no reference names it
+
+
+def test_the_nearest_sentences_are_ranked_by_the_question_and_skip_fragments_and_repeats():
+    from lclfqa.graph.nodes.nearest import nearest_quotes
+    from lclfqa.graph.nodes.reading import passages
+
+    married = "Married taxpayers who file separately may claim neither education credit."
+    children = [
+        _child(
+            "a:c1", "memo.pdf", 1, "§ 1", "The weather was mild in spring this year. Compare post, at 12.", kind="child"
+        ),
+        _child("a:c2", "memo.pdf", 2, "§ 2", f"{married} The credit is $2,500 per student.", kind="child"),
+        _child("a:f1", "memo.pdf", 2, "§ 2", married, kind="footnote"),  # the same sentence again
+    ]
+    numbered = passages(children)
+    picked = [{"child": "a:c2", "text": "The credit is $2,500 per student."}]
+    question = "May married taxpayers who file separately claim the education credit?"
+    got = nearest_quotes(question, numbered, children, picked, k=3)  # no embedder: shared content words
+    # nearest first; the repeated sentence once; the model's pick and the 4-word fragment never
+    assert [q["text"] for q in got] == [married, "The weather was mild in spring this year."]
+    assert [(q["child"], q["ref"], q["how"]) for q in got] == [("a:c2", 2, "nearest"), ("a:c1", 1, "nearest")]
+    assert nearest_quotes(question, numbered, children, picked, k=1) == got[:1]
+    assert nearest_quotes(question, numbered, children, picked, k=0) == []
+
+
+def test_the_rule_quote_is_the_one_stating_the_decided_rule():
+    from lclfqa.graph.nodes.read import stating
+
+    texts = ["The credit is $2,500.", "Married taxpayers who file separately may claim neither credit."]
+    assert stating("married taxpayers filing separately may claim neither credit", texts) == 1
+    assert stating(None, texts) == 0 and stating("anything", []) == 0

@@ -105,7 +105,10 @@ def test_runs_are_named_and_tagged_per_node_for_langsmith(sample_index: Path):
     # every LLM call is named after its node, tagged with it, and sits under that node's run
     by_id = {r.id: r for r in runs}
     llm_runs = [r for r in runs if r.run_type == "llm"]
-    assert len(llm_runs) == len(llm.calls) == 5  # passage, rewrites, verdicts, quotes, answer
+    assert len(llm_runs) == len(llm.calls) == 6  # passage, rewrites, verdicts, quotes, yes/no verdict, answer
+    # the reader's verdict call (JSON) is kept out of the token stream; its answer call is streamed
+    reads = sorted((r for r in llm_runs if r.name == "read.llm"), key=lambda r: r.extra["metadata"]["lclfqa_call"])
+    assert ["nostream" in r.tags for r in reads] == [True, False]
     for run in llm_runs:
         node = run.name.removesuffix(".llm")
         assert run.name == f"{node}.llm" and f"node:{node}" in run.tags, (run.name, run.tags)
@@ -118,7 +121,7 @@ def test_runs_are_named_and_tagged_per_node_for_langsmith(sample_index: Path):
         assert generation["message"]["kwargs"]["usage_metadata"]["input_tokens"] == 100  # tokens per call
     assert sorted(r.extra["metadata"]["lclfqa_call"] for r in llm_runs if r.name == "rewrite.llm") == [1, 2]
     # the node's output carries its totals
-    assert nodes["read"].outputs["steps"]["read"]["prompt_tokens"] == 100
+    assert nodes["read"].outputs["steps"]["read"]["prompt_tokens"] == 200  # the verdict call and the answer
 
 
 def test_the_served_graph_takes_its_settings_from_the_environment_and_the_runs_context(

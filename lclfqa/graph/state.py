@@ -67,12 +67,12 @@ class QAState(TypedDict, total=False):
     """The extractor's quotes that were found in the references, numbered in order from 1 as the reader cites
     them: ``{"text", "ref", "child", "source", "document", "pages", "section", "kind", "how"}``, the text
     being the source's own words (:mod:`lclfqa.graph.nodes.quotes`)."""
-    verdict: str
-    """For a yes/no question, the extractor's verdict from the quotes it chose: ``yes``, ``no``, ``depends``,
-    or ``""`` (not a yes/no question, or not given); the reader opens with it."""
     information: str
     """The verified quotes as the reader got them (``[k] “…” (where)`` lines), for display."""
     # --- read
+    verdict: str
+    """For a yes/no question, the verdict decided over the final quotes (:mod:`lclfqa.graph.nodes.verdict`):
+    ``yes``, ``no``, ``depends``, or ``""`` (not a yes/no question, or not given); the answer opens with it."""
     answer: str
     citations: list[dict[str, Any]]
     """``{"n", "document", "pages", "section", "inferred"}`` for each source the answer cites."""

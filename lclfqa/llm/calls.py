@@ -26,12 +26,17 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig
 
+NO_STREAM_TAG = "nostream"
+"""LangGraph's tag (``langgraph.constants.TAG_NOSTREAM``) for a call whose tokens ``stream_mode="messages"``
+does not emit."""
 
-def llm_call_config(node: str, call: int) -> RunnableConfig:
-    """The config of a node's ``call``-th LLM call (from 1): its run name, tag and metadata."""
+
+def llm_call_config(node: str, call: int, stream: bool = True) -> RunnableConfig:
+    """The config of a node's ``call``-th LLM call (from 1): its run name, tags and metadata; a call that
+    is not streamed (``stream=False``) is tagged :data:`NO_STREAM_TAG`."""
     return {
         "run_name": f"{node}.llm",
-        "tags": [f"node:{node}"],
+        "tags": [f"node:{node}"] + ([] if stream else [NO_STREAM_TAG]),
         "metadata": {"lclfqa_node": node, "lclfqa_call": call},
     }
 
@@ -121,16 +126,18 @@ def invoke(
     max_tokens: int | None = None,
     schema: dict[str, Any] | None = None,
     stop_pattern: str | None = None,
+    stream: bool = True,
     **options: Any,
 ) -> BaseMessage:
     """The metered call: one LLM call, counted on ``meter``, returning the model's message. ``schema`` asks
-    for constrained JSON; ``stop_pattern`` (a regex) stops a local llama.cpp generation as soon as the text
-    so far ends in a match (a small model that starts a runaway list of citations is cut off instead of
-    running to ``max_tokens``); other backends ignore it. It is a string, so the response cache still
-    applies. ``options`` (``stop``, …) go to the model as they are.
+        for constrained JSON; ``stop_pattern`` (a regex) stops a local llama.cpp generation as soon as the text
+        so far ends in a match (a small model that starts a runaway list of citations is cut off instead of
+        running to ``max_tokens``); other backends ignore it. It is a string, so the response cache still
+        applies. ``stream=False`` keeps the call's tokens out of the graph's token stream (a JSON step of the
+    node that streams the answer). ``options`` (``stop``, …) go to the model as they are.
 
-    The call is traced as ``<node>.llm`` under the node's run (:func:`llm_call_config`,
-    :mod:`lclfqa.graph.tracing`). Most callers want the text: :func:`chat`."""
+        The call is traced as ``<node>.llm`` under the node's run (:func:`llm_call_config`,
+        :mod:`lclfqa.graph.tracing`). Most callers want the text: :func:`chat`."""
     kwargs: dict[str, Any] = dict(options)
     if max_tokens is not None:
         kwargs.update(token_limit_kwargs(llm, max_tokens))
@@ -139,7 +146,7 @@ def invoke(
     if stop_pattern is not None and getattr(llm, "supports_stop_pattern", False):
         kwargs["stop_pattern"] = stop_pattern
     runnable = llm.bind(**kwargs) if kwargs else llm
-    config = llm_call_config(meter.node, meter.llm_calls + 1)
+    config = llm_call_config(meter.node, meter.llm_calls + 1, stream)
     try:
         message = runnable.invoke(list(messages), config)
     except Exception as exc:
@@ -154,7 +161,7 @@ def invoke(
 
 def chat(llm: BaseChatModel, messages: Sequence[BaseMessage], meter: Meter, **options: Any) -> str:
     """The text of one metered call: :func:`invoke`, whose keywords ``options`` are (``max_tokens``,
-    ``schema``, ``stop_pattern``)."""
+    ``schema``, ``stop_pattern``, ``stream``)."""
     return text_of(invoke(llm, messages, meter, **options))
 
 

@@ -205,15 +205,9 @@ def is_yes_no(question: str) -> bool:
     return bool(_YES_NO.match(first) or _ASKS_WHETHER.search(first))
 
 
-def extract_verdict_rule(question: str) -> str:
-    """The extractor's instruction to give the verdict of the yes/no question in ``question`` (the part
-    that asks it, :func:`yes_no_question`) after its quotes."""
-    return render(load("templates")["extract_verdict_rule"], asked=yes_no_question(question))
-
-
 def verdict_rule(question: str, verdict: str = "") -> str:
     """The reader's verdict-first rule (with a line break) for a yes/no question, else ``""``; with the
-    extractor's ``verdict`` (``yes``/``no``), the rule names it."""
+    decided ``verdict`` (``yes``/``no``, :mod:`lclfqa.graph.nodes.verdict`), the rule names it."""
     if not is_yes_no(question):
         return ""
     if verdict in ("yes", "no"):

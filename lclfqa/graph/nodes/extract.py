@@ -2,7 +2,7 @@
 
 Reads ``retrieved`` (the children, as numbered references whose sentences are numbered ``[i.j]``,
 :mod:`lclfqa.graph.nodes.reading`), the question fields and the filter's ``transcript`` (continued, so llama.cpp
-reuses the references' KV cache); writes ``quotes``, ``verdict``, ``information`` and ``transcript``.
+reuses the references' KV cache); writes ``quotes``, ``information`` and ``transcript``.
 
 The model names up to :data:`MAX_QUOTES` sentence numbers, constrained by a JSON schema whose only
 allowed values are the numbers shown, and each quote is that sentence of the source, copied by code: a
@@ -11,10 +11,11 @@ the dearest part of a local answer: ~5 a second under a grammar on 2 cores). A r
 instead (an endpoint without grammars) is checked against the references
 (:func:`lclfqa.graph.nodes.quotes.check_quotes`: exact after normalisation, or a bounded fuzzy match; the kept
 quote is the source's own text), and what is found nowhere is dropped and counted. A footnote child is a
-reference of its own, so footnote text is quoted as the footnote. For a yes/no question
-(:func:`lclfqa.prompts.is_yes_no`) the same reply gives the rule that decides it (in the source's words:
-a short chain of thought) and then the verdict, after the quotes they rest on. An LLM failure leaves no
-quotes (the reader then falls back on the filtered children).
+reference of its own, so footnote text is quoted as the footnote. The sentences nearest the question by
+embedding that the model passed over are added after its picks (:mod:`lclfqa.graph.nodes.nearest`;
+``nearest_quotes`` setting). An LLM failure leaves no quotes (the reader then falls back on the filtered
+children). The verdict of a yes/no question is decided over these quotes by the reader
+(:mod:`lclfqa.graph.nodes.verdict`).
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
-from lclfqa import prompts
 from lclfqa.graph.context import QAContext
+from lclfqa.graph.nodes.nearest import index_embeddings, nearest_quotes
 from lclfqa.graph.nodes.quotes import check_quotes, quote_record
 from lclfqa.graph.nodes.reading import Passage, conversation, instruction, passages
 from lclfqa.graph.nodes.refs import label
@@ -38,26 +39,13 @@ from lclfqa.llm.calls import Meter, chat
 log = logging.getLogger(__name__)
 
 MAX_QUOTES = 6
-VERDICTS = ("yes", "no", "depends")
-RULE_CHARS = 240
 
 
-def quotes_schema(ids: list[str], yes_no: bool = False) -> dict[str, Any]:
+def quotes_schema(ids: list[str]) -> dict[str, Any]:
     """JSON schema of the extractor's reply: 1 to :data:`MAX_QUOTES` sentence numbers out of ``ids`` (at
-    least one: whether the references answer at all is the filter's verdict), then, for a yes/no question,
-    the verdict."""
-    properties: dict[str, Any] = {
-        "sentences": {
-            "type": "array",
-            "items": {"type": "string", "enum": ids},
-            "minItems": 1,
-            "maxItems": MAX_QUOTES,
-        }
-    }
-    if yes_no:  # the rule first, in the source's words: a short chain of thought before the verdict
-        properties["rule"] = {"type": "string", "maxLength": RULE_CHARS}
-        properties["verdict"] = {"type": "string", "enum": list(VERDICTS)}
-    return {"type": "object", "properties": properties, "required": list(properties)}
+    least one: whether the references answer at all is the filter's verdict)."""
+    sentences = {"type": "array", "items": {"type": "string", "enum": ids}, "minItems": 1, "maxItems": MAX_QUOTES}
+    return {"type": "object", "properties": {"sentences": sentences}, "required": ["sentences"]}
 
 
 def proposed(raw: str) -> tuple[list[str], list[tuple[int | None, str]]]:
@@ -122,28 +110,22 @@ def extract_information(state: QAState, runtime: Runtime[QAContext]) -> dict[str
     ctx = runtime.context
     meter = Meter("extract")
     children = state.get("retrieved", [])
-    nothing = {"quotes": [], "verdict": "", "information": ""}
+    nothing = {"quotes": [], "information": ""}
     if not ctx.plan.extract or not children:
         return nothing | meter.record(skipped=True)
     # sequential graph: continue the filter's conversation (same prefix, KV cache reused); in parallel
     # mode the filter has not answered yet, so start from the shared prefix alone
     transcript = [] if ctx.settings.parallel else list(state.get("transcript") or [])
     question = question_fields(state)["question"]
-    yes_no = prompts.is_yes_no(question)
     numbered = passages(children)
-    ask = instruction(
-        "extract",
-        max_quotes=MAX_QUOTES,
-        verdict=prompts.extract_verdict_rule(question) if yes_no else "",
-        verdict_json=', "rule": "...", "verdict": "yes" | "no" | "depends"' if yes_no else "",
-    )
+    ask = instruction("extract", max_quotes=MAX_QUOTES)
     try:
         raw = chat(
             ctx.resources.llm,
             [*conversation(state, children, transcript, numbered=True), HumanMessage(ask)],
             meter,
-            max_tokens=8 * MAX_QUOTES + 40 + (RULE_CHARS // 3 if yes_no else 0),
-            schema=quotes_schema(list(numbered), yes_no),
+            max_tokens=8 * MAX_QUOTES + 40,
+            schema=quotes_schema(list(numbered)),
         )
     except Exception as exc:
         log.warning("the extractor failed, reading from the filtered children only: %s", exc)
@@ -157,17 +139,16 @@ def extract_information(state: QAState, runtime: Runtime[QAContext]) -> dict[str
     checked = check_quotes(texts, children)
     taken = {(q["child"], q["text"]) for q in quotes}
     quotes += [q for q in checked.kept if (q["child"], q["text"]) not in taken]
-    verdict = parsing.choice(raw, "verdict", VERDICTS) if yes_no else ""
-    rule = (parsing.json_object(raw) or {}).get("rule") if yes_no else None
-    out: dict[str, Any] = {"quotes": quotes, "verdict": verdict, "information": information_text(quotes)}
+    nearest = nearest_quotes(question, numbered, children, quotes, ctx.settings.nearest_quotes, index_embeddings(ctx))
+    quotes += nearest
+    out: dict[str, Any] = {"quotes": quotes, "information": information_text(quotes)}
     if not ctx.settings.parallel:  # in parallel mode the filter owns the transcript
         out["transcript"] = [*transcript, {"role": "user", "content": ask}, {"role": "assistant", "content": raw}]
     return out | meter.record(
         quotes_pointed=pointed,
         named_provision_quote=named is not None,
+        nearest_quotes=len(nearest),
         unknown_sentences=unknown,
-        verdict=verdict,
-        **({"rule": rule[:RULE_CHARS]} if isinstance(rule, str) else {}),
         **(checked.record() if texts else {}),
         dropped_quotes=[d["quote"][:120] for d in checked.dropped],
     )

@@ -1,7 +1,7 @@
 """``read`` — the domain reader (LCLF-QA §3.6): an answer that rests on verified quotes, or a refusal.
 
 Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``, ``sources``; writes
-``answer``, ``citations``, ``refused``, ``unsupported``, ``removed`` and appends this turn to ``history``.
+``answer``, ``verdict``, ``citations``, ``refused``, ``unsupported``, ``removed`` and appends this turn to ``history``.
 
 - **Evidence.** With the extractor (``lclf``, ``longrag``) the reader gets a short conversation of its own
   (:mod:`lclfqa.graph.nodes.reading`) whose reference texts are the verified quotes, numbered [1]…[k]; it must
@@ -9,7 +9,8 @@ Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``,
   instruction as the answer). With no verified quote it
   gets the filtered children's sentences closest to the question instead (counted as ``fallback``). The
   ``rag`` baseline reads the retrieved children themselves, numbered as its sources.
-- **Verdict first.** A yes/no question (:func:`lclfqa.prompts.is_yes_no`) is answered "Yes"/"No" first.
+- **Verdict first.** A yes/no question (:func:`lclfqa.prompts.is_yes_no`) is answered "Yes"/"No" first: one
+  call over the quotes decides it (:mod:`lclfqa.graph.nodes.verdict`), and the answer opens with it.
 - **Checked, not trusted.** Every figure, section number and quoted phrase of every sentence must occur in
   the quotes that sentence cites (:mod:`lclfqa.graph.nodes.answer_check`). On a miss: one repair call naming
   the sentences; an aside holding the miss is cut, a sentence that still fails is removed with its
@@ -44,15 +45,16 @@ from lclfqa.graph.nodes.answer_check import (
 )
 from lclfqa.graph.nodes.extract import information_text
 from lclfqa.graph.nodes.grounding import unsupported
+from lclfqa.graph.nodes.nearest import index_embeddings, rank_by_question
 from lclfqa.graph.nodes.reading import instruction, prefix
 from lclfqa.graph.nodes.refs import body, citation
 from lclfqa.graph.nodes.refusal import nothing_cited_is_found, provision, refusal_reason
 from lclfqa.graph.nodes.sentences import split as sentences
+from lclfqa.graph.nodes.verdict import decide
 from lclfqa.graph.state import QAState, question_fields
 from lclfqa.index.tokens import tokenize
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
-from lclfqa.llm.models import embed_array
 
 _REFUSAL = re.compile(
     r"(do(?:es)?|did) not (?:answer|address|contain|discuss|cover|mention)|no information (?:about|on|regarding)"
@@ -66,20 +68,6 @@ def is_refusal(answer: str) -> bool:
     """Whether ``answer`` says the documents do not answer the question (checked on its first sentences)."""
     head = answer.strip()[:300]
     return not head or head.startswith(prompts.refusal()[:30]) or bool(_REFUSAL.search(head))
-
-
-def rank_by_question(question: str, texts: list[str], embeddings: Embeddings | None = None) -> list[int]:
-    """Indices of ``texts``, closest to ``question`` first: cosine with the index's embedder where given,
-    else shared (stemmed) content words."""
-    if not texts:
-        return []
-    if embeddings is not None:
-        vectors = embed_array(embeddings, [question, *texts])
-        scores = [float(x) for x in vectors[1:] @ vectors[0]]
-    else:
-        asked = set(tokenize(question))
-        scores = [len(asked & set(tokenize(t))) / (1 + len(set(tokenize(t)))) ** 0.5 for t in texts]
-    return sorted(range(len(texts)), key=lambda i: (-scores[i], i))
 
 
 def fallback_quotes(
@@ -194,15 +182,26 @@ def shortened(text: str, limit: int) -> str:
     return flat[:limit].rsplit(" ", 1)[0].rstrip(",;:—–-") + " …"
 
 
-def with_rule_quote(answer: str, texts: list[str], written: str = "") -> tuple[str, bool]:
-    """``(answer, added)``: an answer that does not cite quote [1] — the sentence the extractor named first,
-    the one that states the rule deciding the question — gains it in the source's words (shortened to
-    :data:`RULE_QUOTE_CHARS`), so the operative words are shown, not only the model's reading of them. A
-    source list the model ``written`` at the end counts as citing."""
-    if not texts or 1 in parsing.cited_numbers(answer) or 1 in parsing.cited_numbers(written):
+def with_rule_quote(answer: str, texts: list[str], written: str = "", rule: int = 0) -> tuple[str, bool]:
+    """``(answer, added)``: an answer that does not cite quote ``rule`` (0-based; the caller passes the quote
+    nearest the question, the one most likely to state the rule deciding it) gains it in the source's
+    words (shortened to :data:`RULE_QUOTE_CHARS`), so the operative words are shown, not only the model's
+    reading of them. A source list the model ``written`` at the end counts as citing."""
+    n = rule + 1
+    if not 0 <= rule < len(texts) or n in parsing.cited_numbers(answer) or n in parsing.cited_numbers(written):
         return answer, False
-    quote = prompts.phrase("rule_quote", quote=shortened(texts[0], RULE_QUOTE_CHARS))
+    quote = prompts.phrase("rule_quote", quote=shortened(texts[rule], RULE_QUOTE_CHARS), n=n)
     return f"{answer.rstrip()} {quote}".strip(), True
+
+
+def stating(rule: str | None, texts: list[str]) -> int:
+    """The quote (0-based) that states the decided ``rule`` — the one sharing most of its words — or 0, the
+    extractor's first pick, when no rule was decided."""
+    words = set(tokenize(rule or ""))
+    if not words or not texts:
+        return 0
+    shared = [len(words & set(tokenize(t))) for t in texts]
+    return max(range(len(texts)), key=lambda i: (shared[i], -i))
 
 
 def closest_quotes(question: str, texts: list[str], embeddings: Embeddings | None = None) -> str:
@@ -290,14 +289,6 @@ def opening_verdict(answer: str, verdict: str) -> tuple[str, bool]:
     return (f"{word}. {rest}" if rest else f"{word}."), True
 
 
-def _embeddings(ctx: QAContext) -> Embeddings | None:
-    """The index's embedder, or None where it cannot be loaded (ranking then falls back on words)."""
-    try:
-        return ctx.resources.embeddings
-    except Exception:  # an index without a loadable embedder still answers
-        return None
-
-
 def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     ctx = runtime.context
     meter = Meter("read")
@@ -331,12 +322,11 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         and state.get("answered") != "no"
     )
     rule = prompts.reader_rule(relevant, missing=[provision(n) for n in missing])
-    verdict = (state.get("verdict") or "") if ctx.plan.extract else ""
     quotes: list[dict[str, Any]] = list(state.get("quotes") or [])
     notes: dict[str, Any] = {}
     if ctx.plan.extract:
         if not quotes:
-            quotes = fallback_quotes(children or retrieved, fields["question"], _embeddings(ctx))
+            quotes = fallback_quotes(children or retrieved, fields["question"], index_embeddings(ctx))
             notes["fallback_quotes"] = len(quotes)
         if not quotes:
             return _refused(turn, prompts.refusal()) | {"quotes": []} | meter.record(no_evidence=True)
@@ -351,6 +341,13 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         evidence = prompts.phrase("evidence_references", n=len(retrieved))
         texts = [body(c) for c in retrieved]
         references = retrieved
+    shared = prefix(state, references)
+    verdict, decided_rule = "", None
+    if ctx.plan.extract and prompts.is_yes_no(fields["question"]):
+        verdict, decided_rule = decide(ctx.resources.llm, shared, fields["question"], meter)
+        notes["verdict"] = verdict
+        if decided_rule is not None:
+            notes["rule"] = decided_rule
     ask = instruction(
         "read_domain" if ctx.plan.reader == "domain" else "read_basic",
         evidence=evidence,
@@ -362,7 +359,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         verdict_rule=prompts.verdict_rule(fields["question"], verdict),
         **fields,
     )
-    msgs = [*prefix(state, references), HumanMessage(ask)]
+    msgs = [*shared, HumanMessage(ask)]
     limit = ctx.settings.max_answer_tokens
     written = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=limit, stop_pattern=parsing.RUNAWAY))
     written = parsing.collapse_citation_runs(written)
@@ -389,12 +386,12 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             answer = _cite_uncited(kept, texts)
             if not answer.strip() or _VERDICT_ONLY.fullmatch(answer.strip()):
                 # nothing but (at most) a bare verdict survived: state the quotes closest to the question
-                answer = closest_quotes(fields["question"], texts, _embeddings(ctx))
+                answer = closest_quotes(fields["question"], texts, index_embeddings(ctx))
                 notes["answer_from_quote"] = True
     if not refused and verdict in ("yes", "no"):
         answer, notes["verdict_enforced"] = opening_verdict(answer, verdict)
     if not refused and ctx.plan.extract and not notes.get("answer_from_quote"):
-        answer, notes["rule_quoted"] = with_rule_quote(answer, texts, written)
+        answer, notes["rule_quoted"] = with_rule_quote(answer, texts, written, stating(decided_rule, texts))
     if not refused and ctx.plan.extract:
         caveat = holding_caveat(fields["question"], answer, quotes)
         if caveat:
@@ -411,6 +408,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     documents = [*(body(s) for s in sources), *(c.get("text", "") for c in retrieved)]  # footnotes too
     return {
         "answer": answer,
+        "verdict": verdict,
         "citations": citations,
         "refused": refused,
         "quotes": quotes,

@@ -1,0 +1,78 @@
+"""Sentences nearest the question: the deterministic half of choosing evidence.
+
+The extractor's model points at the sentences it thinks answer; a 1.5B model often points at a citation
+fragment and passes over the sentence that states the rule. Ranking every sentence of the references by
+cosine with the question (the index's own embedder; shared content words where it cannot be loaded) is
+cheap (one embedding batch, well under a second on 2 cores) and catches what the model passed over:
+:func:`nearest_quotes` adds the nearest few beside the model's picks, and the reader falls back on
+:func:`rank_by_question` when nothing else survives.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+
+from lclfqa.graph.context import QAContext
+from lclfqa.graph.nodes.quotes import quote_record
+from lclfqa.graph.nodes.reading import Passage
+from lclfqa.index.tokens import tokenize
+from lclfqa.llm.models import embed_array
+
+MIN_WORDS = 5
+"""Shorter sentences (headings, citation fragments such as "Keown 7 (discussing R. v.") are not ranked."""
+
+
+def rank_by_question(question: str, texts: list[str], embeddings: Embeddings | None = None) -> list[int]:
+    """Indices of ``texts``, closest to ``question`` first: cosine with the index's embedder where given,
+    else shared (stemmed) content words."""
+    if not texts:
+        return []
+    if embeddings is not None:
+        vectors = embed_array(embeddings, [question, *texts])
+        scores = [float(x) for x in vectors[1:] @ vectors[0]]
+    else:
+        asked = set(tokenize(question))
+        scores = [len(asked & set(tokenize(t))) / (1 + len(set(tokenize(t)))) ** 0.5 for t in texts]
+    return sorted(range(len(texts)), key=lambda i: (-scores[i], i))
+
+
+def index_embeddings(ctx: QAContext) -> Embeddings | None:
+    """The index's embedder, or None where it cannot be loaded (ranking then falls back on words)."""
+    try:
+        return ctx.resources.embeddings
+    except Exception:  # an index without a loadable embedder still answers
+        return None
+
+
+def nearest_quotes(
+    question: str,
+    numbered: dict[str, Passage],
+    children: list[dict[str, Any]],
+    taken: list[dict[str, Any]],
+    k: int,
+    embeddings: Embeddings | None = None,
+) -> list[dict[str, Any]]:
+    """Up to ``k`` sentences of ``children`` (of :data:`MIN_WORDS` words or more; ``numbered`` is
+    :func:`~lclfqa.graph.nodes.reading.passages` of them) nearest ``question`` that ``taken`` does not
+    already hold, as quote records (``how="nearest"``), nearest first."""
+    if k <= 0:
+        return []
+    have = {(q["child"], " ".join(q["text"].split())) for q in taken}
+    found = [
+        (p, text)
+        for p in numbered.values()
+        if len((text := children[p.ref - 1]["text"][p.start : p.end]).split()) >= MIN_WORDS
+        and (children[p.ref - 1]["id"], " ".join(text.split())) not in have
+    ]
+    out: list[dict[str, Any]] = []
+    for i in rank_by_question(question, [t for _, t in found], embeddings):
+        text = " ".join(found[i][1].split())
+        if text in {" ".join(q["text"].split()) for q in out}:
+            continue  # the same sentence in two children (a footnote repeated, an overlap)
+        p = found[i][0]
+        out.append(quote_record(children[p.ref - 1], p.ref, p.start, p.end, "nearest"))
+        if len(out) == k:
+            break
+    return out
