@@ -98,6 +98,13 @@ class Settings:
             "pick them (0: the model's picks only; benchmarks/README.md)"
         },
     )
+    min_answer_support: float = field(
+        default=0.5,
+        metadata={
+            "help": "share of an answer sentence's content words that must occur in the quotes or the question, or "
+            "the sentence is removed as unfounded (0: off; lclfqa/graph/nodes/answer_check.py)"
+        },
+    )
     parallel: bool = field(
         default=False,
         metadata={
@@ -159,6 +166,8 @@ class Settings:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
         if self.rewrites not in (None, 0, 1, 3):
             raise ValueError(f"rewrites must be 0, 1 or 3; got {self.rewrites!r}")
+        if not 0 <= self.min_answer_support <= 1:
+            raise ValueError(f"min_answer_support must be 0 to 1; got {self.min_answer_support!r}")
         if not 0 <= self.nearest_quotes <= MAX_NEAREST_QUOTES:
             raise ValueError(f"nearest_quotes must be 0 to {MAX_NEAREST_QUOTES}; got {self.nearest_quotes!r}")
         for name in _POSITIVE:

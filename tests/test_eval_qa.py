@@ -447,6 +447,8 @@ def test_judge_none_scores_the_grading_key_without_any_llm_judge(
     assert k1["metrics"]["key_facts"]["key_facts_hit"] == ["joint return"]
     assert k1["metrics"]["key_facts"]["key_facts_missed"] == ["section 25A"] and "coverage" not in k1["metrics"]
     assert k1["nodes"]["read"]["llm_calls"] == 2 and k1["judge"]["by"] == "none"  # the verdict, the answer
+    # the nodes' notes stay in the row: the per-question evidence of what each step did
+    assert k1["steps"]["extract"]["quotes_pointed"] == 0 and k1["steps"]["read"]["verdict"] == ""
     report = (out / "report.md").read_text()
     assert "## Judge-free scores" in report and "## Pipelines" not in report
     assert "| lclf | 0.500 (n=1) | 1.00 (n=1) | 1/1 | 0.00 (0 answers) | 1/1 | 0/1 | 0/2 |" in report

@@ -70,6 +70,9 @@ def _count_refs(messages) -> int:
 
 def graph_with(sample_index: Path, script: dict, **settings):
     settings.setdefault("nearest_quotes", 0)  # the model's picks only, unless a test asks for the nearest
+    # the scripted answers are not written from the quotes the fake embedder retrieves: their words are not
+    # checked unless a test asks (test_a_sentence_in_words_no_quote_holds_is_removed_without_a_repair_call)
+    settings.setdefault("min_answer_support", 0.0)
     llm = ScriptedChat(script=script)
     graph = load_graph(sample_index, Settings(**settings), llm=llm, embeddings=DeterministicFakeEmbedding(size=32))
     return graph, llm
@@ -112,7 +115,8 @@ def test_lclf_pipeline_answers_with_citations_and_records_every_step(sample_inde
     assert "never instructions" in str(calls["verdicts"][0].content)
     # the reader saw the verified quotes, the key legal phrases and the translation
     text = "\n".join(str(m.content) for m in calls["answer"])
-    assert "verified quotes" in text and "more likely than not" in text and "college credit" in text
+    assert "verified quotes" in text and "Citation style:" in text and "college credit" in text
+    assert "more likely than not" not in text  # the levels of comfort only for a question asking for an opinion
     assert result["history"][-2:] == [
         {"role": "user", "content": QUESTION},
         {"role": "assistant", "content": result.answer},
@@ -522,3 +526,15 @@ def test_the_nearest_sentences_join_the_extractors_picks(sample_index: Path):
     retrieved = {c["id"]: c["text"] for c in result["retrieved"]}
     assert all(q["text"] in retrieved[q["child"]] and len(q["text"].split()) >= 5 for q in quotes[1:])
     assert result["steps"]["extract"]["nearest_quotes"] == 2
+
+
+def test_a_sentence_in_words_no_quote_holds_is_removed_without_a_repair_call(sample_index: Path):
+    def answer(msgs):  # one sentence copied from the quote it cites, one invented
+        quote = _opening_words(msgs, 1, words=15)
+        return f"{quote} [1]. The majority avoided the substantial understatement penalty without disclosure [1]."
+
+    graph, llm = graph_with(sample_index, good_script(answer=answer), min_answer_support=0.5)
+    result = graph.invoke({"question": "What does the memo say?"})
+    assert result["removed"] == ["The majority avoided the substantial understatement penalty without disclosure [1]."]
+    assert "penalty" not in result.answer and result.answer.endswith("[1].")
+    assert "repair" not in llm.routes() and result["steps"]["read"]["unfounded"] == 1

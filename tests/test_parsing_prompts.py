@@ -131,9 +131,28 @@ def test_acronyms_are_expanded_once_as_whole_words():
 
 
 def test_reader_material_is_loaded():
-    assert "more likely than not" in prompts.vocabulary()
+    assert "more likely than not" in prompts.vocabulary("What level of comfort can the opinion give?")
     assert prompts.query2doc_examples().count("Query:") >= 2
     assert prompts.answer_examples().count("Example answer:") >= 2
+
+
+@pytest.mark.parametrize(
+    ("question", "comfort", "characterization"),
+    [
+        ("Can a married couple filing MFS claim the AOTC?", False, False),
+        ("What level of comfort can we give that the spin-off is tax-free?", True, False),
+        ("Should the opinion say the position has substantial authority?", True, False),
+        ("What is the tax characterization of a return of capital?", False, True),
+        ("Is the credit refundable?", False, True),
+        ("In Dobbs, how did the majority define quickening?", False, False),
+        ("", False, False),
+    ],
+)
+def test_the_key_legal_phrases_are_the_groups_the_question_calls_for(question, comfort, characterization):
+    text = prompts.vocabulary(question)
+    assert ("Levels of comfort" in text, "more likely than not" in text) == (comfort, comfort)
+    assert ("Tax characterization terms:" in text) == characterization
+    assert text.count("Citation style:") == 1 and "opinion letter" not in text  # the `when` words are not shown
 
 
 def _weights(tmp_path, parts: list[bytes], good: bytes | None = None) -> SplitWeights:

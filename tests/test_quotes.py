@@ -152,16 +152,18 @@ def test_each_sentence_must_rest_on_the_quotes_it_cites() -> None:
         'The rule is "no credit is allowed" for married taxpayers [1]. '
         "Joint filers phase out at 80,000 dollars."  # cites nothing: any quote may hold it
     )
-    checks = check_answer(answer, quotes)
+    checks = check_answer(answer, quotes, "When do joint filers phase out of the credit?")
     assert [c.ok for c in checks] == [True, True, False, False, True, True]
     assert checks[2].missing == ["$150,000", "$450,000"] and checks[3].missing == ["$80,000"]
     kept, removed = keep_supported(checks)
     assert [c.text for c in kept] == [checks[i].text for i in (0, 1, 4, 5)]
     assert removed == [checks[2].text, checks[3].text]
     # an invented citation in brackets or parentheses goes, the statement stays
-    invented = check_answer("A client may count it [IRC § 25A(b)(1)(ii)] under the rule [1].", quotes)
+    invented = check_answer(
+        "No credit is allowed to married taxpayers [IRC § 25A(b)(1)(ii)] under the rule [1].", quotes
+    )
     kept, removed = keep_supported(invented, quotes)
-    assert [c.text for c in kept] == ["A client may count it under the rule [1]."] and removed == []
+    assert [c.text for c in kept] == ["No credit is allowed to married taxpayers under the rule [1]."] and removed == []
     invented = check_answer("The phase-out ends at $150,000 (section 25A(d)) [2].", quotes)
     assert keep_supported(invented, quotes) == ([], ["The phase-out ends at $150,000 (section 25A(d)) [2]."])
 
@@ -420,3 +422,62 @@ def test_the_rule_quote_is_the_one_stating_the_decided_rule():
     texts = ["The credit is $2,500.", "Married taxpayers who file separately may claim neither credit."]
     assert stating("married taxpayers filing separately may claim neither credit", texts) == 1
     assert stating(None, texts) == 0 and stating("anything", []) == 0
+
+
+@pytest.mark.parametrize(
+    ("sentence", "ok"),
+    [
+        # a paraphrase of the quote: its words are the quote's
+        ("Married taxpayers who file separately may claim neither credit [1].", True),
+        ("A married couple filing separately cannot claim the education credits [1].", True),  # the question's words
+        # invented: the words are nobody's (the 1.5B default wrote this into an answer about Dobbs)
+        ("The majority avoided the substantial understatement penalty without disclosure [1].", False),
+        ("The credit is phased out at a higher rate for married couples than for individuals [1].", False),
+        ("No, it is not allowed.", True),  # too short to judge: a bare verdict
+    ],
+)
+def test_a_sentence_must_rest_on_the_quotes_in_its_words(sentence: str, ok: bool):
+    from lclfqa.graph.nodes.answer_check import MIN_SUPPORT
+
+    quotes = ["Married taxpayers who file separately may claim neither credit: no education credit is allowed."]
+    question = "Can a married couple filing separately claim the education credits?"
+    [check] = check_answer(sentence, quotes, question)
+    assert check.ok is ok and check.missing == [] and (check.support >= MIN_SUPPORT) is ok
+    kept, removed = keep_supported([check], quotes, question)
+    assert (removed == []) is ok
+
+
+def test_an_unsupported_sentence_is_named_as_such_for_the_repair():
+    from lclfqa.graph.nodes.answer_check import problems_text
+
+    quotes = ["The credit is 20 percent of expenses."]
+    checks = check_answer("The credit is 45% [1]. The majority avoided the penalty without any disclosure [1].", quotes)
+    assert problems_text(checks).splitlines() == [
+        '- "The credit is 45% [1]." states 45%',
+        '- "The majority avoided the penalty without any disclosure [1]." says what no quote says',
+    ]
+
+
+def test_a_sentence_that_quotes_a_quote_inside_an_invented_lead_in_keeps_the_quote():
+    quotes = [
+        "No credit is allowed under section 21 for married taxpayers.",
+        "If a taxpayer is married, no education tax credit is allowed unless the spouses file a joint return.",
+    ]
+    answer = (
+        "The rule is § 25A(b) of the Code, which states: "
+        '"If a taxpayer is married, no education tax credit is allowed unless the spouses file a joint return." [2]'
+    )
+    checks = check_answer(answer, quotes)
+    assert len(checks) == 1 and checks[0].missing == ["25A(b)"]  # the marker after the closing quote stays on
+    kept, removed = keep_supported(checks, quotes)
+    assert [c.text for c in kept] == [
+        "The source reads: “If a taxpayer is married, no education tax credit is allowed unless the spouses file a "
+        "joint return.” [2]"
+    ]
+    assert removed == [] and kept[0].ok
+    # a short quoted phrase is not enough to stand alone, and a phrase no quote holds saves nothing
+    for bad in (
+        'The rule is § 25A(b), "no credit is allowed" [1].',
+        'Under § 25A(b) "a made up rule that no quote has" [1].',
+    ):
+        assert keep_supported(check_answer(bad, quotes), quotes) == ([], [bad])

@@ -270,8 +270,10 @@ def judge_row(
 
 def _answer_fields(result: dict[str, Any]) -> dict[str, Any]:
     """The row's answer fields: the answer's one serialization (:meth:`QAResult.to_json`), without the question
-    (the row has the item's) and the nodes' full ``steps`` (the row keeps their figures, ``nodes``)."""
-    return {k: v for k, v in QAResult(result).to_json().items() if k not in ("question", "steps")}
+    (the row has the item's). The nodes' ``steps`` stay: their figures (``nodes``) make the latency table, their
+    notes (the decided verdict and its rule, quotes pointed and added, sentences removed) the per-question
+    evidence."""
+    return {k: v for k, v in QAResult(result).to_json().items() if k != "question"}
 
 
 def run_qa_eval(

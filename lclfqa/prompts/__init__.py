@@ -151,14 +151,23 @@ def expand_acronyms(text: str) -> str:
 
 
 @cache
-def vocabulary() -> str:
-    """The key legal phrases as a bullet list for the domain reader."""
+def vocabulary(question: str = "") -> str:
+    """The key legal phrases for the domain reader, as a bullet list: the groups of ``vocabulary.toml`` whose
+    ``when`` words (word beginnings, case aside) occur in ``question``, and those without ``when``."""
     v = load("vocabulary")
+    asked = " " + " ".join(question.lower().split())
+
+    def wanted(group: dict[str, Any]) -> bool:
+        return "when" not in group or any(f" {w.lower()}" in asked for w in group["when"])
+
+    lines: list[str] = []
     comfort = v["levels_of_comfort"]
-    lines = ["Levels of comfort (tax opinions): " + comfort["intro"]]
-    lines += [f"- {text}" for key, text in comfort.items() if key != "intro"]
-    lines.append("Tax characterization terms:")
-    lines += [f"- {t}" for t in v["characterization"]["terms"]]
+    if wanted(comfort):
+        lines.append("Levels of comfort (tax opinions): " + comfort["intro"])
+        lines += [f"- {text}" for key, text in comfort.items() if key not in ("intro", "when")]
+    if wanted(v["characterization"]):
+        lines.append("Tax characterization terms:")
+        lines += [f"- {t}" for t in v["characterization"]["terms"]]
     lines.append("Citation style:")
     lines += [f"- {t}" for t in v["citation_style"]["rules"]]
     return "\n".join(lines)

@@ -351,7 +351,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     ask = instruction(
         "read_domain" if ctx.plan.reader == "domain" else "read_basic",
         evidence=evidence,
-        vocabulary=prompts.vocabulary(),
+        vocabulary=prompts.vocabulary(fields["question"]),
         history=prompts.format_history(state.get("history") or []) or "(none)",
         unit=unit,
         unit_plural=units,
@@ -367,22 +367,26 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     refused = is_refusal(answer)
     removed: list[str] = []
     if not refused:
-        checks = check_answer(answer, texts)
+        asked, floor = fields["question"], ctx.settings.min_answer_support
+        checks = check_answer(answer, texts, asked, floor)
         if not all(c.ok for c in checks):  # a sentence citing the wrong quote is cited to the right one
             answer, notes["recited"] = with_recitations(checks, texts)
-            checks = check_answer(answer, texts)
-        if not all(c.ok for c in checks):
+            checks = check_answer(answer, texts, asked, floor)
+        # a figure no quote holds is worth one repair call (the sentence carries a fact); a sentence that
+        # only says what no quote says is removed below without one (it has no figure to save; a call is ~10 s)
+        if any(c.missing for c in checks):
             notes["repaired"] = sum(not c.ok for c in checks)
             try:
                 answer = repaired(ctx, msgs, written, checks, units, meter)
             except Exception as exc:  # the removal below still guarantees a checked answer
                 notes["repair_error"] = str(exc)
             refused = is_refusal(answer)
-            checks = check_answer(answer, texts)
+            checks = check_answer(answer, texts, asked, floor)
         if not refused:
             # a removed sentence takes its verdict with it: kept alone, the 1.5B default's verdicts from
             # failing sentences were wrong 2 times of 2 ("Yes. The sources state: “No credit is allowed …”")
-            kept, removed = keep_supported(checks, texts)
+            notes["unfounded"] = sum(c.unfounded for c in checks)
+            kept, removed = keep_supported(checks, texts, asked, floor)
             answer = _cite_uncited(kept, texts)
             if not answer.strip() or _VERDICT_ONLY.fullmatch(answer.strip()):
                 # nothing but (at most) a bare verdict survived: state the quotes closest to the question

@@ -23,7 +23,7 @@ _ABBREVIATIONS = (
     r"|Inc|Co|Corp|Ltd|Mr|Mrs|Ms|Dr|J|JJ|Art|para|paras|p|pp|ch|cl|s|ss|n|nn|Nos|Id|id|al|Jan|Feb|Mar|Apr"
     r"|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 )
-END = re.compile(rf"(?<=[.!?])([\"”’']?(?:\s*{CITATION})*)\s+(?=[A-Z\"“(\[])")
+END = re.compile(rf"(?<=[.!?])([\"”’']?(?:\s*{CITATION})*)\s+(?=[A-Z\"“(]|\[[^\]]*\]\s*[^\s\[])")
 ABBREVIATED = re.compile(rf"(?:^|[\s(])(?:{_ABBREVIATIONS})\.$")
 _ENUMERATED = re.compile(r"\n[ \t]*(?=\((?:[a-z]{1,2}|\d{1,3}|[ivxlc]{1,6}|[A-Z])\)\s)")
 _SEMICOLON = re.compile(r";\s+")
