@@ -481,3 +481,13 @@ def test_a_sentence_that_quotes_a_quote_inside_an_invented_lead_in_keeps_the_quo
         'Under § 25A(b) "a made up rule that no quote has" [1].',
     ):
         assert keep_supported(check_answer(bad, quotes), quotes) == ([], [bad])
+
+
+def test_a_prompt_label_names_the_file_without_folder_or_extension_and_keeps_the_opinion():
+    from lclfqa.graph.nodes.refs import label
+
+    ref = _child("x", "treasury-regulations/26 CFR 1.21-3.pdf", 3, "§ 1.21-3", "text")
+    assert label(ref) == "26 CFR 1.21-3, p. 3, § 1.21-3"
+    deep = _child("y", "court-opinions/dobbs.pdf", 90, "", "text", kind="footnote")
+    deep["section"] = ["JUSTICE BREYER, dissenting", "II", "B", "1"]
+    assert label(deep) == "dobbs, p. 90, JUSTICE BREYER, dissenting › … › B › 1, footnotes"

@@ -6,6 +6,7 @@ A ref is ``{"id", "kind", "document", "pages": [first, last], "section": [...], 
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Any
 
 from lclfqa.ingest.document import Chunk
@@ -23,11 +24,13 @@ def page_label(pages: list[int]) -> str:
 
 
 def label(ref: dict[str, Any], max_levels: int = 3) -> str:
-    """``"26 CFR 1.21-3.pdf, p. 1, § 1.21-3 › … › (a)"``: where a chunk comes from, for prompts and citations.
+    """``"26 CFR 1.21-3, p. 1, § 1.21-3 › … › (a)"``: where a chunk comes from, as prompts show it.
 
-    A deep path keeps its top level (in a judgment, whose opinion it is: the Court's, a concurrence or a
-    dissent) and its last levels."""
-    parts = [ref["document"], page_label(ref["pages"])]
+    The document by its file name without folder or extension (labels were 29 % of the references'
+    characters on the tax dev set, and every prompt token costs the local model time; citations keep the
+    full path). A deep path keeps its top level (in a judgment, whose opinion it is: the Court's, a
+    concurrence or a dissent) and its last levels."""
+    parts = [PurePosixPath(ref["document"]).stem or ref["document"], page_label(ref["pages"])]
     section = ref.get("section") or []
     if len(section) > max_levels:
         section = [section[0], "…", *section[-(max_levels - 1) :]]
