@@ -491,3 +491,47 @@ def test_a_prompt_label_names_the_file_without_folder_or_extension_and_keeps_the
     deep = _child("y", "court-opinions/dobbs.pdf", 90, "", "text", kind="footnote")
     deep["section"] = ["JUSTICE BREYER, dissenting", "II", "B", "1"]
     assert label(deep) == "dobbs, p. 90, JUSTICE BREYER, dissenting › … › B › 1, footnotes"
+
+
+def test_the_verdict_call_may_only_copy_a_quote_as_its_rule():
+    from lclfqa.graph.nodes.verdict import RULE_WORDS, verdict_schema
+
+    long = " ".join(f"w{i}" for i in range(60))
+    texts = [
+        "No credit is allowed unless the spouses\nfile a joint return.",
+        long,
+        "No credit is allowed unless the spouses file a joint return.",
+    ]
+    schema = verdict_schema(texts)
+    assert schema["required"] == ["rule", "verdict"] and schema["properties"]["verdict"]["enum"] == ["yes", "no"]
+    rules = schema["properties"]["rule"]["enum"]
+    # whitespace normalised, a long quote cut to its first RULE_WORDS words, a repeated quote once
+    assert rules == [
+        "No credit is allowed unless the spouses file a joint return.",
+        " ".join(long.split()[:RULE_WORDS]),
+    ]
+
+
+def test_a_sentence_citing_a_quote_that_does_not_hold_its_words_is_cited_to_the_one_that_does():
+    from lclfqa.graph.nodes.answer_check import with_recitations
+
+    quotes = [
+        "The student has no felony drug conviction as of the end of the year. IRC §25A(b)(2).",
+        "Married taxpayers who file separately may claim neither credit unless the spouses file a joint return.",
+    ]
+    question = "Can a married couple filing separately claim the AOTC?"
+    answer = (
+        "Married taxpayers who file separately may claim neither credit unless they file a joint return [1]. "
+        "The student has no felony drug conviction [1]. "
+        "Under § 25A(b), spouses who file separately may claim neither education credit unless the spouses file "
+        "a joint return [1]."
+    )  # [1] holds § 25A(b), [2] the words
+    checks = check_answer(answer, quotes, question)
+    assert [(c.ok, c.misattributed) for c in checks] == [(True, True), (True, False), (True, True)]
+    fixed, count = with_recitations(checks, quotes, question)
+    assert count == 1 and fixed == (
+        "Married taxpayers who file separately may claim neither credit unless they file a joint return [2]. "
+        "The student has no felony drug conviction [1]. "
+        "Under § 25A(b), spouses who file separately may claim neither education credit unless the spouses file "
+        "a joint return [1]."
+    )  # [2] lacks § 25A(b): the citation stays

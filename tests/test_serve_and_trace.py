@@ -52,7 +52,10 @@ def test_citation_placeholders_are_stripped_and_real_citations_kept(written: str
 def test_a_leaked_placeholder_never_reaches_the_answer(sample_index: Path):
     script = good_script(answer="[n] No. Married taxpayers must file a joint return [1][n].")
     graph = load_graph(
-        sample_index, Settings(), llm=ScriptedChat(script=script), embeddings=DeterministicFakeEmbedding(size=32)
+        sample_index,
+        Settings(min_answer_support=0),
+        llm=ScriptedChat(script=script),
+        embeddings=DeterministicFakeEmbedding(size=32),
     )
     result = graph.invoke({"question": QUESTION})
     assert result.answer == "No. Married taxpayers must file a joint return [1]."

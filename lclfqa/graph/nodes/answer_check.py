@@ -64,6 +64,8 @@ class SentenceCheck:
     """Share of its content words found in the quotes or the question (1.0 for a short sentence)."""
     unfounded: bool = False
     """Its support is below the threshold: it says what no quote says."""
+    misattributed: bool = False
+    """It rests on the quotes, but not on those it cites (their words hold under the threshold of its own)."""
 
     @property
     def ok(self) -> bool:
@@ -85,14 +87,17 @@ def check_answer(
     ``min_support`` is unfounded (0: the words are not checked)."""
     normalized = [normalize(q) for q in quotes]
     everything = " ".join(normalized)
-    known = {w for text in (*quotes, question) for w in tokenize(text)}
+    asked = set(tokenize(question))
+    words = [set(tokenize(q)) for q in quotes]
+    known = asked.union(*words)
     out = []
     for s in split(answer):
         cites = [n for n in cited_numbers(s) if 1 <= n <= len(quotes)]
         pool = " ".join(normalized[n - 1] for n in cites) if cites else everything
         missing = [item for item in stated(s) if not _occurs(item, pool)]
         share = support(s, known)
-        out.append(SentenceCheck(s, cites, missing, share, share < min_support))
+        elsewhere = bool(cites) and support(s, asked.union(*(words[n - 1] for n in cites))) < min_support
+        out.append(SentenceCheck(s, cites, missing, share, share < min_support, elsewhere and share >= min_support))
     return out
 
 
@@ -152,13 +157,26 @@ def recited(check: SentenceCheck, quotes: Sequence[str]) -> str:
     return ""
 
 
-def with_recitations(checks: Sequence[SentenceCheck], quotes: Sequence[str]) -> tuple[str, int]:
+def reattributed(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> str:
+    """A misattributed sentence cited instead to the quote that holds most of its words (and every figure it
+    states), where that quote holds more of them than those it cites; else ``""``."""
+    bare = re.sub(r"\s+([.,;:!?])", r"\1", _MARKER.sub("", check.text)).strip()
+    items = stated(bare)
+    asked = set(tokenize(question))
+    cited = support(bare, asked.union(*(set(tokenize(quotes[n - 1])) for n in check.cites)))
+    best, k = max((support(bare, asked | set(tokenize(q))), -i) for i, q in enumerate(quotes))
+    holds = all(_occurs(item, normalize(quotes[-k])) for item in items)
+    return with_markers(bare, f"[{1 - k}]") if best > cited and holds else ""
+
+
+def with_recitations(checks: Sequence[SentenceCheck], quotes: Sequence[str], question: str = "") -> tuple[str, int]:
     """``(answer, recited)``: the sentences joined again, each failing one that another quote supports
-    cited to it (:func:`recited`); how many were."""
+    cited to it (:func:`recited`), each misattributed one cited to the quote that holds its words
+    (:func:`reattributed`); how many were."""
     out: list[str] = []
     count = 0
     for c in checks:
-        fixed = "" if c.ok else recited(c, quotes)
+        fixed = recited(c, quotes) if not c.ok else reattributed(c, quotes, question) if c.misattributed else ""
         count += bool(fixed)
         out.append(fixed or c.text)
     return " ".join(out), count

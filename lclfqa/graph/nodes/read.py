@@ -344,7 +344,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     shared = prefix(state, references)
     verdict, decided_rule = "", None
     if ctx.plan.extract and prompts.is_yes_no(fields["question"]):
-        verdict, decided_rule = decide(ctx.resources.llm, shared, fields["question"], meter)
+        verdict, decided_rule = decide(ctx.resources.llm, shared, fields["question"], texts, meter)
         notes["verdict"] = verdict
         if decided_rule is not None:
             notes["rule"] = decided_rule
@@ -369,8 +369,8 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     if not refused:
         asked, floor = fields["question"], ctx.settings.min_answer_support
         checks = check_answer(answer, texts, asked, floor)
-        if not all(c.ok for c in checks):  # a sentence citing the wrong quote is cited to the right one
-            answer, notes["recited"] = with_recitations(checks, texts)
+        if not all(c.ok and not c.misattributed for c in checks):  # cited to the quote that holds it
+            answer, notes["recited"] = with_recitations(checks, texts, asked)
             checks = check_answer(answer, texts, asked, floor)
         # a figure no quote holds is worth one repair call (the sentence carries a fact); a sentence that
         # only says what no quote says is removed below without one (it has no figure to save; a call is ~10 s)

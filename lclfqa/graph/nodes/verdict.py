@@ -1,12 +1,14 @@
 """The verdict of a yes/no question, decided over the final quotes before the answer is written.
 
 The reader's conversation (:func:`lclfqa.graph.nodes.reading.prefix` over the verified quotes) is asked,
-under a JSON schema, first for the rule that decides the question in the quotes' words (at most
-:data:`RULE_CHARS` characters: a short chain of thought), then for ``yes``/``no``/``depends``. It is
-asked here rather than by the extractor because the quotes are then complete: the sentences nearest the
-question (:mod:`lclfqa.graph.nodes.nearest`) are among them, and the extractor's model, deciding over all
-the references at once, answered from the passage it had chosen first. The answer call continues the
-same prefix, so llama.cpp evaluates the quotes once for both calls.
+under a JSON schema, first for the rule that decides the question — one of the quotes, copied: the schema's
+only allowed values are the quotes' texts (their first :data:`RULE_WORDS` words), a short chain of thought
+that cannot drift from the source — then for ``yes``/``no``. Asked for the rule in free words, the 1.5B
+default copied the question back as its "rule" (DEV-01 of the tax dev set). It is asked here rather than
+by the extractor because the quotes are then complete: the sentences nearest the question
+(:mod:`lclfqa.graph.nodes.nearest`) are among them, and the extractor's model, deciding over all the
+references at once, answered from the passage it had chosen first. The answer call continues the same
+prefix, so llama.cpp evaluates the quotes once for both calls.
 """
 
 from __future__ import annotations
@@ -24,34 +26,47 @@ from lclfqa.llm.calls import Meter, chat
 log = logging.getLogger(__name__)
 
 VERDICTS = ("yes", "no")
-RULE_CHARS = 240
-
-VERDICT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "rule": {"type": "string", "maxLength": RULE_CHARS},
-        "verdict": {"type": "string", "enum": list(VERDICTS)},
-    },
-    "required": ["rule", "verdict"],
-}
+RULE_WORDS = 40
 
 
-def decide(llm: BaseChatModel, shared: list[BaseMessage], question: str, meter: Meter) -> tuple[str, str | None]:
-    """``(verdict, rule)`` for the yes/no question in ``question``, asked after the ``shared`` messages
-    (the reader's prefix over the quotes); ``("", None)`` when the call fails or its reply has no verdict
-    (the reader then writes its own)."""
+def rule_choices(texts: list[str]) -> list[str]:
+    """The rules the verdict call may copy: each quote's first :data:`RULE_WORDS` words, once each."""
+    return list(dict.fromkeys(" ".join(t.split()[:RULE_WORDS]) for t in texts if t.strip()))
+
+
+def verdict_schema(texts: list[str]) -> dict[str, Any]:
+    """JSON schema of the verdict call: ``rule``, one of :func:`rule_choices`, then ``verdict``."""
+    return {
+        "type": "object",
+        "properties": {
+            "rule": {"type": "string", "enum": rule_choices(texts)},
+            "verdict": {"type": "string", "enum": list(VERDICTS)},
+        },
+        "required": ["rule", "verdict"],
+    }
+
+
+def decide(
+    llm: BaseChatModel, shared: list[BaseMessage], question: str, texts: list[str], meter: Meter
+) -> tuple[str, str | None]:
+    """``(verdict, rule)`` for the yes/no question in ``question``, asked after the ``shared`` messages (the
+    reader's prefix over the quotes whose texts are ``texts``); ``("", None)`` when the call fails or its
+    reply has no verdict (the reader then writes its own)."""
+    if not texts:
+        return "", None
     ask = prompts.render(prompts.load("templates")["decide_verdict"], asked=prompts.yes_no_question(question))
+    words = sum(len(r.split()) for r in rule_choices(texts)) // max(1, len(texts))
     try:
         raw = chat(
             llm,
             [*shared, HumanMessage(ask)],
             meter,
-            max_tokens=RULE_CHARS // 3 + 24,
-            schema=VERDICT_SCHEMA,
+            max_tokens=2 * max(words, RULE_WORDS) + 24,
+            schema=verdict_schema(texts),
             stream=False,
         )
     except Exception as exc:  # the answer is still written, opening with the reader's own verdict
         log.warning("the verdict call failed; the reader decides: %s", exc)
         return "", None
     rule = (parsing.json_object(raw) or {}).get("rule")
-    return parsing.choice(raw, "verdict", VERDICTS), rule[:RULE_CHARS] if isinstance(rule, str) else None
+    return parsing.choice(raw, "verdict", VERDICTS), rule if isinstance(rule, str) else None
