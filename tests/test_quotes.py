@@ -535,3 +535,15 @@ def test_a_sentence_citing_a_quote_that_does_not_hold_its_words_is_cited_to_the_
         "Under § 25A(b), spouses who file separately may claim neither education credit unless the spouses file "
         "a joint return [1]."
     )  # [2] lacks § 25A(b): the citation stays
+
+
+def test_two_sentences_salvaged_to_the_same_quote_are_kept_once():
+    quotes = ["a principle of justice so rooted in the traditions and conscience of our people as to be fundamental"]
+    answer = (
+        'Palko, decided in 1937, held "a principle of justice so rooted in the traditions and conscience" [1]. '
+        'Duncan, decided in 1968, applied "a principle of justice so rooted in the traditions and conscience" [1].'
+    )
+    kept, removed = keep_supported(check_answer(answer, quotes), quotes)
+    assert [c.text for c in kept] == [
+        "The source reads: “a principle of justice so rooted in the traditions and conscience” [1]"
+    ] and removed == []

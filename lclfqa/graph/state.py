@@ -72,7 +72,7 @@ class QAState(TypedDict, total=False):
     # --- read
     verdict: str
     """For a yes/no question, the verdict decided over the final quotes (:mod:`lclfqa.graph.nodes.verdict`):
-    ``yes``, ``no``, ``depends``, or ``""`` (not a yes/no question, or not given); the answer opens with it."""
+    ``yes``, ``no``, or ``""`` (not a yes/no question, or not given); the answer opens with it."""
     answer: str
     citations: list[dict[str, Any]]
     """``{"n", "document", "pages", "section", "inferred"}`` for each source the answer cites."""

@@ -195,8 +195,8 @@ def keep_supported(
     checks: Sequence[SentenceCheck], quotes: Sequence[str] = (), question: str = "", min_support: float = MIN_SUPPORT
 ) -> tuple[list[SentenceCheck], list[str]]:
     """``(kept, removed)``: the sentences that pass — a failing one trimmed of the asides that held what it
-    failed on, where that is enough (:func:`trimmed`), or reduced to the quote it quotes (:func:`salvaged`)
-    — and the text of those removed."""
+    failed on, where that is enough (:func:`trimmed`), or reduced to the quote it quotes (:func:`salvaged`),
+    each once — and the text of those removed."""
     kept: list[SentenceCheck] = []
     removed: list[str] = []
     for c in checks:
@@ -208,4 +208,7 @@ def keep_supported(
             kept.append(check_answer(short, quotes, question, min_support)[0])
         else:
             removed.append(c.text)
-    return kept, removed
+    # the same sentence twice (two failing sentences salvaged to the same quote, a model repeating itself)
+    seen: set[str] = set()
+    unique = [c for c in kept if not (" ".join(c.text.split()) in seen or seen.add(" ".join(c.text.split())))]
+    return unique, removed

@@ -277,9 +277,9 @@ _OPENING = re.compile(r"^\W*(?:generally,?\s+)?(yes|no)\b[,.;:]?\s*", re.I)
 
 
 def opening_verdict(answer: str, verdict: str) -> tuple[str, bool]:
-    """``(answer, changed)``: ``answer`` opening with ``verdict`` (``yes``/``no``, the extractor's, chosen
-    with its quotes under a grammar): an opening "Yes"/"No" that contradicts it is replaced, a missing
-    one is added. Only the opening word changes; the rest was checked against the quotes."""
+    """``(answer, changed)``: ``answer`` opening with ``verdict`` (``yes``/``no``, decided over the quotes
+    under a grammar, :mod:`lclfqa.graph.nodes.verdict`): an opening "Yes"/"No" that contradicts it is
+    replaced, a missing one is added. Only the opening word changes; the rest was checked against the quotes."""
     word = verdict.capitalize()
     m = _OPENING.match(answer)
     if m and m.group(1).lower() == verdict:
