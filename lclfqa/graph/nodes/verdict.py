@@ -55,13 +55,12 @@ def decide(
     if not texts:
         return "", None
     ask = prompts.render(prompts.load("templates")["decide_verdict"], asked=prompts.yes_no_question(question))
-    words = sum(len(r.split()) for r in rule_choices(texts)) // max(1, len(texts))
     try:
         raw = chat(
             llm,
             [*shared, HumanMessage(ask)],
             meter,
-            max_tokens=2 * max(words, RULE_WORDS) + 24,
+            max_tokens=2 * RULE_WORDS + 24,  # a copied rule of RULE_WORDS words, the JSON around it, the verdict
             schema=verdict_schema(texts),
             stream=False,
         )
