@@ -26,7 +26,7 @@ from lclfqa.llm.calls import Meter, chat
 
 log = logging.getLogger(__name__)
 
-THOUGHT_CHARS = 160
+THOUGHT_CHARS = 100
 
 
 def verdict_schema(n: int) -> dict[str, Any]:
