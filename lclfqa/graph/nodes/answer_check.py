@@ -165,13 +165,14 @@ def reattributed(check: SentenceCheck, quotes: Sequence[str], question: str = ""
     items = stated(bare)
     asked = set(tokenize(question))
     cited = support(bare, asked.union(*(set(tokenize(quotes[n - 1])) for n in check.cites)))
-    best, k = max((support(bare, asked | set(tokenize(q))), -i) for i, q in enumerate(quotes))
-    if best <= cited:
+    shares = [support(bare, asked | set(tokenize(q))) for q in quotes]
+    best = max(range(len(quotes)), key=lambda i: (shares[i], -i))
+    if shares[best] <= cited:
         return ""
-    if all(_occurs(item, normalize(quotes[-k])) for item in items):
-        return with_markers(bare, f"[{1 - k}]")
+    if all(_occurs(item, normalize(quotes[best])) for item in items):
+        return with_markers(bare, f"[{best + 1}]")
     # the words are one quote's, a figure another's (the cited one): the sentence rests on both
-    both = [1 - k, *(n for n in check.cites if n != 1 - k)]
+    both = [best + 1, *(n for n in check.cites if n != best + 1)]
     pool = " ".join(normalize(quotes[n - 1]) for n in both)
     return with_markers(bare, " ".join(f"[{n}]" for n in both)) if all(_occurs(i, pool) for i in items) else ""
 
@@ -216,6 +217,5 @@ def keep_supported(
         else:
             removed.append(c.text)
     # the same sentence twice (two failing sentences salvaged to the same quote, a model repeating itself)
-    seen: set[str] = set()
-    unique = [c for c in kept if not (" ".join(c.text.split()) in seen or seen.add(" ".join(c.text.split())))]
-    return unique, removed
+    unique = {" ".join(c.text.split()): c for c in reversed(kept)}
+    return [c for c in kept if unique.get(" ".join(c.text.split())) is c], removed

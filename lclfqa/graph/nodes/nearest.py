@@ -53,26 +53,27 @@ def nearest_quotes(
     taken: list[dict[str, Any]],
     k: int,
     embeddings: Embeddings | None = None,
+    how: str = "nearest",
 ) -> list[dict[str, Any]]:
     """Up to ``k`` sentences of ``children`` (of :data:`MIN_WORDS` words or more; ``numbered`` is
     :func:`~lclfqa.graph.nodes.reading.passages` of them) nearest ``question`` that ``taken`` does not
-    already hold, as quote records (``how="nearest"``), nearest first."""
+    already hold, as quote records (``how``), nearest first; the same sentence in two children once."""
     if k <= 0:
         return []
-    have = {(q["child"], " ".join(q["text"].split())) for q in taken}
+    seen = {(q["child"], " ".join(q["text"].split())) for q in taken}
     found = [
         (p, text)
         for p in numbered.values()
         if len((text := children[p.ref - 1]["text"][p.start : p.end]).split()) >= MIN_WORDS
-        and (children[p.ref - 1]["id"], " ".join(text.split())) not in have
+        and (children[p.ref - 1]["id"], " ".join(text.split())) not in seen
     ]
     out: list[dict[str, Any]] = []
+    texts: set[str] = set()
     for i in rank_by_question(question, [t for _, t in found], embeddings):
-        text = " ".join(found[i][1].split())
-        if text in {" ".join(q["text"].split()) for q in out}:
-            continue  # the same sentence in two children (a footnote repeated, an overlap)
-        p = found[i][0]
-        out.append(quote_record(children[p.ref - 1], p.ref, p.start, p.end, "nearest"))
+        p, text = found[i][0], " ".join(found[i][1].split())
+        if text not in texts:  # a footnote repeated, an overlap
+            texts.add(text)
+            out.append(quote_record(children[p.ref - 1], p.ref, p.start, p.end, how))
         if len(out) == k:
             break
     return out

@@ -45,8 +45,8 @@ from lclfqa.graph.nodes.answer_check import (
 )
 from lclfqa.graph.nodes.extract import information_text
 from lclfqa.graph.nodes.grounding import unsupported
-from lclfqa.graph.nodes.nearest import index_embeddings, rank_by_question
-from lclfqa.graph.nodes.reading import instruction, prefix
+from lclfqa.graph.nodes.nearest import index_embeddings, nearest_quotes, rank_by_question
+from lclfqa.graph.nodes.reading import instruction, passages, prefix
 from lclfqa.graph.nodes.refs import body, citation
 from lclfqa.graph.nodes.refusal import nothing_cited_is_found, provision, refusal_reason
 from lclfqa.graph.nodes.sentences import split as sentences
@@ -76,24 +76,9 @@ def fallback_quotes(
     embeddings: Embeddings | None = None,
     k: int = FALLBACK_QUOTES,
 ) -> list[dict[str, Any]]:
-    """The ``k`` sentences of ``children`` (five words or more) closest to ``question``, as quotes: the
-    evidence when the extractor verified none."""
-    found = [(s, c) for c in children for s in sentences(c["text"].replace("\n", " ")) if len(s.split()) >= 5]
-    order = rank_by_question(question, [s for s, _ in found], embeddings)[:k]
-    return [
-        {
-            "text": found[i][0],
-            "ref": None,
-            "child": found[i][1]["id"],
-            "source": found[i][1].get("source"),
-            "document": found[i][1]["document"],
-            "pages": found[i][1]["pages"],
-            "section": found[i][1].get("section", []),
-            "kind": found[i][1].get("kind"),
-            "how": "fallback",
-        }
-        for i in order
-    ]
+    """The ``k`` sentences of ``children`` closest to ``question``, as quotes (``how="fallback"``): the
+    evidence when the extractor verified none (:func:`lclfqa.graph.nodes.nearest.nearest_quotes`)."""
+    return nearest_quotes(question, passages(children), children, [], k, embeddings, how="fallback")
 
 
 _HOLDING = re.compile(r"\b(?:hold|holds|held|holding|majority|the court(?:'s)?|opinion of the court)\b", re.I)
