@@ -56,6 +56,24 @@ def test_header_text_keeps_innermost_levels():
     assert header_text(()) == ""
 
 
+def test_header_text_keeps_the_innermost_section_title_when_the_path_runs_deeper():
+    path = (
+        "SEC. 13801. ELECTIVE PAYMENT…",
+        "(b) TRANSFER OF CERTAIN CREDITS.",
+        "SEC. 6418. TRANSFER OF CERTAIN CREDITS.",
+        "(g) SPECIAL RULES.",
+        "(3) BASIS REDUCTION.",
+        "(B) if, during any taxable year,",
+        "(i) such eligible taxpayer",
+    )
+    assert header_text(path) == (
+        "<section-header>SEC. 6418. TRANSFER OF CERTAIN CREDITS. › (3) BASIS REDUCTION. › "
+        "(B) if, during any taxable year, › (i) such eligible taxpayer</section-header>"
+    )
+    # no section title anywhere: just the innermost levels
+    assert header_text(("A", "B", "C", "D", "E")) == "<section-header>B › C › D › E</section-header>"
+
+
 def _sections():
     body = "The credit is allowed. " * 30  # 690 characters
     return [

@@ -267,6 +267,28 @@ def test_ira_sec_headings_in_paths(ira):
     assert len(sec_titles) >= 100
 
 
+def test_ira_sections_it_inserts_into_the_code_are_levels_of_their_own(ira):
+    # "(b) TRANSFER OF CERTAIN CREDITS.—… by inserting after section 6417 the following new section:" /
+    # "‘‘SEC. 6418. TRANSFER OF CERTAIN CREDITS." / "‘‘(a) IN GENERAL.—…": § 6418's own (a) nests under it
+    sec = "SEC. 6418. TRANSFER OF CERTAIN CREDITS."
+    amending = "(b) TRANSFER OF CERTAIN CREDITS."
+    below = [s for s in ira.sections if sec in s.path]
+    assert below and all(s.path[s.path.index(sec) - 1] == amending for s in below)
+    paid = next(s for s in below if "paid in cash" in s.text)
+    assert paid.path[-3:] == (sec, "(b) TREATMENT OF PAYMENTS MADE IN CONNECTION WITH TRANSFER.", paid.path[-1])
+    assert any(s.path[-1] == "(h) REGULATIONS." for s in below)
+    # the amending Act's next unquoted paragraph closes the inserted section
+    after = next(s for s in ira.sections if s.path and s.path[-1] == "(c) REAL ESTATE INVESTMENT TRUSTS.")
+    assert sec not in after.path and amending not in after.path
+    inserted = {t for s in ira.sections for t in s.path[1:] if re.match(r"SEC\. \d+[A-Z]?\. ", t)}
+    assert {"SEC. 45Y. CLEAN ELECTRICITY PRODUCTION CREDIT.", "SEC. 6417. ELECTIVE PAYMENT OF APPLICABLE CREDITS."} <= inserted
+    # every inserted section sits under an Act section, never in its place
+    for s in ira.sections:
+        for k, t in enumerate(s.path):
+            if re.match(r"SEC\. \d{1,4}[A-Z]?\. ", t):
+                assert any(re.match(r"SEC\. \d{5}\. ", u) for u in s.path[:k]), s.path
+
+
 def test_ira_printed_line_numbers_dropped_and_broken_words_joined(ira):
     (sec,) = [s for s in ira.sections if s.path and s.path[-1] == "SEC. 13401. CLEAN VEHICLE CREDIT."]
     assert "2 SEC. 13401." in _raw_page_text(IRA, 373)  # printed as line 2 of page 373

@@ -124,9 +124,21 @@ def group_parents(sizes: list[int], parent_size: int) -> list[tuple[int, int]]:
     return groups
 
 
+_SECTION_TITLE = re.compile(r"^(?:SEC\.|Sec\.|SECTION|Section|§)\s*\d")
+
+
 def header_text(path: tuple[str, ...], max_levels: int = 4, max_chars: int = 90) -> str:
-    """The ``<section-header>`` a child carries: the innermost levels of its path, each shortened."""
-    levels = [p if len(p) <= max_chars else p[: max_chars - 1].rstrip() + "…" for p in path[-max_levels:]]
+    """The ``<section-header>`` a child carries: the innermost levels of its path, each shortened.
+
+    The innermost section title (``SEC. 6418. TRANSFER OF CERTAIN CREDITS.``, ``§ 1.25A-1 …``) stays even
+    when the path runs deeper than ``max_levels``: a reader asks for "§ 6418", not for "(g)(3)(B)".
+    """
+    kept = list(path[-max_levels:])
+    if max_levels > 1 and not any(_SECTION_TITLE.match(p) for p in kept):
+        section = next((p for p in reversed(path[:-max_levels]) if _SECTION_TITLE.match(p)), None)
+        if section is not None:
+            kept = [section, *path[-(max_levels - 1) :]]
+    levels = [p if len(p) <= max_chars else p[: max_chars - 1].rstrip() + "…" for p in kept]
     return SECTION_HEADER.format(" › ".join(levels)) if levels else ""
 
 

@@ -24,6 +24,11 @@ _RANKED = [
 ]
 RANKED_KINDS = [k for _, k in _RANKED]
 _QUOTED = r"^[‘'“\"]*"  # statutes quote inserted text: ‘‘(1) IN GENERAL.—
+# A section an Act inserts into the Code, printed inside quotation marks under the amending paragraph
+# ("(b) TRANSFER OF CERTAIN CREDITS.—… by inserting after section 6417 the following new section:" /
+# "‘‘SEC. 6418. TRANSFER OF CERTAIN CREDITS."): a level of its own, with an all-caps title.
+_INSERTED = re.compile(r"^[‘'“\"]+(?:SEC\.|Sec\.|SECTION|§)\s*\d+[A-Za-z]*(?:-\d+)?\.\s+(?P<title>\S.*)$")
+INSERTED = "inserted"
 _DYNAMIC = [
     (re.compile(_QUOTED + r"\(([ivx]{1,5})\)\s"), "(i)"),
     (re.compile(_QUOTED + r"\(([a-z]{1,2})\)\s"), "(a)"),
@@ -66,6 +71,7 @@ class Heading:
     open: bool = False  # an all-caps title that may run on to the next line
     indent: float | None = None  # a numbered paragraph's leftmost line: a paragraph set left of it ends it
     runs_on: bool = False  # a numbered line that runs on into a sentence: body text, though it ends its siblings
+    quoted: bool = False  # printed inside quotation marks: part of a section an Act inserts
 
 
 def strip_line_number(text: str, has_line_numbers: bool) -> str:
@@ -256,6 +262,8 @@ def classify(
         return None
     larger = _is_larger(ln, body, page) and len(stripped) < 160
     display = larger or ln.bold
+    if para_start and (m := _INSERTED.match(stripped)) and _caps_title(m.group("title")):
+        return Heading(INSERTED, _title(stripped, ln, display), "", quoted=True)
     for pattern, kind in _RANKED:
         if m := pattern.match(stripped):
             # "Chapter 2 of the Criminal Code applies to all offences against" is a sentence that cites a
@@ -288,15 +296,23 @@ def classify(
                     and _in_flow(stripped, ln, nxt, page, sentences=not outline)
                 ):
                     kind = _disambiguate(kind, m.group(1), stack)
-                    return Heading(kind, stripped, m.group(1), indent=ln.x0, runs_on=True)
+                    quoted = stripped[0] in "‘'“\""
+                    return Heading(kind, stripped, m.group(1), indent=ln.x0, runs_on=True, quoted=quoted)
                 if kind in ("I.", "A.", "1.") and _is_sentence(stripped[m.end(1) + 1 :], ln, nxt, page):
                     return None
             heading = Heading(_disambiguate(kind, m.group(1), stack), _title(stripped, ln, display), m.group(1))
             heading.indent = None if display else ln.x0
+            heading.quoted = stripped[0] in "‘'“\""
             return heading
     if display and len(stripped) < 120 and not stripped.endswith(","):
         return Heading(f"size{round(ln.height)}" if larger else "bold", stripped, "")
     return None
+
+
+def _caps_title(words: str) -> bool:
+    """An inserted section's title: capitals, two letters at least, no lower case (``TRANSFER OF CERTAIN
+    CREDITS.``); a quoted ``“Sec. 2. Every person who…`` in an opinion is a quotation, not a level."""
+    return len(re.findall(r"[A-Z]{2,}", words)) >= 1 and not any(c.islower() for c in words)
 
 
 def bold_heading_shape(text: str, ln: Line, page: PageView, index: int) -> bool:
@@ -388,11 +404,28 @@ def push(stack: list[Heading], heading: Heading) -> None:
             stack[-1].kind in ranked or stack[-1].kind.startswith("size") or stack[-1].kind == "bold"
         ):
             stack.pop()
-    else:
+    elif heading.kind == INSERTED:  # the next inserted section closes the last one and what it holds
         kinds = [h.kind for h in stack]
+        if INSERTED in kinds:
+            del stack[kinds.index(INSERTED) :]
+    else:
+        floor = _inserted_floor(stack)
+        if floor and not heading.quoted:  # unquoted text again: the inserted section has ended
+            del stack[floor - 1 :]
+            floor = _inserted_floor(stack)
+        kinds = [h.kind for h in stack[floor:]]
         if heading.kind in kinds:
-            del stack[kinds.index(heading.kind) :]
+            del stack[floor + kinds.index(heading.kind) :]
     stack.append(heading)
+
+
+def _inserted_floor(stack: list[Heading]) -> int:
+    """Where the levels of an inserted section start (just past its heading), or 0 outside one: its own
+    ``(a)``/``(1)`` nest under it and never close the amending Act's ``(b)`` above it."""
+    for k in range(len(stack) - 1, -1, -1):
+        if stack[k].kind == INSERTED:
+            return k + 1
+    return 0
 
 
 # --- headings printed over several lines, and words broken at a line's end -------------------
