@@ -274,6 +274,22 @@ def test_a_question_citing_sections_no_source_mentions_is_refused_without_the_re
     assert result["cited_sections"] == ["25A", "280A"] and result["missing_sections"] == ["280A"]
 
 
+def test_a_question_defining_a_term_no_source_names_is_refused_without_the_reader(sample_index: Path):
+    graph, llm = graph_with(sample_index, good_script(), rewrites=3)
+    result = graph.invoke({"question": "What wage cap applies to the employee retention credit (ERC) for startups?"})
+    assert llm.routes() == ["passage", "rewrites"]  # decided in expand, like a cited section
+    assert result["refused"] is True and result.citations == []
+    assert result.answer == (
+        "The documents provided do not answer this question. "
+        "None of the sources found mentions employee retention credit (ERC)."
+    )
+    assert result["missing_terms"] == ["employee retention credit (ERC)"]
+    # a term the sample memo spells out (every word of it, in one source) is found: the reader answers
+    graph, llm = graph_with(sample_index, good_script())
+    result = graph.invoke({"question": "Can a married couple claim the American Opportunity Tax Credit (AOTC)?"})
+    assert result["refused"] is False and result["missing_terms"] == []
+
+
 def test_rag_baseline_reads_children_directly_with_one_llm_call(sample_index: Path):
     graph, llm = graph_with(sample_index, good_script(), pipeline="rag", top_k=3)
     result = graph.invoke({"question": QUESTION})

@@ -12,10 +12,13 @@ from lclfqa.graph.context import plan_for
 from lclfqa.graph.nodes.refusal import (
     FILTER_VERDICTS,
     cited_sections,
+    defined_terms,
     missing_sections,
-    nothing_cited_is_found,
+    names_term,
     refusal_reason,
     state_missing_sections,
+    state_missing_terms,
+    subject_not_found,
 )
 from lclfqa.llm import parsing
 from lclfqa.llm.weights import SplitWeights, WeightsError, ensure_joined
@@ -284,11 +287,40 @@ def test_a_cited_section_named_only_by_a_document_or_section_path_is_found():
         "retrieved": [{"text": "(d) Death of a spouse …", "document": "memo.pdf", "section": ["§ 25A", "(d)"]}],
     }
     assert state_missing_sections(state) == (["1.21-3", "280A"], ["280A"])
-    assert not nothing_cited_is_found({"cited_sections": ["1.21-3", "280A"], "missing_sections": ["280A"]})
+    assert not subject_not_found({"cited_sections": ["1.21-3", "280A"], "missing_sections": ["280A"]})
     state["question"] = "What does section 280A say?"
     assert state_missing_sections(state) == (["280A"], ["280A"])
-    assert nothing_cited_is_found({"cited_sections": ["280A"], "missing_sections": ["280A"]})
-    assert not nothing_cited_is_found({"cited_sections": [], "missing_sections": []})
+    assert subject_not_found({"cited_sections": ["280A"], "missing_sections": ["280A"]})
+    assert not subject_not_found({"cited_sections": [], "missing_sections": []})
+    assert subject_not_found({"cited_sections": [], "missing_sections": [], "missing_terms": ["x y (XY)"]})
+
+
+@pytest.mark.parametrize(
+    ("question", "terms"),
+    [
+        ("What rate applies to the employee retention credit (ERC)?", ["employee retention credit (ERC)"]),
+        ("Is Modified Adjusted Gross Income (MAGI) capped?", ["Modified Adjusted Gross Income (MAGI)"]),
+        ("Does the Secretary of the Treasury (ST) decide?", ["Secretary of the Treasury (ST)"]),  # "of", "the" skipped
+        ("Can filers claim the American opportunity tax credit (AOTCs)?", ["American opportunity tax credit (AOTC)"]),
+        ("What does the credit (IRA) say?", []),  # no words spell IRA out
+        ("What does section 45X(a) say?", []),  # a paragraph, not a term
+        ("Is the AOTC refundable?", []),  # initials alone define nothing
+    ],
+)
+def test_terms_a_question_defines_by_their_initials(question, terms):
+    assert defined_terms(question) == terms
+
+
+def test_a_defined_term_is_named_by_its_initials_or_all_its_words_in_one_text():
+    term = "employee retention credit (ERC)"
+    assert names_term(term, ["The ERC was repealed."])
+    assert names_term(term, ["credits for employees whose wages are retained", "the retention of employees…"]) is False
+    assert names_term(term, ["A credit for the retention of employees."])  # stems: "employees" / "employee"
+    assert not names_term(term, ["COMMERCIAL vehicles", "a credit for employees"])  # "ERC" inside a word
+    state = {"question": f"What is the {term}?", "sources": [{"text": "a credit for employees"}], "retrieved": []}
+    assert state_missing_terms(state) == [term]
+    state["retrieved"] = [{"text": "x", "section": ["SEC. 1. EMPLOYEE RETENTION CREDIT."]}]  # a section path names it
+    assert state_missing_terms(state) == []
 
 
 @pytest.mark.parametrize(

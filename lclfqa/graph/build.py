@@ -23,7 +23,7 @@ from lclfqa.graph.nodes.expand import expand
 from lclfqa.graph.nodes.extract import extract_information
 from lclfqa.graph.nodes.filter import filter_children
 from lclfqa.graph.nodes.read import read
-from lclfqa.graph.nodes.refusal import nothing_cited_is_found
+from lclfqa.graph.nodes.refusal import subject_not_found
 from lclfqa.graph.nodes.retrieve import retrieve
 from lclfqa.graph.nodes.rewrite import rewrite
 from lclfqa.graph.result import QAResult
@@ -61,7 +61,7 @@ def build_graph(
     after_expand = ["filter", "extract"] if parallel else ["filter"]
     builder.add_conditional_edges(
         "expand",
-        lambda state: ["read"] if nothing_cited_is_found(state) else after_expand,
+        lambda state: ["read"] if subject_not_found(state) else after_expand,
         ["filter", "extract", "read"],
     )
     if parallel:

@@ -51,6 +51,8 @@ class QAState(TypedDict, total=False):
     """Provision numbers the question cites (``280A``, ``1.25A-1``)."""
     missing_sections: list[str]
     """Of those, the ones no source or retrieved child mentions."""
+    missing_terms: list[str]
+    """Terms the question defines by their initials (``employee retention credit (ERC)``) that no source names."""
     # --- filter / extract (run in parallel)
     thought: str
     filtered: list[dict[str, Any]]

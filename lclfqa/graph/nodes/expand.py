@@ -2,7 +2,8 @@
 
 Reads ``retrieved``; writes ``sources`` and ``retrieved`` again with each child's ``source`` number, and
 ``cited_sections`` / ``missing_sections``: the provisions the question cites and those none of the
-sources mentions (:mod:`lclfqa.graph.nodes.refusal`; all missing routes the graph straight to ``read``).
+sources mentions, and ``missing_terms``: the terms it defines ("… credit (ERC)") that no source names
+(:mod:`lclfqa.graph.nodes.refusal`; all sections or any term missing routes the graph straight to ``read``).
 Walking the children best first, a section child brings its parent; a footnote child brings *every*
 parent it is linked to (its page's parents and the one holding its marker), each with the footnote text
 injected inside ``<footnote>`` tags. Parents are de-duplicated and kept while they fit the
@@ -19,7 +20,7 @@ from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.nodes.refs import chunk_ref
-from lclfqa.graph.nodes.refusal import state_missing_sections
+from lclfqa.graph.nodes.refusal import state_missing_sections, state_missing_terms
 from lclfqa.graph.state import QAState
 from lclfqa.index.protocol import IndexBackend
 from lclfqa.ingest.document import FOOTNOTE
@@ -92,10 +93,13 @@ def expand(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         budget=ctx.settings.context_chars,
     )
     injected = sum(len(s.get("footnotes", [])) for s in sources if s["kind"] != FOOTNOTE)
-    cited, missing = state_missing_sections({**state, "sources": sources, "retrieved": children})
+    found = {**state, "sources": sources, "retrieved": children}
+    cited, missing = state_missing_sections(found)
+    terms = state_missing_terms(found)
     return {
         "sources": sources,
         "retrieved": children,
         "cited_sections": cited,
         "missing_sections": missing,
-    } | meter.record(sources=len(sources), footnotes_injected=injected, missing_sections=missing)
+        "missing_terms": terms,
+    } | meter.record(sources=len(sources), footnotes_injected=injected, missing_sections=missing, missing_terms=terms)

@@ -48,7 +48,7 @@ from lclfqa.graph.nodes.grounding import unsupported
 from lclfqa.graph.nodes.nearest import index_embeddings, nearest_quotes, rank_by_question
 from lclfqa.graph.nodes.reading import instruction, passages, prefix
 from lclfqa.graph.nodes.refs import body, citation
-from lclfqa.graph.nodes.refusal import nothing_cited_is_found, provision, refusal_reason
+from lclfqa.graph.nodes.refusal import provision, refusal_reason, subject_not_found
 from lclfqa.graph.nodes.sentences import split as sentences
 from lclfqa.graph.nodes.verdict import decide
 from lclfqa.graph.state import QAState, question_fields
@@ -282,7 +282,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     sources = state.get("sources", [])
     turn = [{"role": "user", "content": state["question"]}]
     missing = state.get("missing_sections") or []
-    if nothing_cited_is_found(state):
+    if subject_not_found(state):
         # routed here from expand: filter and extract did not run this turn, so clear what they left in a
         # chat thread's state from the previous turn
         cleared = {
@@ -294,8 +294,10 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             "quotes": [],
             "transcript": [],
         }
-        answer = f"{prompts.refusal()} {refusal_reason(missing)}"
-        return _refused(turn, answer) | cleared | meter.record(skipped=True, missing_sections=missing)
+        all_missing = missing if len(missing) == len(state.get("cited_sections") or []) else []
+        terms = state.get("missing_terms") or []
+        answer = f"{prompts.refusal()} {refusal_reason(all_missing, terms)}"
+        return _refused(turn, answer) | cleared | meter.record(skipped=True, missing_sections=missing, missing_terms=terms)
     if not children and not retrieved:
         return _refused(turn, prompts.refusal()) | meter.record(skipped=True)
     fields = question_fields(state)

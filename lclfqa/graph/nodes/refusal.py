@@ -1,4 +1,5 @@
-"""When the reader must refuse: the question cites a section no source mentions, or the filter says so.
+"""When the reader must refuse: the question cites a section or names a term no source mentions, or the
+filter says so.
 
 A 1.5B reader with sources in front of it answers, whether or not they hold the answer (the dev set's
 unanswerable questions got invented rates from every pipeline). Two checks that do not rely on the
@@ -9,6 +10,9 @@ reader decide instead:
   the question cites, the graph goes from ``expand`` straight to ``read``, which refuses and names them
   (no filter, extractor or reader call); when only some are missing, the reader is told which, so that
   it says they are not covered.
+- **Defined terms** (no LLM): a question that spells out its subject with its initials ("the employee
+  retention credit (ERC)") is about that subject. When no source names it (neither the initials as a word
+  nor, in one text, every content word of the long form) the graph refuses the same way and names it.
 - **The filter's verdict**: the CoT filter's validation call also states whether the kept references,
   taken together, state the answer (``yes`` / ``partly`` / ``no``). On ``no`` the reader is invited to
   refuse instead of told to answer from the sources.
@@ -19,6 +23,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from lclfqa.index.tokens import tokenize
 
 # "section 280A(c)(1)", "sec. 45X", "§§ 1.25A-1 and 1.25A-2", "IRC 4501", "26 CFR 1.21-3", "Treas. Reg.
 # 1.21-4", "26 U.S.C. 280A": the provision numbers, without their paragraph parentheses.
@@ -54,30 +60,78 @@ def missing_sections(question: str, texts: Iterable[str]) -> tuple[list[str], li
     return cited, [n for n in cited if not mentions(n, haystack)]
 
 
+# "employee retention credit (ERC)", "Modified Adjusted Gross Income (MAGI)": words, then their initials
+_DEFINED = re.compile(r"((?:[A-Za-z][\w'’-]*\s+){1,10})\(([A-Z]{2,6})s?\)")
+_JOINING = frozenset("of and for the on to in a an or".split())
+
+
+def defined_terms(question: str) -> list[str]:
+    """The terms ``question`` spells out before their initials: ``employee retention credit (ERC)``.
+
+    The long form is the shortest run of words before the parenthesis whose initials spell the
+    acronym (joining words such as "of" may be skipped); a parenthesis that no words spell out
+    (``the credit (IRA)``) defines nothing.
+    """
+    out = []
+    for m in _DEFINED.finditer(question):
+        words, acronym = m.group(1).split(), m.group(2)
+        for start in range(len(words) - 1, -1, -1):
+            initials = "".join(w[0] for w in words[start:] if w.lower() not in _JOINING).upper()
+            if initials == acronym and words[start].lower() not in _JOINING:
+                out.append(f"{' '.join(words[start:])} ({acronym})")
+                break
+    return list(dict.fromkeys(out))
+
+
+def names_term(term: str, texts: Iterable[str]) -> bool:
+    """Whether some text names ``term`` (``long form (ACR)``): the initials as a word, or every content
+    word of the long form (stemmed: "employees" names "employee") in one text."""
+    long_form, _, acronym = term.rpartition(" (")
+    acronym = acronym.rstrip(")")
+    wanted = set(tokenize(long_form))
+    initials = re.compile(rf"\b{re.escape(acronym)}s?\b")
+    return any(initials.search(text) or (wanted and wanted <= set(tokenize(text))) for text in texts)
+
+
+def _texts(state: Mapping[str, Any]) -> list[str]:
+    """Everything the filter, extractor and reader get: this turn's sources and retrieved children, with
+    their document names, section paths and injected footnotes."""
+    return [
+        part
+        for ref in (*state.get("sources", []), *state.get("retrieved", []))
+        for part in (ref.get("text", ""), ref.get("document", ""), *ref.get("section", []), *ref.get("footnotes", []))
+    ]
+
+
+def state_missing_terms(state: Mapping[str, Any]) -> list[str]:
+    """The terms the question defines (:func:`defined_terms`) that no source or retrieved child names."""
+    terms = defined_terms(str(state.get("question", "")))
+    if not terms:
+        return []
+    texts = _texts(state)
+    return [t for t in terms if not names_term(t, texts)]
+
+
 def state_missing_sections(state: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     """:func:`missing_sections` for a graph state: the question as asked and made stand-alone, against
     this turn's sources and retrieved children (everything the filter, extractor and reader get) with
     their document names, section paths ("26 CFR 1.21-3 ….pdf", "§ 1.21-3 Special rules …") and
     injected footnotes."""
     question = f"{state.get('question', '')}\n{state.get('standalone_question', '')}"
-    texts = [
-        part
-        for ref in (*state.get("sources", []), *state.get("retrieved", []))
-        for part in (ref.get("text", ""), ref.get("document", ""), *ref.get("section", []), *ref.get("footnotes", []))
-    ]
-    return missing_sections(question, texts)
+    return missing_sections(question, _texts(state))
 
 
-def nothing_cited_is_found(state: Mapping[str, Any]) -> bool:
-    """The question cites provisions and no source mentions any of them (as ``expand`` found): refuse
-    without reading."""
+def subject_not_found(state: Mapping[str, Any]) -> bool:
+    """The question cites provisions and no source mentions any of them, or it defines a term that no
+    source names (as ``expand`` found): refuse without reading."""
     cited = state.get("cited_sections") or []
-    return bool(cited) and len(state.get("missing_sections") or []) == len(cited)
+    all_missing = bool(cited) and len(state.get("missing_sections") or []) == len(cited)
+    return all_missing or bool(state.get("missing_terms"))
 
 
-def refusal_reason(missing: list[str]) -> str:
-    """The sentence that follows the refusal: which cited provisions no source mentions."""
-    return f"None of the sources found mentions {_and(provision(n) for n in missing)}."
+def refusal_reason(missing: list[str], terms: Iterable[str] = ()) -> str:
+    """The sentence that follows the refusal: which cited provisions and defined terms no source mentions."""
+    return f"None of the sources found mentions {_and([*(provision(n) for n in missing), *terms])}."
 
 
 def provision(number: str) -> str:
