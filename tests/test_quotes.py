@@ -218,6 +218,18 @@ def test_source_sentences_are_spans_split_at_sentence_paragraph_and_enumeration_
     assert spans("") == [] and [(0, 4)] == spans("Tiny")
 
 
+def test_a_span_that_is_its_sections_own_title_joins_the_rule_after_it():
+    from lclfqa.graph.nodes.reading import passages
+    from lclfqa.graph.nodes.sentences import spans
+
+    title = "(3) Period during which tax is considered as collected."
+    text = f"{title} For purposes of this section, the tax is considered as collected during the first seven days."
+    assert [text[a:b] for a, b in spans(text)] == [title, text[len(title) + 1 :]]  # too long for a bare heading
+    assert [text[a:b] for a, b in spans(text, ["§ 40.6302(c)-3 Deposits.", title])] == [text]
+    child = {"text": text, "section": ["§ 40.6302(c)-3 Deposits.", title]}
+    assert [(p.start, p.end) for p in passages([child]).values()] == [(0, len(text))]
+
+
 def _child(cid: str, document: str, page: int, section: str, text: str, kind: str = "child") -> dict:
     """A retrieved child as the state carries it."""
     return {"id": cid, "kind": kind, "document": document, "pages": [page, page], "section": [section], "text": text}

@@ -39,14 +39,16 @@ def passages(children: list[dict[str, Any]]) -> dict[str, Passage]:
     """Every sentence of every child by its number (``"i.j"``: child ``i``, 1-based, sentence ``j``)."""
     out: dict[str, Passage] = {}
     for i, c in enumerate(children, 1):
-        for j, (a, b) in enumerate(spans(c["text"]), 1):
+        for j, (a, b) in enumerate(spans(c["text"], c.get("section", ())), 1):
             out[f"{i}.{j}"] = Passage(f"{i}.{j}", i, a, b)
     return out
 
 
-def _numbered_text(i: int, text: str) -> str:
-    """``text`` as one line per sentence, each opening with its number ``[i.j]``."""
-    return "\n".join(f"[{i}.{j}] {' '.join(text[a:b].split())}" for j, (a, b) in enumerate(spans(text), 1))
+def _numbered_text(i: int, child: dict[str, Any]) -> str:
+    """The child's text as one line per sentence, each opening with its number ``[i.j]``."""
+    text = child["text"]
+    numbered = enumerate(spans(text, child.get("section", ())), 1)
+    return "\n".join(f"[{i}.{j}] {' '.join(text[a:b].split())}" for j, (a, b) in numbered)
 
 
 def references(children: list[dict[str, Any]], numbered: bool = False) -> str:
@@ -54,7 +56,7 @@ def references(children: list[dict[str, Any]], numbered: bool = False) -> str:
     with ``numbered``, one line per sentence opening with its number."""
     blocks = []
     for i, c in enumerate(children, 1):
-        text = _numbered_text(i, c["text"]) if numbered else body(c)
+        text = _numbered_text(i, c) if numbered else body(c)
         blocks.append(f"<reference {i}> ({label(c)})\n{text}\n</reference {i}>")
     return "\n\n".join(blocks)
 

@@ -6,12 +6,15 @@ copied by code — so every quote is verbatim by construction. Source spans end 
 paragraph (a blank line) ends; a line that opens an enumerated paragraph ("(a)", "(1)", "(iii)")
 starts a new one; a span longer than :data:`MAX_WORDS` is cut after a semicolon; a fragment shorter
 than :data:`MIN_WORDS` (a bare "(b) Limitation.") and a heading or lead-in ("§ 1.21-4 Payments to
-certain related individuals.", "… to an individual—") join the span after it.
+certain related individuals.", "… to an individual—", a span that is one of the section's own titles:
+"(3) Period during which tax is considered as collected.") join the span after it, so a quote is never a
+heading without its rule.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from lclfqa.llm.parsing import CITATION
 from lclfqa.textnorm import strip_span
@@ -79,19 +82,25 @@ HEADING_WORDS = 7
 """An enumerated span this short ("(b) Taxpayers treated as not married.") is a heading."""
 
 
-def _leads_in(piece: str) -> bool:
+def _flat(text: str) -> str:
+    return " ".join(text.split()).rstrip(" .—–-:").lower()
+
+
+def _leads_in(piece: str, titles: frozenset[str] = frozenset()) -> bool:
     """Whether a span only introduces what follows: it ends in a dash or colon ("… to an individual—"),
-    is a section heading ("§ 1.21-4 Payments to certain related individuals."), or is a short enumerated
-    heading (capitalised: "(b) Taxpayers treated as not married.", not "(2) the spouse died.")."""
+    is a section heading ("§ 1.21-4 Payments to certain related individuals."), a short enumerated
+    heading (capitalised: "(b) Taxpayers treated as not married.", not "(2) the spouse died."), or one of
+    ``titles`` (the section path's headings, as the parser found them)."""
     words = len(piece.split())
     return bool(
         _LEAD_IN_END.search(piece)
         or (_SECTION_HEADING.match(piece) and words <= 12)
         or (_ENUMERATED_HEADING.match(piece) and words <= HEADING_WORDS)
+        or (titles and _flat(piece) in titles)
     )
 
 
-def _join_lead_ins(text: str, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _join_lead_ins(text: str, found: list[tuple[int, int]], titles: frozenset[str]) -> list[tuple[int, int]]:
     """Spans with each heading or lead-in joined to the span after it, so that a quote never is a heading
     alone and a lead-in travels with its first item."""
     out: list[tuple[int, int]] = []
@@ -99,7 +108,7 @@ def _join_lead_ins(text: str, found: list[tuple[int, int]]) -> list[tuple[int, i
     for i, (a, b) in enumerate(found):
         nxt = found[i + 1] if i + 1 < len(found) else None
         first = a if start is None else start
-        if nxt and _leads_in(text[a:b]):
+        if nxt and _leads_in(text[a:b], titles):
             start = first
             continue
         start = None
@@ -107,8 +116,10 @@ def _join_lead_ins(text: str, found: list[tuple[int, int]]) -> list[tuple[int, i
     return out
 
 
-def spans(text: str) -> list[tuple[int, int]]:
-    """The sentences of a source ``text`` as ``(start, end)`` character spans, in order (module docstring)."""
+def spans(text: str, titles: Iterable[str] = ()) -> list[tuple[int, int]]:
+    """The sentences of a source ``text`` as ``(start, end)`` character spans, in order (module docstring);
+    ``titles`` are the headings of the text's section path (a span that is one of them is a heading)."""
+    heads = frozenset(_flat(t) for t in titles if t.strip())
     bounds = [0, *_cuts(text), len(text)]
     raw = [strip_span(text, a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
     raw = [(a, b) for a, b in raw if b > a]
@@ -123,5 +134,5 @@ def spans(text: str) -> list[tuple[int, int]]:
         merged.append((a, b))
     if len(merged) > 1 and len(text[merged[-1][0] : merged[-1][1]].split()) < MIN_WORDS:
         merged[-2:] = [(merged[-2][0], merged[-1][1])]  # and a short tail the span before it
-    merged = _join_lead_ins(text, merged)
+    merged = _join_lead_ins(text, merged, heads)
     return [piece for a, b in merged for piece in _shorten(text, a, b)]
