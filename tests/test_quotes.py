@@ -524,6 +524,24 @@ def test_the_verdict_call_may_only_copy_a_quote_as_its_rule():
     ]
 
 
+@pytest.mark.parametrize(
+    ("texts", "rules"),
+    [
+        (  # the exception is not offered while a general rule is
+            ["If, however, the surviving spouse remarries, a credit may be allowed.", "No credit is allowed."],
+            ["No credit is allowed."],
+        ),
+        (["(2) Except as provided in (b), X.", "(1) However, Y.", "(3) Z applies."], ["(3) Z applies."]),
+        (["Notwithstanding (a), X.", "But Y."], ["Notwithstanding (a), X.", "But Y."]),  # nothing else: all
+        (["If the spouse dies, however, X.", "Butter is taxed."], ["If the spouse dies, however, X.", "Butter is taxed."]),
+    ],
+)
+def test_the_verdict_follows_a_general_rule_rather_than_its_exception(texts, rules):
+    from lclfqa.graph.nodes.verdict import rule_choices
+
+    assert rule_choices(texts) == rules
+
+
 def test_a_sentence_citing_a_quote_that_does_not_hold_its_words_is_cited_to_the_one_that_does():
     from lclfqa.graph.nodes.answer_check import with_recitations
 

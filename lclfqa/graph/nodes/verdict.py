@@ -9,11 +9,18 @@ by the extractor because the quotes are then complete: the sentences nearest the
 (:mod:`lclfqa.graph.nodes.nearest`) are among them, and the extractor's model, deciding over all the
 references at once, answered from the passage it had chosen first. The answer call continues the same
 prefix, so llama.cpp evaluates the quotes once for both calls.
+
+A quote that opens as an exception ("If, however, the surviving spouse remarries …", "Except as …") is
+not offered as the deciding rule while a quote stating a general rule is: the verdict follows the rule,
+and the answer states the exceptions after it (the 1.5B default, offered the exception, answered a
+"may a married couple filing separately claim it?" question "yes" on the strength of the remarriage
+exception).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -29,9 +36,22 @@ VERDICTS = ("yes", "no")
 RULE_WORDS = 40
 
 
+# an exception's opening, after any paragraph number: "(2) If, however, …", "Except as provided …"
+_EXCEPTION = re.compile(
+    r"^(?:\(\w{1,4}\)\s*)*(?:If,?\s+however\b|However\b|But\b|Except\b|Notwithstanding\b|Nevertheless\b)"
+)
+
+
+def is_exception(text: str) -> bool:
+    """Whether a quote opens as an exception to a rule stated elsewhere."""
+    return bool(_EXCEPTION.match(text.strip()))
+
+
 def rule_choices(texts: list[str]) -> list[str]:
-    """The rules the verdict call may copy: each quote's first :data:`RULE_WORDS` words, once each."""
-    return list(dict.fromkeys(" ".join(t.split()[:RULE_WORDS]) for t in texts if t.strip()))
+    """The rules the verdict call may copy: each quote's first :data:`RULE_WORDS` words, once each; the
+    exceptions only when no quote states anything else."""
+    rules = [t for t in texts if t.strip() and not is_exception(t)] or [t for t in texts if t.strip()]
+    return list(dict.fromkeys(" ".join(t.split()[:RULE_WORDS]) for t in rules))
 
 
 def verdict_schema(texts: list[str]) -> dict[str, Any]:
