@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from lclfqa.ingest.document import CHILD, FOOTNOTE, PARENT, Chunk, Footnote, ParsedDocument, Section
+from lclfqa.ingest.opinions import opinion_title
 from lclfqa.textnorm import strip_span
 
 SECTION_HEADER = "<section-header>{}</section-header>"
@@ -130,14 +131,23 @@ _SECTION_TITLE = re.compile(r"^(?:SEC\.|Sec\.|SECTION|Section|§)\s*\d")
 def header_text(path: tuple[str, ...], max_levels: int = 4, max_chars: int = 90) -> str:
     """The ``<section-header>`` a child carries: the innermost levels of its path, each shortened.
 
-    The innermost section title (``SEC. 6418. TRANSFER OF CERTAIN CREDITS.``, ``§ 1.25A-1 …``) stays even
-    when the path runs deeper than ``max_levels``: a reader asks for "§ 6418", not for "(g)(3)(B)".
+    Two titles stay even when the path runs deeper than ``max_levels``, in place of the outermost levels
+    kept: the opinion the text belongs to (``JUSTICE ALITO delivered the opinion of the Court.``: a
+    question asks what the majority or the dissent says) and the innermost section title
+    (``SEC. 6418. TRANSFER OF CERTAIN CREDITS.``, ``§ 1.25A-1 …``: a reader asks for "§ 6418", not for
+    "(g)(3)(B)").
     """
     kept = list(path[-max_levels:])
-    if max_levels > 1 and not any(_SECTION_TITLE.match(p) for p in kept):
+    anchors: list[str] = []
+    if len(path) > max_levels and opinion_title(path[0]) == path[0]:
+        anchors.append(path[0])
+    if not any(_SECTION_TITLE.match(p) for p in kept):
         section = next((p for p in reversed(path[:-max_levels]) if _SECTION_TITLE.match(p)), None)
         if section is not None:
-            kept = [section, *path[-(max_levels - 1) :]]
+            anchors.append(section)
+    if anchors:
+        inner = max(1, max_levels - len(anchors))
+        kept = [*anchors, *path[-inner:]]
     levels = [p if len(p) <= max_chars else p[: max_chars - 1].rstrip() + "…" for p in kept]
     return SECTION_HEADER.format(" › ".join(levels)) if levels else ""
 
