@@ -120,6 +120,38 @@ def test_children_sit_inside_every_parent_they_name_and_carry_their_section():
     assert credit[0].page_start == 1 and credit[-1].page_end == 2
 
 
+def test_small_items_join_their_lead_in_and_a_heading_joins_the_section_after_it():
+    lead = ("SEC. 6418.", "(b) TREATMENT OF PAYMENTS.")
+    lead_text = "(b) TREATMENT OF PAYMENTS.—With respect to any amount paid as consideration for a transfer, " * 2
+    sections = [
+        Section(lead, lead_text + "such consideration—", 1, 1),
+        Section(lead, "(1) shall be required to be paid in cash,", 1, 1),  # items: pathless, the lead-in's path
+        Section(lead, "(2) shall not be includible in gross income, and", 1, 1),
+        Section(("SEC. 6418.", "(c) PARTNERSHIPS."), "(c) PARTNERSHIPS.—", 1, 1),  # a heading: joins what follows
+        Section(("SEC. 6418.", "(c) PARTNERSHIPS.", "(1) IN GENERAL."), "(1) IN GENERAL.—" + "Text. " * 40, 1, 1),
+    ]
+    children = [c for c in chunk_document(_doc(sections), child_size=300) if c.kind == CHILD]
+    paid = next(c for c in children if "paid in cash" in c.text)
+    assert paid.text.startswith("(b) TREATMENT") and "gross income, and" in paid.text
+    assert paid.section_path == lead and "PARTNERSHIPS" not in paid.text  # was carried into (c) before
+    general = next(c for c in children if "PARTNERSHIPS" in c.text)
+    assert general.text.startswith("(c) PARTNERSHIPS.—\n(1) IN GENERAL.")
+    assert general.section_path == sections[-1].path
+    # two sibling items carried with their lead-in take the lead-in's path, not the last item's
+    siblings = [
+        Section(("A",), "Body text of A. " * 20, 1, 1),
+        Section(("A", "(5) TAX."), "(5) TAX.—such payment—", 1, 1),
+        Section(("A", "(5) TAX.", "(A) not included"), "(A) not included, and", 1, 1),
+        Section(("A", "(5) TAX.", "(B) not deducted"), "(B) not deducted.", 1, 1),
+        Section(("B",), "Body text of B. " * 20, 1, 1),
+    ]
+    children = [c for c in chunk_document(_doc(siblings), child_size=300) if c.kind == CHILD]
+    items = next(c for c in children if "(B) not deducted" in c.text)
+    assert "(5) TAX.—such payment—\n(A) not included, and\n(B) not deducted." in items.text
+    assert "Body text of B" not in items.text and items.section_path in {("A",), ("A", "(5) TAX.")}
+    assert next(c for c in children if "Body text of B" in c.text).section_path == ("B",)
+
+
 def test_footnote_chunks_link_page_parents_and_the_marker_parent():
     sections = _sections()
     notes = [Footnote("1", 1, "Treas. Reg. § 1.25A-1."), Footnote("2", 2, "Form 8863 instructions.")]

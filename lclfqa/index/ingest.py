@@ -64,8 +64,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: 5: footnotes by marker and size clusters, endnotes, running lines by height, opinions, contents, issue 15;
 #: 6: rotated text as lines, watermarks dropped, "N." endnotes, run-on numbered lines and citing sentences
 #: are body, not headings; 7: a section an Act inserts ("‘‘SEC. 6418. …") is a level of its own, and a
-#: child's header keeps its innermost section title; 8: and its opinion's title).
-PARSER_VERSION = 8
+#: child's header keeps its innermost section title; 8: and its opinion's title; 9: small items join the child
+#: of their lead-in, not the next section's).
+PARSER_VERSION = 9
 
 Summarizer = Callable[[ParsedDocument], str]
 

@@ -5,8 +5,11 @@
   shorter than ``L`` it also opens the next parent — the paper's one-section overlap, which keeps
   the context that straddles a boundary in both parents.
 - **Children**: each section is split on sentence boundaries into pieces of about ``child_size``
-  characters; a child never crosses a section boundary, so it carries exactly one section path,
-  injected into its indexed text as ``<section-header>…</section-header>``. A section that sits in
+  characters, and each child carries one section path, injected into its indexed text as
+  ``<section-header>…</section-header>``. A bit too small to stand alone (under 0.3 × ``child_size``)
+  joins a neighbour: a heading the section after it (the child takes that section's path), an item or a
+  tail the child before it (the child takes the common ancestor's path: a lead-in "such
+  consideration—" keeps its "(1) shall be paid in cash," "(2) …" items). A section that sits in
   two parents (the overlap) yields its children once, linked to both parents.
 - **Footnotes**: each page's footnotes form one footnote child (or one per footnote), linked to
   every parent on that page and to the parent holding the footnote's marker — see
@@ -199,29 +202,58 @@ def chunk_document(
 
     children: list[Chunk] = []
     carry: list[tuple[Section, int, int, list[str]]] = []  # heading-only bits waiting for their body
+    last: _Built | None = None  # the child just made, which a trailing bit may still join
+
+    def emit(bits: list[tuple[Section, int, int]], path: tuple[str, ...], pids: list[str]) -> None:
+        nonlocal last
+        children.append(_child(doc, len(children), bits, path, pids, prefix))
+        last = _Built(bits, path, pids)
 
     def flush() -> None:
         if carry:
-            c_sec, c_a, c_b, c_ids = carry.pop()
-            children.append(_child(doc, len(children), carry, c_sec, c_a, c_b, c_ids, prefix))
+            bits = [(c, a, b) for c, a, b, _ in carry]
+            emit(bits, _path_of(bits), carry[-1][3])
+            carry.clear()
+
+    def settle() -> None:
+        """Carried bits that head nothing after them join the child before them, or stand alone."""
+        joined = _trailing(last, [(c, a, b) for c, a, b, _ in carry], carry[-1][3], child_size) if last else None
+        if joined is None:
+            flush()
+        else:
+            children.pop()
+            emit(*joined)
             carry.clear()
 
     for k, piece in enumerate(pieces):
         sec, pids = piece.section, piece_parents[k]
         for a, b in split_spans(piece.text, child_size):
             sa, sb = piece.start + a, piece.start + b
+            if carry and not _within(sec.path, carry[0][0].path):
+                settle()  # the carried heading does not head this section
             # heading bits merge into the next child only within parents that hold both
             shared = [p for p in pids if all(p in ids for *_, ids in carry)]
             if carry and not shared:
                 flush()
                 shared = pids
             small = sb - sa < _MIN_CHILD_FRACTION * child_size
+            # a heading: the next section lies under this one
+            nxt = pieces[k + 1].section.path if k + 1 < len(pieces) else ()
+            leads = len(nxt) > len(sec.path) and _within(nxt, sec.path)
+            if small and not carry and not leads and last is not None:
+                joined = _trailing(last, [(sec, sa, sb)], pids, child_size)
+                if joined is not None:  # an item or a tail of the child before: it joins that child
+                    children.pop()
+                    emit(*joined)
+                    continue
             if small and k + 1 < len(pieces) and not carry_too_big(carry, child_size):
                 carry.append((sec, sa, sb, shared))
                 continue
-            children.append(_child(doc, len(children), carry, sec, sa, sb, shared, prefix))
+            bits = [*((c, ca, cb) for c, ca, cb, _ in carry), (sec, sa, sb)]
+            emit(bits, _path_of(bits), shared)
             carry.clear()
-    flush()
+    if carry:
+        settle()
     footnotes = link_footnotes(doc, pieces, piece_parents, parents, footnote_chunks, prefix)
     return parents + children + footnotes
 
@@ -230,46 +262,92 @@ def carry_too_big(carry: list, child_size: int) -> bool:
     return sum(b - a for _, a, b, _ in carry) > _MIN_CHILD_FRACTION * child_size
 
 
+@dataclass
+class _Built:
+    """What a section child was made of: its bits ``(section, start, end)``, path and parents."""
+
+    bits: list[tuple[Section, int, int]]
+    path: tuple[str, ...]
+    pids: list[str]
+
+
+def _path_of(bits: list[tuple[Section, int, int]]) -> tuple[str, ...]:
+    """A carried child's path: its last bit's, when every bit before is a heading above it; else the
+    bits' common ancestor (a lead-in carried with two sibling items is the lead-in's, not the last item's)."""
+    last = bits[-1][0].path
+    if all(_within(last, c.path) for c, _, _ in bits):
+        return last
+    common = list(last)
+    for c, _, _ in bits:
+        k = 0
+        while k < min(len(common), len(c.path)) and common[k] == c.path[k]:
+            k += 1
+        del common[k:]
+    return tuple(common)
+
+
+def _within(path: tuple[str, ...], outer: tuple[str, ...]) -> bool:
+    """``path`` is ``outer`` or lies under it."""
+    return path[: len(outer)] == outer
+
+
+def _trailing(
+    last: _Built, bits: list[tuple[Section, int, int]], pids: list[str], child_size: int
+) -> tuple[list[tuple[Section, int, int]], tuple[str, ...], list[str]] | None:
+    """The child ``last`` with small trailing ``bits`` joined, or ``None`` when they may not join.
+
+    Small bits that head nothing after them (enumerated items under a lead-in, "(1) shall be required to
+    be paid in cash," / "(2) …"; a source credit at a section's end) belong with the text before them,
+    not — as a heading does — with the next section: they join the last child when the first lies in that
+    child's section or beside it (a sibling), both sit in a common parent, and the child stays within
+    1.3 × ``child_size``. The child's path becomes the paths' common ancestor.
+    """
+    shared = [p for p in last.pids if p in pids]
+    size = sum(y - x for _, x, y in [*last.bits, *bits])
+    path = bits[0][0].path
+    if not shared or size > (1 + _MIN_CHILD_FRACTION) * child_size:
+        return None
+    if not (_within(path, last.path) or (path[:-1] == last.path[:-1] and len(path) == len(last.path) > 1)):
+        return None
+    common = last.path if _within(path, last.path) else last.path[:-1]
+    return [*last.bits, *bits], common, shared
+
+
 def _child(
     doc: ParsedDocument,
     n: int,
-    carry: list[tuple[Section, int, int, list[str]]],
-    sec: Section,
-    sa: int,
-    sb: int,
+    bits: list[tuple[Section, int, int]],
+    path: tuple[str, ...],
     parent_ids: list[str],
     prefix: str,
 ) -> Chunk:
-    """A section child; short heading-only bits in ``carry`` are prepended (their path is an ancestor)."""
-    text = sec.text[sa:sb]
-    start = sec.start + sa if sec.start is not None else None
-    end = sec.start + sb if sec.start is not None else None
-    pids = list(parent_ids)
-    page_start = sec.page_at(sa)
-    if carry:
-        c_sec, c_a, _, _ = carry[0]
-        page_start = c_sec.page_at(c_a)
-        if start is not None and doc.source_text is not None and c_sec.start is not None:
-            start = c_sec.start + c_a
-            text = doc.source_text[start:end]
-        else:
-            start = end = None
-            text = "\n".join([*(c.text[a:b] for c, a, b, _ in carry), text])
+    """A section child made of ``bits`` (``(section, start, end)``, in document order: heading bits carried
+    into the section after them, or items joined to the section before them) under ``path``."""
+    first, fa, _ = bits[0]
+    final, _, fb = bits[-1]
+    if doc.source_text is not None and first.start is not None and final.start is not None:
+        start: int | None = first.start + fa
+        end: int | None = final.start + fb
+        text = doc.source_text[start:end]
+    elif len(bits) == 1:
+        start = end = None
+        text = first.text[fa:fb]
+    else:
+        start = end = None
+        text = "\n".join(c.text[a:b] for c, a, b in bits)
     return Chunk(
         id=_chunk_id(doc.name, CHILD, n),
         kind=CHILD,
         document=doc.name,
         text=text,
-        section_path=sec.path,
-        page_start=page_start,
-        page_end=sec.page_at(max(sa, sb - 1)),
+        section_path=path,
+        page_start=first.page_at(fa),
+        page_end=final.page_at(max(fb - 1, bits[-1][1])),
         start=start,
         end=end,
-        parent_ids=tuple(dict.fromkeys(pids)),
-        indexed_text=_indexed(prefix, sec.path, text),
-        footnote_numbers=tuple(
-            dict.fromkeys([*(r for c, a, b, _ in carry for r in _refs_in(c, a, b)), *_refs_in(sec, sa, sb)])
-        ),
+        parent_ids=tuple(dict.fromkeys(parent_ids)),
+        indexed_text=_indexed(prefix, path, text),
+        footnote_numbers=tuple(dict.fromkeys(r for c, a, b in bits for r in _refs_in(c, a, b))),
     )
 
 
