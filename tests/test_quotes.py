@@ -179,6 +179,8 @@ def test_a_runaway_list_of_citations_is_stopped_and_cut():
     assert collapse_citation_runs("No, the credit [1] [2][3] [4] [5]. It applies [2].") == (
         "No, the credit [1] [2][3] . It applies [2]."
     )
+    assert collapse_citation_runs("The buyer cannot resell it.\n\n[2] [3] [4]") == "The buyer cannot resell it. [2] [3] [4]"
+    assert collapse_citation_runs("First [1].\n[2]\nSecond [3].") == "First [1]. [2]\nSecond [3]."
     # the pattern goes to backends that can stop on it (llama.cpp), as a string the cache can key on
     from lclfqa.llm.parsing import RUNAWAY
     from tests.fakes import ScriptedChat

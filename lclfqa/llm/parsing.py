@@ -235,6 +235,11 @@ def runaway(text: str) -> bool:
     return bool(_CITATION_RUN.search(text.rstrip()))
 
 
+_MARKERS_LINE = re.compile(r"[ \t]*\n\s*((?:\[\d+\][ \t,;]*)+)[ \t]*(?=\n|$)")
+
+
 def collapse_citation_runs(text: str) -> str:
-    """More than three citation markers in a row cut to the first three."""
+    """More than three citation markers in a row cut to the first three; markers on a line of their own
+    cite the sentence before them, so they move to its end ("… resell it.\n\n[2] [3]" → "… resell it. [2] [3]")."""
+    text = _MARKERS_LINE.sub(lambda m: " " + m.group(1).strip(" \t,;"), text)
     return _LONG_RUN.sub(lambda m: m.group(1).rstrip() + " ", text).strip()
