@@ -168,6 +168,25 @@ def test_each_sentence_must_rest_on_the_quotes_it_cites() -> None:
     assert keep_supported(invented, quotes) == ([], ["The phase-out ends at $150,000 (section 25A(d)) [2]."])
 
 
+def test_a_sentence_claiming_no_exception_no_quote_claims_is_unfounded() -> None:
+    quotes = [
+        "No credit is allowed under section 21 for taxpayers who are married unless they file a joint return",
+        "(c) Death of married taxpayer. If a married taxpayer dies during the taxable year, the credit is allowed",
+    ]
+    asked = "Can a married client filing separately claim it? What if a spouse dies during the year?"
+    answer = (
+        "No, a joint return is required [1]. "
+        "This applies regardless of whether the spouses live apart or if one spouse dies during the year. "
+        "A surviving spouse may still claim the credit [2]."
+    )
+    checks = check_answer(answer, quotes, asked)
+    assert [c.unfounded for c in checks] == [False, True, False]
+    # a quote that says so itself lets the answer say it; with the word check off (0) nothing is judged
+    always = [*quotes, "The credit is always denied to a nonresident alien, regardless of the return filed"]
+    assert not check_answer("It is always denied to a nonresident alien [3].", always, asked)[0].unfounded
+    assert not check_answer(answer, quotes, asked, min_support=0)[1].unfounded
+
+
 def test_a_runaway_list_of_citations_is_stopped_and_cut():
     from langchain_core.messages import HumanMessage
 

@@ -9,7 +9,10 @@ at least ``min_support`` (setting ``min_answer_support``, default :data:`MIN_SUP
 sentences of fewer than :data:`MIN_CONTENT_WORDS` content words, such as a bare verdict, are exempt. On
 the tax dev set the 1.5B default's invented sentences ("The majority avoided the substantial
 understatement penalty …" in an answer about Dobbs) shared 17–53 % of their words with the quotes (those
-under half are removed), its sentences resting on them 71–100 %. The reader acts on the result (one repair
+under half are removed), its sentences resting on them 71–100 %. A sentence that claims a rule holds without
+exception ("This applies regardless of whether the spouses live apart …", :data:`ABSOLUTES`) is unfounded
+unless a quote says so too: the 1.5B default wrote that over quotes stating the exceptions. The reader
+acts on the result (one repair
 call naming the sentences that state a figure no quote holds, then removal of what still fails), so no
 unsupported figure or unfounded sentence reaches the user.
 """
@@ -36,6 +39,18 @@ _FIGURE = re.compile(
 _QUOTED = re.compile(r"[\"“]([^\"“”]{3,}?)[\"”]")
 MIN_SUPPORT = 0.5
 MIN_CONTENT_WORDS = 4
+ABSOLUTES = re.compile(
+    r"\b(?:regardless|irrespective|in (?:all|every|any) cases?|without (?:any )?exceptions?|no exceptions?"
+    r"|always|under no circumstances?|in no event)\b",
+    re.I,
+)
+"""Words that claim a rule holds without exception: a sentence using one that no quote uses is unfounded."""
+
+
+def overstated(sentence: str, quotes_text: str) -> list[str]:
+    """The :data:`ABSOLUTES` ``sentence`` uses that ``quotes_text`` (normalised quotes) does not."""
+    found = [m.group(0) for m in ABSOLUTES.finditer(_MARKER.sub(" ", sentence))]
+    return [w for w in found if f" {normalize(w)} " not in f" {quotes_text} "]
 
 
 def stated(sentence: str) -> list[str]:
@@ -97,7 +112,8 @@ def check_answer(
         missing = [item for item in stated(s) if not _occurs(item, pool)]
         share = support(s, known)
         elsewhere = bool(cites) and support(s, asked.union(*(words[n - 1] for n in cites))) < min_support
-        out.append(SentenceCheck(s, cites, missing, share, share < min_support, elsewhere and share >= min_support))
+        unfounded = share < min_support or (min_support > 0 and bool(overstated(s, everything)))
+        out.append(SentenceCheck(s, cites, missing, share, unfounded, elsewhere and share >= min_support))
     return out
 
 
