@@ -187,6 +187,35 @@ def test_a_sentence_claiming_no_exception_no_quote_claims_is_unfounded() -> None
     assert not check_answer(answer, quotes, asked, min_support=0)[1].unfounded
 
 
+@pytest.mark.parametrize(
+    ("sentence", "pointer"),
+    [
+        ("This is stated in [2] and [4].", True),
+        ("See also [1], [2].", True),
+        ("As stated in the sources [3].", True),
+        ("This is the rule [2].", False),  # says something
+        ("See section 6013 [1].", False),  # names a provision
+    ],
+)
+def test_a_sentence_that_only_points_at_sources_is_dropped(sentence, pointer):
+    from lclfqa.graph.nodes.answer_check import is_pointer
+
+    assert is_pointer(sentence) is pointer
+    quotes = ["No credit is allowed unless the spouses file a joint return under section 6013, the rule"]
+    checks = check_answer(f"No, a joint return is required [1]. {sentence}", quotes)
+    kept, removed = keep_supported(checks, quotes)
+    assert (removed == [sentence]) is pointer and len(kept) == (1 if pointer else 2)
+
+
+def test_a_marker_between_two_full_stops_moves_inside_the_sentence():
+    from lclfqa.llm.parsing import clean_answer
+
+    assert clean_answer("It must be paid in cash. [2]. It is not income. [3].") == (
+        "It must be paid in cash [2]. It is not income [3]."
+    )
+    assert clean_answer("It must be paid in cash [2]. Rules: [1].") == "It must be paid in cash [2]. Rules: [1]."
+
+
 def test_a_runaway_list_of_citations_is_stopped_and_cut():
     from langchain_core.messages import HumanMessage
 

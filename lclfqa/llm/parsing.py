@@ -146,12 +146,17 @@ def cited_numbers(answer: str) -> list[int]:
     return seen
 
 
+_STOP_TWICE = re.compile(r"(?<=\w)([.!?])[ \t]*((?:\[\d+\][ \t]*)+)\.(?=\s|$)")
+
+
 def clean_answer(text: str) -> str:
     """The reader's answer without ``<answer>`` tags, a leading ``Answer:``, trailing chatter markers or
     citation placeholders (:func:`strip_placeholders`), its citations after the sentences they support
-    (:func:`citations_last`)."""
+    (:func:`citations_last`), and a marker set between two full stops inside the sentence ("… in cash.
+    [2]." → "… in cash [2].")."""
     body = tagged(text, "answer")
     body = re.sub(r"^\s*(?:\*\*)?answer\s*:\s*(?:\*\*)?\s*", "", body, flags=re.I)
+    body = _STOP_TWICE.sub(lambda m: f" {m.group(2).strip()}{m.group(1)}", body)
     return citations_last(strip_placeholders(body).strip())
 
 

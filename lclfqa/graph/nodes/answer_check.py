@@ -215,6 +215,20 @@ def problems_text(checks: Sequence[SentenceCheck]) -> str:
     )
 
 
+# a sentence that only says where something is stated: "This is stated in [2] and [4].", "See [3]."
+_POINTER = re.compile(
+    r"^(?:(?:this|that|it|these|which)\s+(?:is|are|was|were)\s+(?:also\s+)?(?:stated|set out|set forth|provided|"
+    r"explained|found|mentioned|noted|described)\s+(?:in|by|at)|see(?:\s+also)?|as\s+(?:stated|noted)\s+in)"
+    r"(?:\s*(?:(?:the\s+)?(?:sources?|quotes?|references?)|and|,|" + CITATION_RE.pattern + r"))*\s*[.!]?$",
+    re.I,
+)
+
+
+def is_pointer(sentence: str) -> bool:
+    """Whether ``sentence`` says nothing but where something is stated ("This is stated in [2] and [4].")."""
+    return bool(_POINTER.match(sentence.strip()))
+
+
 def keep_supported(
     checks: Sequence[SentenceCheck], quotes: Sequence[str] = (), question: str = "", min_support: float = MIN_SUPPORT
 ) -> tuple[list[SentenceCheck], list[str]]:
@@ -224,6 +238,9 @@ def keep_supported(
     kept: list[SentenceCheck] = []
     removed: list[str] = []
     for c in checks:
+        if is_pointer(c.text):
+            removed.append(c.text)
+            continue
         if c.ok:
             kept.append(c)
             continue
