@@ -466,6 +466,20 @@ def test_an_answer_stating_what_no_quote_contains_is_repaired_once_then_cut(samp
     assert result["steps"]["read"]["answer_from_quote"] is True
 
 
+def test_a_repaired_sentence_cited_to_the_wrong_quote_is_cited_to_the_one_holding_its_words(sample_index: Path):
+    wrong = "No. [1] The credit is 45% of qualified expenses up to $9,999 [1]."
+    graph, _ = graph_with(sample_index, good_script(answer=wrong), nearest_quotes=3, min_answer_support=0.5)
+    quotes = [" ".join(q["text"].split()) for q in graph.invoke({"question": QUESTION})["quotes"]]
+    assert len(quotes) >= 2
+    # the repair states quote 2's words but cites quote 1 (as the 1.5B default did on DEV-09)
+    moved = json.dumps({"sentences": [f"{quotes[1].rstrip('.')} [1]."]})
+    graph, _ = graph_with(
+        sample_index, good_script(answer=wrong, repair=moved), nearest_quotes=3, min_answer_support=0.5
+    )
+    result = graph.invoke({"question": QUESTION})
+    assert f"{quotes[1].rstrip('.')} [2]." in result.answer and result["steps"]["read"]["recited"] >= 1
+
+
 def test_an_uncited_sentence_gets_the_quote_that_holds_its_figures(sample_index: Path):
     picked: dict[str, str] = {}
 

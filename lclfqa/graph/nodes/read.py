@@ -369,6 +369,10 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
                 notes["repair_error"] = str(exc)
             refused = is_refusal(answer)
             checks = check_answer(answer, texts, asked, floor)
+            if not refused and any(c.misattributed for c in checks):  # the rewrite cites anew: check again
+                answer, again = with_recitations(checks, texts, asked)
+                notes["recited"] = notes.get("recited", 0) + again
+                checks = check_answer(answer, texts, asked, floor)
         if not refused:
             # a removed sentence takes its verdict with it: kept alone, the 1.5B default's verdicts from
             # failing sentences were wrong 2 times of 2 ("Yes. The sources state: “No credit is allowed …”")
