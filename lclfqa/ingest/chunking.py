@@ -200,6 +200,15 @@ def chunk_document(
             piece_parents[k].append(pid)
         parents.append(_parent(doc, pid, members))
 
+    children = _section_children(doc, pieces, piece_parents, child_size, prefix)
+    footnotes = link_footnotes(doc, pieces, piece_parents, parents, footnote_chunks, prefix)
+    return parents + children + footnotes
+
+
+def _section_children(
+    doc: ParsedDocument, pieces: list[_Piece], piece_parents: list[list[str]], child_size: int, prefix: str
+) -> list[Chunk]:
+    """The section children of ``pieces`` (module docstring: small bits join a neighbour)."""
     children: list[Chunk] = []
     carry: list[tuple[Section, int, int, list[str]]] = []  # heading-only bits waiting for their body
     last: _Built | None = None  # the child just made, which a trailing bit may still join
@@ -254,8 +263,7 @@ def chunk_document(
             carry.clear()
     if carry:
         settle()
-    footnotes = link_footnotes(doc, pieces, piece_parents, parents, footnote_chunks, prefix)
-    return parents + children + footnotes
+    return children
 
 
 def carry_too_big(carry: list, child_size: int) -> bool:
