@@ -73,7 +73,8 @@ def test_header_text_keeps_the_innermost_section_title_when_the_path_runs_deeper
     # a judgment's opinion stays too: the footnote of the majority's Part II.A.2
     note = ("JUSTICE ALITO delivered the opinion of the Court.", "II", "A", "2", "Footnote 19 (page 20)")
     assert header_text(note) == (
-        "<section-header>JUSTICE ALITO delivered the opinion of the Court. › A › 2 › Footnote 19 (page 20)</section-header>"
+        "<section-header>JUSTICE ALITO delivered the opinion of the Court. › A › 2 › Footnote 19 (page 20)"
+        "</section-header>"
     )
     assert header_text(note[:4]) == "<section-header>" + " › ".join(note[:4]) + "</section-header>"  # fits whole
     # no section title anywhere: just the innermost levels

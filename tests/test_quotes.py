@@ -227,7 +227,8 @@ def test_a_runaway_list_of_citations_is_stopped_and_cut():
     assert collapse_citation_runs("No, the credit [1] [2][3] [4] [5]. It applies [2].") == (
         "No, the credit [1] [2][3] . It applies [2]."
     )
-    assert collapse_citation_runs("The buyer cannot resell it.\n\n[2] [3] [4]") == "The buyer cannot resell it. [2] [3] [4]"
+    moved = collapse_citation_runs("The buyer cannot resell it.\n\n[2] [3] [4]")
+    assert moved == "The buyer cannot resell it. [2] [3] [4]"
     assert collapse_citation_runs("First [1].\n[2]\nSecond [3].") == "First [1]. [2]\nSecond [3]."
     # the pattern goes to backends that can stop on it (llama.cpp), as a string the cache can key on
     from lclfqa.llm.parsing import RUNAWAY
@@ -583,7 +584,10 @@ def test_the_verdict_call_may_only_copy_a_quote_as_its_rule():
         ),
         (["(2) Except as provided in (b), X.", "(1) However, Y.", "(3) Z applies."], ["(3) Z applies."]),
         (["Notwithstanding (a), X.", "But Y."], ["Notwithstanding (a), X.", "But Y."]),  # nothing else: all
-        (["If the spouse dies, however, X.", "Butter is taxed."], ["If the spouse dies, however, X.", "Butter is taxed."]),
+        (
+            ["If the spouse dies, however, X.", "Butter is taxed."],
+            ["If the spouse dies, however, X.", "Butter is taxed."],
+        ),
     ],
 )
 def test_the_verdict_follows_a_general_rule_rather_than_its_exception(texts, rules):

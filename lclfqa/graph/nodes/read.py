@@ -297,7 +297,9 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         all_missing = missing if len(missing) == len(state.get("cited_sections") or []) else []
         terms = state.get("missing_terms") or []
         answer = f"{prompts.refusal()} {refusal_reason(all_missing, terms)}"
-        return _refused(turn, answer) | cleared | meter.record(skipped=True, missing_sections=missing, missing_terms=terms)
+        return (
+            _refused(turn, answer) | cleared | meter.record(skipped=True, missing_sections=missing, missing_terms=terms)
+        )
     if not children and not retrieved:
         return _refused(turn, prompts.refusal()) | meter.record(skipped=True)
     fields = question_fields(state)
