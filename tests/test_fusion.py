@@ -123,36 +123,3 @@ def test_accepts_tuples_and_generators_of_ids() -> None:
 def test_rejects_bad_arguments(kwargs, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         rrf([["a"], ["b"]], **kwargs)
-
-
-@pytest.mark.parametrize(
-    ("question", "comparison"),
-    [
-        ("How do the married-filing rules for the child care credit compare with those for the AOTC?", True),
-        ("Contrast the concurrence with the dissent.", True),
-        ("Section 21 versus section 25A: who may claim?", True),
-        ("How does the rule differ from the one in § 1.21-3?", True),
-        ("Can a married couple filing MFS claim the AOTC?", False),
-        ("What are the different filing statuses?", False),  # "different" alone compares nothing
-    ],
-)
-def test_a_comparison_is_recognised_by_its_words(question, comparison):
-    from lclfqa.index.diversity import compares
-
-    assert compares(question) is comparison
-
-
-def test_in_a_comparison_no_document_or_opinion_takes_more_than_half_the_places():
-    from lclfqa.index.diversity import group_of, spread
-
-    a, b = ("edu.pdf", ""), ("care.pdf", "")
-    # eleven children of one regulation above the first of the other: four kept, then the other's best
-    ranked = [a] * 11 + [b] * 3
-    # four of the first, the other's three, then (too few others) the next of the first; in rank order
-    assert spread(ranked, 8) == [0, 1, 2, 3, 4, 11, 12, 13]
-    assert spread([a, b, a, b], 2) == [0, 1]
-    # within a judgment, each opinion is a group of its own
-    dissent = group_of("dobbs.pdf", ("JUSTICE BREYER, JUSTICE SOTOMAYOR, and JUSTICE KAGAN, dissenting.", "I"))
-    concurrence = group_of("dobbs.pdf", ("JUSTICE KAVANAUGH, concurring.",))
-    assert dissent != concurrence and group_of("memo.pdf", ("I. Facts",)) == ("memo.pdf", "")
-    assert spread([dissent] * 6 + [concurrence] * 4, 6) == [0, 1, 2, 6, 7, 8]

@@ -15,7 +15,6 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from lclfqa.config import Settings
-from lclfqa.index.diversity import compares, group_of, spread
 from lclfqa.index.fusion import Fusion
 from lclfqa.index.protocol import IndexBackend
 from lclfqa.index.scope import DocumentScope, find_scope
@@ -76,8 +75,6 @@ def search(
     search: query2doc gives BM25 the question repeated before its passage, the embedder question and
     passage as written. Within the documents ``question`` names (:mod:`lclfqa.index.scope`) every query
     loses its naming clause; the whole index, queries unchanged, when it names none or the scope is off.
-    A question that asks for a comparison gets no more than half the places from one document or opinion,
-    from a pool :data:`POOL` times deeper (:mod:`lclfqa.index.diversity`).
     """
     sparse = list(sparse_queries) if sparse_queries is not None else [question]
     dense = list(dense_queries) if dense_queries is not None else [question]
@@ -90,15 +87,6 @@ def search(
     if (not sparse and not dense) or len(index) == 0:
         return scope, []
     vectors = embed_array(embeddings, dense) if dense else np.zeros((0, index.dimension), dtype=np.float32)
-    comparison = compares(question)
-    top = params.k * POOL if comparison else params.k
-    fusion = Fusion(top, max(params.depth, top), params.rrf_k, params.sparse_weight, params.dense_weight)
+    fusion = Fusion(params.k, max(params.depth, params.k), params.rrf_k, params.sparse_weight, params.dense_weight)
     fused = index.hybrid(sparse, vectors, fusion, scope.documents or None)
-    hits = [Hit(index.chunk(cid), score) for cid, score in fused]
-    if comparison:
-        hits = [hits[i] for i in spread([group_of(h.chunk.document, h.chunk.section_path) for h in hits], params.k)]
-    return scope, hits
-
-
-POOL = 4
-"""How much deeper than ``k`` the fused list goes for a comparison, to find the other side's children."""
+    return scope, [Hit(index.chunk(cid), score) for cid, score in fused]
