@@ -269,6 +269,24 @@ def test_source_sentences_are_spans_split_at_sentence_paragraph_and_enumeration_
     assert spans("") == [] and [(0, 4)] == spans("Tiny")
 
 
+def test_a_us_reports_citation_with_spaces_ends_no_sentence():
+    from lclfqa.graph.nodes.sentences import spans, split
+
+    text = (
+        "Planned Parenthood of Southeastern Pa. v. Casey, 505 U. S. 833, 979 (1992) (concurring in part). "
+        "The Court in Roe, 410 U. S. 113, and in Dobbs, 142 S. Ct. 2228, spoke to it. A third sentence here."
+    )
+    assert [text[a:b] for a, b in spans(text)] == [
+        "Planned Parenthood of Southeastern Pa. v. Casey, 505 U. S. 833, 979 (1992) (concurring in part).",
+        "The Court in Roe, 410 U. S. 113, and in Dobbs, 142 S. Ct. 2228, spoke to it.",
+        "A third sentence here.",
+    ]
+    assert split("Roe was decided, 410 U. S. 113 [1]. Dobbs overruled it [2].") == [
+        "Roe was decided, 410 U. S. 113 [1].",
+        "Dobbs overruled it [2].",
+    ]
+
+
 def test_a_span_that_is_its_sections_own_title_joins_the_rule_after_it():
     from lclfqa.graph.nodes.reading import passages
     from lclfqa.graph.nodes.sentences import spans

@@ -25,9 +25,21 @@ _ABBREVIATIONS = (
     r"e\.g|i\.e|etc|cf|viz|v|vs|Sec|Secs|Reg|Regs|Treas|Rev|Proc|Rul|Pub|Stat|U\.S|U\.S\.C|C\.F\.R|I\.R\.C"
     r"|Inc|Co|Corp|Ltd|Mr|Mrs|Ms|Dr|J|JJ|Art|para|paras|p|pp|ch|cl|s|ss|n|nn|Nos|Id|id|al|Jan|Feb|Mar|Apr"
     r"|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
+    # reporters as US opinions print them, with spaces: "505 U. S. 833", "142 S. Ct. 2228", "L. Ed. 2d"
+    r"|U|U\.\s?S|S\.\s?Ct|Ct|L\.\s?Ed"
 )
 END = re.compile(rf"(?<=[.!?])([\"”’']?(?:\s*{CITATION})*)\s+(?=[A-Z\"“(]|\[[^\]]*\]\s*[^\s\[])")
 ABBREVIATED = re.compile(rf"(?:^|[\s(])(?:{_ABBREVIATIONS})\.$")
+_REPORTER_NEXT = re.compile(r"(?:Ct|Ed)\.")  # "S." before "Ct." and "L." before "Ed." end no sentence
+
+
+def _abbreviated(text: str, start: int, period_end: int, next_start: int) -> bool:
+    """Whether the full stop ending at ``period_end`` closes an abbreviation, not a sentence."""
+    return bool(ABBREVIATED.search(text[max(start, period_end - 8) : period_end])) or bool(
+        _REPORTER_NEXT.match(text, next_start)
+    )
+
+
 _ENUMERATED = re.compile(r"\n[ \t]*(?=\((?:[a-z]{1,2}|\d{1,3}|[ivxlc]{1,6}|[A-Z])\)\s)")
 _SEMICOLON = re.compile(r";\s+")
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
@@ -43,7 +55,7 @@ def split(answer: str) -> list[str]:
     parts: list[str] = []
     start = 0
     for m in END.finditer(answer):
-        if ABBREVIATED.search(answer[max(start, m.start() - 8) : m.start()]):
+        if _abbreviated(answer, start, m.start(), m.end()):
             continue
         cut = m.end(1)
         parts.append(answer[start:cut].strip())
@@ -56,7 +68,7 @@ def _cuts(text: str) -> list[int]:
     """Offsets where a source sentence starts (sentence ends and enumerated paragraph lines)."""
     cuts = {m.end() for m in _ENUMERATED.finditer(text)} | {m.end() for m in _PARAGRAPH.finditer(text)}
     for m in END.finditer(text):
-        if not ABBREVIATED.search(text[max(0, m.start() - 8) : m.start()]):
+        if not _abbreviated(text, 0, m.start(), m.end()):
             cuts.add(m.end())
     return sorted(c for c in cuts if 0 < c < len(text))
 
