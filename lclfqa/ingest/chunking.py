@@ -22,6 +22,7 @@ section child (the retrieval metrics need exact character ranges).
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 
@@ -285,13 +286,7 @@ def _path_of(bits: list[tuple[Section, int, int]]) -> tuple[str, ...]:
     last = bits[-1][0].path
     if all(_within(last, c.path) for c, _, _ in bits):
         return last
-    common = list(last)
-    for c, _, _ in bits:
-        k = 0
-        while k < min(len(common), len(c.path)) and common[k] == c.path[k]:
-            k += 1
-        del common[k:]
-    return tuple(common)
+    return tuple(os.path.commonprefix([c.path for c, _, _ in bits]))
 
 
 def _within(path: tuple[str, ...], outer: tuple[str, ...]) -> bool:

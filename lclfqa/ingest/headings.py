@@ -312,7 +312,7 @@ def classify(
 def _caps_title(words: str) -> bool:
     """An inserted section's title: capitals, two letters at least, no lower case (``TRANSFER OF CERTAIN
     CREDITS.``); a quoted ``“Sec. 2. Every person who…`` in an opinion is a quotation, not a level."""
-    return len(re.findall(r"[A-Z]{2,}", words)) >= 1 and not any(c.islower() for c in words)
+    return bool(re.search(r"[A-Z]{2}", words)) and not any(c.islower() for c in words)
 
 
 def bold_heading_shape(text: str, ln: Line, page: PageView, index: int) -> bool:

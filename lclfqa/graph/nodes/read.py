@@ -358,9 +358,15 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     if not refused:
         asked, floor = fields["question"], ctx.settings.min_answer_support
         checks = check_answer(answer, texts, asked, floor)
-        if not all(c.ok and not c.misattributed for c in checks):  # cited to the quote that holds it
-            answer, notes["recited"] = with_recitations(checks, texts, asked)
-            checks = check_answer(answer, texts, asked, floor)
+
+        def recite(answer: str, checks: list[SentenceCheck]) -> tuple[str, list[SentenceCheck]]:
+            """Each sentence cited to the quote that holds it (counted in ``recited``), checked again."""
+            answer, count = with_recitations(checks, texts, asked)
+            notes["recited"] = notes.get("recited", 0) + count
+            return answer, check_answer(answer, texts, asked, floor)
+
+        if not all(c.ok and not c.misattributed for c in checks):
+            answer, checks = recite(answer, checks)
         # a figure no quote holds is worth one repair call (the sentence carries a fact); a sentence that
         # only says what no quote says is removed below without one (it has no figure to save; a call is ~10 s)
         if any(c.missing for c in checks):
@@ -371,10 +377,8 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
                 notes["repair_error"] = str(exc)
             refused = is_refusal(answer)
             checks = check_answer(answer, texts, asked, floor)
-            if not refused and any(c.misattributed for c in checks):  # the rewrite cites anew: check again
-                answer, again = with_recitations(checks, texts, asked)
-                notes["recited"] = notes.get("recited", 0) + again
-                checks = check_answer(answer, texts, asked, floor)
+            if not refused and any(c.misattributed for c in checks):  # the rewrite cites anew
+                answer, checks = recite(answer, checks)
         if not refused:
             # a removed sentence takes its verdict with it: kept alone, the 1.5B default's verdicts from
             # failing sentences were wrong 2 times of 2 ("Yes. The sources state: “No credit is allowed …”")
