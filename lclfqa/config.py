@@ -20,134 +20,103 @@ Reader = Literal["domain", "basic"]
 IndexBackendName = Literal["embedded", "milvus"]
 
 
+def setting(default: Any, help_text: str) -> Any:
+    """A settings field: its default and the one-line help that ``--help`` and the config docs show."""
+    return field(default=default, metadata={"help": help_text})
+
+
 @dataclass(frozen=True)
 class Settings:
     # --- chunking (LCLF-QA §3.2)
-    parent_size: int = field(
-        default=2000, metadata={"help": "L: sections merge into a parent until it reaches L characters"}
+    parent_size: int = setting(2000, "L: sections merge into a parent until it reaches L characters")
+    child_size: int = setting(500, "target size of a child chunk in characters")
+    footnote_chunks: FootnoteChunks = setting(
+        "footnote", "one footnote child per footnote (measured better: benchmarks/README.md) or per page"
     )
-    child_size: int = field(default=500, metadata={"help": "target size of a child chunk in characters"})
-    footnote_chunks: FootnoteChunks = field(
-        default="footnote",
-        metadata={"help": "one footnote child per footnote (measured better: benchmarks/README.md) or per page"},
-    )
-    chunking: Chunking = field(
-        default="layout",
-        metadata={
-            "help": "'layout' (sections, footnote chunks linked to parents; LCLF-QA §3.2) or 'plain' (ablation H3: "
-            "fixed-size recursive chunks of the page text, no sections or footnote links)"
-        },
+    chunking: Chunking = setting(
+        "layout",
+        "'layout' (sections, footnote chunks linked to parents; LCLF-QA §3.2) or 'plain' (ablation H3: "
+        "fixed-size recursive chunks of the page text, no sections or footnote links)",
     )
     # --- document prefixes (Summary-Augmented Chunking, Reuter et al.)
-    metadata_prefix: bool = field(
-        default=True, metadata={"help": "prefix each child's indexed text with its document name"}
-    )
-    summaries: bool = field(
-        default=False, metadata={"help": "ask the chat model for a ~150-character summary per document"}
-    )
-    summary_chars: int = field(default=150, metadata={"help": "target length of a document summary"})
+    metadata_prefix: bool = setting(True, "prefix each child's indexed text with its document name")
+    summaries: bool = setting(False, "ask the chat model for a ~150-character summary per document")
+    summary_chars: int = setting(150, "target length of a document summary")
     # --- models
-    embedding_model: str = field(
-        default="local:all-MiniLM-L6-v2",
-        metadata={"help": "'local:all-MiniLM-L6-v2' (bundled) or 'openai:<model>' (needs OPENAI_API_KEY)"},
+    embedding_model: str = setting(
+        "local:all-MiniLM-L6-v2", "'local:all-MiniLM-L6-v2' (bundled) or 'openai:<model>' (needs OPENAI_API_KEY)"
     )
-    chat_model: str = field(default="local", metadata={"help": "'local', 'local-tiny' or 'openai:<model>'"})
-    openai_base_url: str | None = field(
-        default=None, metadata={"help": "OpenAI-compatible endpoint (vLLM, Ollama, Azure)"}
-    )
-    embed_batch_size: int = field(default=64, metadata={"help": "texts per embedding batch"})
-    llm_timeout: float = field(default=300.0, metadata={"help": "seconds one LLM call may take"})
-    llm_max_retries: int = field(default=3, metadata={"help": "retries (with backoff) on rate limits and timeouts"})
-    llm_cache: str | None = field(
-        default=None, metadata={"help": "SQLite file caching LLM responses (eval reruns cost nothing)"}
-    )
-    n_ctx: int = field(default=8192, metadata={"help": "context window of the local model in tokens"})
-    n_threads: int | None = field(default=None, metadata={"help": "CPU threads for the local model (all cores)"})
+    chat_model: str = setting("local", "'local', 'local-tiny' or 'openai:<model>'")
+    openai_base_url: str | None = setting(None, "OpenAI-compatible endpoint (vLLM, Ollama, Azure)")
+    embed_batch_size: int = setting(64, "texts per embedding batch")
+    llm_timeout: float = setting(300.0, "seconds one LLM call may take")
+    llm_max_retries: int = setting(3, "retries (with backoff) on rate limits and timeouts")
+    llm_cache: str | None = setting(None, "SQLite file caching LLM responses (eval reruns cost nothing)")
+    n_ctx: int = setting(8192, "context window of the local model in tokens")
+    n_threads: int | None = setting(None, "CPU threads for the local model (all cores)")
     # --- question answering (LCLF-QA §3.3-3.5)
-    pipeline: Pipeline = field(
-        default="lclf",
-        metadata={"help": "'lclf' (the paper), 'longrag' (no rewriter/footnotes, basic reader) or 'rag' (naive)"},
+    pipeline: Pipeline = setting(
+        "lclf", "'lclf' (the paper), 'longrag' (no rewriter/footnotes, basic reader) or 'rag' (naive)"
     )
-    rewrites: int | None = field(
-        default=None,
-        metadata={
-            "help": "query2doc rewrites: 0 (rewriter off), 1 or 3; unset: 3 with an API model, 0 with the local "
-            "models, where they cost ~25 s a question and did not raise retrieval (benchmarks/README.md)"
-        },
+    rewrites: int | None = setting(
+        None,
+        "query2doc rewrites: 0 (rewriter off), 1 or 3; unset: 3 with an API model, 0 with the local "
+        "models, where they cost ~25 s a question and did not raise retrieval (benchmarks/README.md)",
     )
-    reader: Reader = field(default="domain", metadata={"help": "'domain' (key legal phrases) or 'basic' reader"})
-    top_k: int = field(default=8, metadata={"help": "child chunks retrieved per question"})
-    document_scope: bool = field(
-        default=True,
-        metadata={
-            "help": "a question that names indexed documents ('In Dobbs, …', 'Under the Inflation Reduction Act, "
-            "…') is searched in those documents only, without its naming clause (lclfqa/index/scope.py)"
-        },
+    reader: Reader = setting("domain", "'domain' (key legal phrases) or 'basic' reader")
+    top_k: int = setting(8, "child chunks retrieved per question")
+    document_scope: bool = setting(
+        True,
+        "a question that names indexed documents ('In Dobbs, …', 'Under the Inflation Reduction Act, "
+        "…') is searched in those documents only, without its naming clause (lclfqa/index/scope.py)",
     )
-    retrieval_depth: int = field(default=50, metadata={"help": "candidates per BM25/dense list before fusion"})
-    rrf_k: int = field(default=60, metadata={"help": "Reciprocal Rank Fusion constant (lambda)"})
-    sparse_weight: float = field(default=1.0, metadata={"help": "RRF weight of every BM25 list"})
-    dense_weight: float = field(default=1.0, metadata={"help": "RRF weight of every dense list"})
-    context_chars: int = field(
-        default=8000, metadata={"help": "budget of parent text (characters) given to the extractor"}
+    retrieval_depth: int = setting(50, "candidates per BM25/dense list before fusion")
+    rrf_k: int = setting(60, "Reciprocal Rank Fusion constant (lambda)")
+    sparse_weight: float = setting(1.0, "RRF weight of every BM25 list")
+    dense_weight: float = setting(1.0, "RRF weight of every dense list")
+    context_chars: int = setting(8000, "budget of parent text (characters) given to the extractor")
+    nearest_quotes: int = setting(
+        3,
+        "sentences nearest the question (by embedding) added to the extractor's quotes when it did not "
+        "pick them (0: the model's picks only; benchmarks/README.md)",
     )
-    nearest_quotes: int = field(
-        default=3,
-        metadata={
-            "help": "sentences nearest the question (by embedding) added to the extractor's quotes when it did not "
-            "pick them (0: the model's picks only; benchmarks/README.md)"
-        },
+    min_answer_support: float = setting(
+        0.5,
+        "share of an answer sentence's content words that must occur in the quotes or the question, or "
+        "the sentence is removed as unfounded (0: off; lclfqa/graph/nodes/answer_check.py)",
     )
-    min_answer_support: float = field(
-        default=0.5,
-        metadata={
-            "help": "share of an answer sentence's content words that must occur in the quotes or the question, or "
-            "the sentence is removed as unfounded (0: off; lclfqa/graph/nodes/answer_check.py)"
-        },
+    parallel: bool = setting(
+        False,
+        "run the CoT filter and the extractor in parallel (API models); off: the extractor continues the "
+        "filter's conversation, so a local model evaluates the shared references once",
     )
-    parallel: bool = field(
-        default=False,
-        metadata={
-            "help": "run the CoT filter and the extractor in parallel (API models); off: the extractor continues the "
-            "filter's conversation, so a local model evaluates the shared references once"
-        },
-    )
-    max_answer_tokens: int = field(
-        default=280,
-        metadata={"help": "longest answer the reader may write, in tokens (gold answers: 300-900 characters)"},
+    max_answer_tokens: int = setting(
+        280, "longest answer the reader may write, in tokens (gold answers: 300-900 characters)"
     )
     # --- where the index lives (lclfqa/index/factory.py; README "Scaling out")
-    index_backend: IndexBackendName = field(
-        default="embedded",
-        metadata={
-            "help": "'embedded' (files in the --index folder: SQLite, bm25s, FAISS) or 'milvus' (Milvus Lite in a "
-            "local .db file, or a Milvus server/cluster at milvus_uri)"
-        },
+    index_backend: IndexBackendName = setting(
+        "embedded",
+        "'embedded' (files in the --index folder: SQLite, bm25s, FAISS) or 'milvus' (Milvus Lite in a "
+        "local .db file, or a Milvus server/cluster at milvus_uri)",
     )
-    milvus_uri: str | None = field(
-        default=None,
-        metadata={
-            "help": "Milvus to use with index_backend 'milvus': a local file path ending in .db (Milvus Lite) or "
-            "http(s)://host:19530 (a server); unset: milvus.db inside the --index folder"
-        },
+    milvus_uri: str | None = setting(
+        None,
+        "Milvus to use with index_backend 'milvus': a local file path ending in .db (Milvus Lite) or "
+        "http(s)://host:19530 (a server); unset: milvus.db inside the --index folder",
     )
     milvus_token: str | None = field(
         default=None,
         repr=False,
         metadata={"help": "Milvus credentials ('user:password' or an API key); prefer LCLFQA_MILVUS_TOKEN"},
     )
-    milvus_prefix: str = field(
-        default="lclfqa",
-        metadata={"help": "prefix of the Milvus collection names (<prefix>_chunks, _parents, _documents)"},
+    milvus_prefix: str = setting(
+        "lclfqa", "prefix of the Milvus collection names (<prefix>_chunks, _parents, _documents)"
     )
     # --- limits on every input (a file over a limit is skipped with a message naming the limit)
-    max_file_mb: float = field(
-        default=200.0, metadata={"help": "largest source file ingest reads, in MB (1 MB = 1,000,000 bytes)"}
-    )
-    max_pages: int = field(default=5000, metadata={"help": "most pages one document may have"})
-    max_chars: int = field(
-        default=10_000_000,
-        metadata={"help": "most characters of text one document may have (memory grows ~35 bytes per character)"},
+    max_file_mb: float = setting(200.0, "largest source file ingest reads, in MB (1 MB = 1,000,000 bytes)")
+    max_pages: int = setting(5000, "most pages one document may have")
+    max_chars: int = setting(
+        10_000_000, "most characters of text one document may have (memory grows ~35 bytes per character)"
     )
 
     def __post_init__(self) -> None:

@@ -117,15 +117,16 @@ def test_a_small_eval_run_on_the_offline_default_answers_and_judges(tmp_path: Pa
         return
     # the 1.5B reader sometimes refuses here: the refusal rule scores it, so judge a fixed answer instead
     assert (m["refusal"], m["coverage"], judged["by"]) == ("wrong_refusal", "INCORRECT", "refusal rule")
-    from lclfqa.eval.judge import check_claims, extract_claims, judge_coverage
+    from lclfqa.eval.judge import GoldAnswer, check_claims, extract_claims, judge_coverage
 
     llm = get_chat_model("local", settings=settings)
-    claims = extract_claims(llm, row["question"], row["gold_answer"])
+    gold = GoldAnswer(row["question"], row["gold_answer"], tuple(row["necessary_claims"]))
+    claims = extract_claims(llm, GoldAnswer(row["question"], row["gold_answer"]))
     assert claims.source == "triples" and claims.triples, claims  # grammar-constrained JSON
     answer = "No. Married taxpayers must file a joint return to claim the education credits, including the AOTC."
     recall = check_claims(llm, row["question"], answer, claims.texts)
     assert recall.well_formed and recall.entailed >= 1, (claims.texts, recall.labels)
-    coverage = judge_coverage(llm, row["question"], row["gold_answer"], answer, tuple(row["necessary_claims"]))
+    coverage = judge_coverage(llm, gold, answer)
     assert coverage.category in ("COMPLETE", "PARTIAL") and coverage.well_formed, coverage
     print(rows[0]["answer"], claims.texts, recall.labels, coverage, sep="\n")
 

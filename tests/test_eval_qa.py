@@ -14,7 +14,14 @@ from typer.testing import CliRunner
 from lclfqa.cli import app
 from lclfqa.eval import answer_metrics as am
 from lclfqa.eval.datasets import Evidence, QAItem, load_qa_jsonl
-from lclfqa.eval.judge import check_claims, extract_claims, judge_coverage, parse_category, parse_labels
+from lclfqa.eval.judge import (
+    GoldAnswer,
+    check_claims,
+    extract_claims,
+    judge_coverage,
+    parse_category,
+    parse_labels,
+)
 from lclfqa.eval.qa_runner import EvalConfigMismatch, QARunConfig, read_rows, run_qa_eval
 from lclfqa.eval.report import summarize, write_report
 from lclfqa.eval.stats import bootstrap_ci, paired_permutation_test
@@ -106,7 +113,7 @@ def test_claims_extracted_checked_and_counted():
             "labels": '{"labels": ["Entailment", "Neutral"]}',
         }
     )
-    claims = extract_claims(llm, "Q?", "Gold.")
+    claims = extract_claims(llm, GoldAnswer("Q?", "Gold."))
     assert claims.source == "triples" and len(claims.texts) == 2
     recall = check_claims(llm, "Q?", "An answer.", claims.texts)
     assert (recall.entailed, recall.total, recall.recall) == (1, 2, 0.5)
@@ -116,27 +123,27 @@ def test_claims_extracted_checked_and_counted():
 
 def test_claim_extraction_falls_back_to_the_necessary_claims():
     llm = ScriptedChat(script={"triples": "I cannot do that."})
-    claims = extract_claims(llm, "Q?", "Gold.", ("Claim one.", "Claim two."))
+    claims = extract_claims(llm, GoldAnswer("Q?", "Gold.", ("Claim one.", "Claim two.")))
     assert claims.source == "necessary_claims" and claims.texts == ["Claim one.", "Claim two."]
-    assert extract_claims(llm, "Q?", "Gold.").source == "none"
+    assert extract_claims(llm, GoldAnswer("Q?", "Gold.")).source == "none"
 
 
 def test_coverage_reads_the_decision_tag_or_asks_a_second_time():
     one_call = ScriptedChat(
         script={"coverage": "<thought_process>all there</thought_process><decision>COMPLETE</decision>"}
     )
-    cov = judge_coverage(one_call, "Q?", "Gold.", "Answer.", ("Claim A.",))
+    cov = judge_coverage(one_call, GoldAnswer("Q?", "Gold.", ("Claim A.",)), "Answer.")
     assert (cov.category, cov.points, cov.thought, cov.well_formed) == ("COMPLETE", 2, "all there", True)
     assert len(one_call.calls) == 1 and "NECESSARY CLAIMS:\n- Claim A." in one_call.calls[0][1][-1].content
 
     two_calls = ScriptedChat(
         script={"coverage": "<thought_process>one claim missing", "decision": '{"decision": "PARTIAL"}'}
     )
-    assert judge_coverage(two_calls, "Q?", "Gold.", "Answer.").category == "PARTIAL"
+    assert judge_coverage(two_calls, GoldAnswer("Q?", "Gold."), "Answer.").category == "PARTIAL"
     assert two_calls.routes() == ["coverage", "decision"]
 
     garbage = ScriptedChat(script={"coverage": "hmm", "decision": "no idea"})
-    cov = judge_coverage(garbage, "Q?", "Gold.", "Answer.")
+    cov = judge_coverage(garbage, GoldAnswer("Q?", "Gold."), "Answer.")
     assert cov.category == "INCORRECT" and not cov.well_formed
 
 

@@ -13,6 +13,13 @@ import typer
 
 from lclfqa.cli.common import BackendOption, ConfigOption, MilvusUriOption, backend_overrides, console, fail
 
+_JUDGE_HELP = (
+    "Judge chat model (default: the answering one); 'none': only the judge-free scores (key facts, verdicts, "
+    "wrong facts, refusals; seconds, deterministic)."
+)
+_RAGAS_HELP = 'Add ragas faithfulness, context recall, factual correctness (pip install -e ".[ragas]").'
+_REPORT_ONLY_HELP = "Rewrite summary.json and report.md from results.jsonl; answer nothing."
+
 
 def qa(
     dataset: Annotated[
@@ -40,14 +47,7 @@ def qa(
     ] = "",
     runs: Annotated[int, typer.Option("--runs", min=1, help="Runs per question and variant.")] = 1,
     model: Annotated[str | None, typer.Option("--model", help="Answering chat model (default: settings).")] = None,
-    judge: Annotated[
-        str | None,
-        typer.Option(
-            "--judge",
-            help="Judge chat model (default: the answering one); 'none': only the judge-free scores "
-            "(key facts, verdicts, wrong facts, refusals; seconds, deterministic).",
-        ),
-    ] = None,
+    judge: Annotated[str | None, typer.Option("--judge", help=_JUDGE_HELP)] = None,
     baseline: Annotated[
         str | None, typer.Option("--baseline", help="Variant the others are tested against (default: rag).")
     ] = None,
@@ -66,16 +66,8 @@ def qa(
         Path | None, typer.Option("--llm-cache", help="SQLite response cache (default: OUT/llm-cache.sqlite).")
     ] = None,
     config: ConfigOption = None,
-    ragas: Annotated[
-        bool,
-        typer.Option(
-            "--ragas", help='Add ragas faithfulness, context recall, factual correctness (pip install -e ".[ragas]").'
-        ),
-    ] = False,
-    report_only: Annotated[
-        bool,
-        typer.Option("--report-only", help="Rewrite summary.json and report.md from results.jsonl; answer nothing."),
-    ] = False,
+    ragas: Annotated[bool, typer.Option("--ragas", help=_RAGAS_HELP)] = False,
+    report_only: Annotated[bool, typer.Option("--report-only", help=_REPORT_ONLY_HELP)] = False,
     backend: BackendOption = None,
     milvus_uri: MilvusUriOption = None,
 ) -> None:

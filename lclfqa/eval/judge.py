@@ -50,6 +50,16 @@ def labels_schema(n: int) -> dict[str, Any]:
     return object_schema(labels=exactly(n, {"type": "string", "enum": list(LABELS)}))
 
 
+@dataclass(frozen=True)
+class GoldAnswer:
+    """What an answer is judged against: the question, its reference answer and the claims a complete answer
+    must make (where the set lists them)."""
+
+    question: str
+    text: str
+    necessary_claims: tuple[str, ...] = ()
+
+
 @dataclass
 class Claims:
     """Claims of a gold answer: triples when extraction worked, else the dataset's necessary claims."""
@@ -108,25 +118,19 @@ class Coverage:
         return POINTS[self.category]
 
 
-def extract_claims(
-    llm: BaseChatModel,
-    question: str,
-    gold_answer: str,
-    necessary_claims: tuple[str, ...] = (),
-    meter: Meter | None = None,
-) -> Claims:
-    """Nested triples of ``gold_answer`` (conditioned on ``question``); falls back to ``necessary_claims``."""
+def extract_claims(llm: BaseChatModel, gold: GoldAnswer, meter: Meter | None = None) -> Claims:
+    """Nested triples of the reference answer (conditioned on its question); falls back to its necessary claims."""
     meter = meter or Meter("claims")
     t = prompts.template("claim_extraction", "eval")
-    msgs = prompts.messages_from("eval", "claim_extraction", question=question, answer=gold_answer)
+    msgs = prompts.messages_from("eval", "claim_extraction", question=gold.question, answer=gold.text)
     if json_schema_kwargs(llm, {}):  # constrained decoding: ask for the JSON form
         msgs[-1] = HumanMessage(f"{msgs[-1].content}\n\n{prompts.render(t['json'])}")
     raw = chat(llm, msgs, meter, max_tokens=900, schema=TRIPLES_SCHEMA)
     triples = parse_triples(raw)
     if triples:
         return Claims(triples, [str(t) for t in triples], "triples", True)
-    if necessary_claims:
-        return Claims([], list(necessary_claims), "necessary_claims", False)
+    if gold.necessary_claims:
+        return Claims([], list(gold.necessary_claims), "necessary_claims", False)
     return Claims([], [], "none", False)
 
 
@@ -170,29 +174,22 @@ def _label(value: Any) -> str | None:
     return None
 
 
-def judge_coverage(
-    llm: BaseChatModel,
-    question: str,
-    gold_answer: str,
-    answer: str,
-    necessary_claims: tuple[str, ...] = (),
-    meter: Meter | None = None,
-) -> Coverage:
-    """COMPLETE / PARTIAL / INCORRECT for ``answer`` against the gold ``SOURCE`` (the gold answer, with the
+def judge_coverage(llm: BaseChatModel, gold: GoldAnswer, answer: str, meter: Meter | None = None) -> Coverage:
+    """COMPLETE / PARTIAL / INCORRECT for ``answer`` against the gold ``SOURCE`` (the reference answer, with the
     necessary claims listed when the dataset has them). An unreadable decision counts as INCORRECT and is
     marked not well formed."""
     meter = meter or Meter("coverage")
     t = prompts.template("coverage", "eval")
-    source = gold_answer.strip()
-    if necessary_claims:
-        source += prompts.render(t["necessary_claims"], claims="\n".join(f"- {c}" for c in necessary_claims))
+    source = gold.text.strip()
+    if gold.necessary_claims:
+        source += prompts.render(t["necessary_claims"], claims="\n".join(f"- {c}" for c in gold.necessary_claims))
     msgs = prompts.messages_from(
         "eval",
         "coverage",
-        question=question,
+        question=gold.question,
         source=source,
         answer=answer.strip() or t["empty_answer"],
-        claims_hint=t["claims_hint"] if necessary_claims else "",
+        claims_hint=t["claims_hint"] if gold.necessary_claims else "",
     )
     first = chat(llm, msgs, meter, max_tokens=700)
     thought = parsing.tagged(first.split("<decision>")[0], "thought_process")

@@ -36,7 +36,7 @@ from langchain_core.language_models import BaseChatModel
 from lclfqa.config import Settings
 from lclfqa.eval import answer_metrics as am
 from lclfqa.eval.datasets import QAItem
-from lclfqa.eval.judge import POINTS, Claims, check_claims, extract_claims, judge_coverage
+from lclfqa.eval.judge import POINTS, Claims, GoldAnswer, check_claims, extract_claims, judge_coverage
 from lclfqa.eval.key_facts import score_item
 from lclfqa.eval.variants import Variant
 from lclfqa.graph.result import QAResult
@@ -228,13 +228,10 @@ def judge_row(
         }
         judge_notes = {"by": "refusal rule"}
     else:
-        gold = claims.get(
-            item, lambda: extract_claims(judge, item.question, item.gold_answer, item.necessary_claims, meter)
-        )
+        reference = GoldAnswer(item.question, item.gold_answer, item.necessary_claims)
+        gold = claims.get(item, lambda: extract_claims(judge, reference, meter))
         recall = check_claims(judge, item.question, result.get("answer", ""), gold.texts, meter)
-        coverage = judge_coverage(
-            judge, item.question, item.gold_answer, result.get("answer", ""), item.necessary_claims, meter
-        )
+        coverage = judge_coverage(judge, reference, result.get("answer", ""), meter)
         if item.necessary_claims:  # the same categories, decided claim by claim (steadier with small judges)
             necessary = check_claims(judge, item.question, result.get("answer", ""), list(item.necessary_claims), meter)
             metrics["coverage_claims"] = am.coverage_from_labels(necessary.labels)
