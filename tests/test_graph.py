@@ -477,7 +477,8 @@ def test_a_repaired_sentence_cited_to_the_wrong_quote_is_cited_to_the_one_holdin
         sample_index, good_script(answer=wrong, repair=moved), nearest_quotes=3, min_answer_support=0.5
     )
     result = graph.invoke({"question": QUESTION})
-    assert f"{quotes[1].rstrip('.')} [2]." in result.answer and result["steps"]["read"]["recited"] >= 1
+    stated = re.sub(r"^\d+\.\s+", "", quotes[1].rstrip("."))  # a heading's number may go with the verdict's full stop
+    assert f"{stated} [2]." in result.answer and result["steps"]["read"]["recited"] >= 1
 
 
 def test_an_uncited_sentence_gets_the_quote_that_holds_its_figures(sample_index: Path):
@@ -503,7 +504,7 @@ def test_an_uncited_sentence_gets_the_quote_that_holds_its_figures(sample_index:
 
 
 def test_an_answer_about_the_holding_resting_on_a_dissent_alone_says_so():
-    from lclfqa.graph.nodes.read import holding_caveat
+    from lclfqa.graph.nodes.opinions import holding_caveat
 
     dissent = {"section": ["JUSTICE BREYER, JUSTICE SOTOMAYOR, and JUSTICE KAGAN, dissenting", "I"]}
     court = {"section": ["Opinion of the Court", "II", "B"]}
@@ -514,6 +515,63 @@ def test_an_answer_about_the_holding_resting_on_a_dissent_alone_says_so():
     assert holding_caveat(question, "Quickening was abandoned [1][2].", [dissent, court]) == ""  # the Court too
     assert holding_caveat("What did the dissent say?", "x [1].", [dissent]) == ""  # asked about the dissent
     assert holding_caveat("What is quickening?", "x [1].", [dissent]) == ""  # not about the holding
+
+
+DISSENT = {
+    "section": ["JUSTICE BREYER, JUSTICE SOTOMAYOR, and JUSTICE KAGAN, dissenting.", "I"],
+    "text": "Most threatening of all, no language in today's decision stops the Federal Government from acting.",
+}
+CONCURRENCE = {
+    "section": ["JUSTICE KAVANAUGH, concurring.", "I"],
+    "text": "As Justice Scalia stated, the States may, if they wish, permit abortion on demand.",
+}
+COURT = {
+    "section": ["JUSTICE ALITO delivered the opinion of the Court.", "II"],
+    "text": "Nor does the dissent dispute the fact that abortion was illegal at common law.",
+}
+STATUTE = {"section": ["Title 26", "§ 1.21-3 Special rules"], "text": "No credit is allowed unless a joint return."}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "cited", "wrong"),
+    [
+        # a dissent's words put in a concurrence's mouth (and the majority's)
+        ('Justice Kavanaugh concurs in the majority\'s ruling that "no language stops it" [1].', [DISSENT], True),
+        ("Justice Kavanaugh says the States may permit abortion [1].", [COURT], True),
+        ("The principal dissent says no language stops the Federal Government [1].", [DISSENT], False),
+        ("Justice Kavanaugh, quoting Justice Scalia, says the States may permit it [1].", [CONCURRENCE], False),
+        ("As Justice Scalia stated, the States may permit abortion [1].", [CONCURRENCE], False),  # the quote names him
+        ("The majority notes that the dissent does not dispute it [1].", [COURT], False),
+        ("The Kavanaugh concurrence and the dissent differ [1] [2].", [CONCURRENCE, DISSENT], False),
+        ("The Court says no credit is allowed [1].", [STATUTE], False),  # no opinion to check against
+        ("Abortion was illegal at common law [1].", [DISSENT], False),  # names no one
+    ],
+)
+def test_a_sentence_naming_an_opinion_its_quotes_do_not_come_from_is_misnamed(sentence, cited, wrong):
+    from lclfqa.graph.nodes.opinions import misnamed
+
+    assert misnamed(sentence, cited) is wrong
+
+
+def test_the_reader_sees_the_quotes_nearest_the_question_first_and_the_courts_before_separate_opinions():
+    from lclfqa.graph.nodes.opinions import reading_order
+
+    def quote(text: str, section: list[str] | None = None) -> dict:
+        return {"text": text, "section": section or []}
+
+    picks = [
+        quote("The alternative method tax deposit rule."),
+        quote("A sentence on the weather."),
+        quote("The deposit due date under the alternative method tax."),
+        quote("The tax is reported."),
+    ]
+    # by the sum of the extractor's rank and the rank by closeness (word overlap here, no embedder): the
+    # third pick, nearest the question, comes before the second, which shares no word with it
+    assert reading_order("What is the deposit due date for the alternative method tax?", picks) == [0, 2, 1, 3]
+    opinions = [quote("The history of abortion law.", DISSENT["section"]), quote("Abortion law.", COURT["section"])]
+    assert reading_order("What did the dissent say about abortion law?", opinions) == [0, 1]
+    # asked about the majority: the Court's quote before the dissent's
+    assert reading_order("What did the majority say about abortion law?", opinions) == [1, 0]
 
 
 def test_a_yes_no_answer_opens_with_the_verdict_decided_over_the_quotes(sample_index: Path):
@@ -551,7 +609,8 @@ def test_the_nearest_sentences_join_the_extractors_picks(sample_index: Path):
     graph, _ = graph_with(sample_index, good_script(), nearest_quotes=2)
     result = graph.invoke({"question": QUESTION})
     quotes = result["quotes"]
-    assert [q["how"] for q in quotes] == ["pointed", "nearest", "nearest"]
+    # the reader's order puts the quotes nearest the question first: the extractor's pick is among them
+    assert sorted(q["how"] for q in quotes) == ["nearest", "nearest", "pointed"]
     assert len({" ".join(q["text"].split()) for q in quotes}) == 3  # none repeats the model's pick
     retrieved = {c["id"]: c["text"] for c in result["retrieved"]}
     assert all(q["text"] in retrieved[q["child"]] and len(q["text"].split()) >= 5 for q in quotes[1:])

@@ -99,6 +99,7 @@ def test_every_template_renders_with_the_values_nodes_pass():
         unit_plural="quotes",
         problems="p",
         verdict_rule="",
+        parts_rule="",
         max_quotes=6,
         verdict="",
         verdict_json="",
@@ -372,3 +373,40 @@ def test_the_verdict_rule_is_given_for_yes_no_questions_only(question: str, yes_
 def test_citations_written_before_their_sentences_move_after_them(written: str, expected: str):
     assert parsing.citations_last(written) == expected
     assert parsing.clean_answer(f"<answer>{written}</answer>") == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("What is the credit rate?", ["What is the credit rate?"]),
+        ("Is it allowed? Are there exceptions?", ["Is it allowed?", "Are there exceptions?"]),
+        # a statement of facts is not a part; a scene-setting phrase joins the question after it
+        (
+            "A client files separately. Is that allowed? And if a spouse dies?",
+            ["Is that allowed?", "And if a spouse dies?"],
+        ),
+        (
+            "Under the alternative method, when is the tax collected, when is the deposit due, and how is it reported?",
+            [
+                "Under the alternative method, when is the tax collected",
+                "when is the deposit due",
+                "how is it reported?",
+            ],
+        ),
+        (
+            "Why is it final, and in what other cases must one be filed?",
+            ["Why is it final", "in what other cases must one be filed?"],
+        ),
+        # a list inside one question, and an instruction with no question mark, are one part
+        (
+            "What notice is due, in terms of timing, medium and contents?",
+            ["What notice is due, in terms of timing, medium and contents?"],
+        ),
+        ("Explain the rule, and how it applies to trusts.", ["Explain the rule, and how it applies to trusts."]),
+    ],
+)
+def test_a_question_is_split_into_the_things_it_asks(question: str, parts: list[str]) -> None:
+    assert prompts.question_parts(question) == parts
+    rule = prompts.parts_rule(question)
+    assert (rule == "") == (len(parts) == 1)
+    assert all(f"({i}) {p.rstrip('?')}" in rule for i, p in enumerate(parts, 1) if len(parts) > 1)

@@ -201,7 +201,7 @@ def test_a_sentence_that_only_points_at_sources_is_dropped(sentence, pointer):
     from lclfqa.graph.nodes.answer_check import is_pointer
 
     assert is_pointer(sentence) is pointer
-    quotes = ["No credit is allowed unless the spouses file a joint return under section 6013, the rule"]
+    quotes = ["No credit is allowed unless the spouses file a joint return under section 6013, the rule"] * 4
     checks = check_answer(f"No, a joint return is required [1]. {sentence}", quotes)
     kept, removed = keep_supported(checks, quotes)
     assert (removed == [sentence]) is pointer and len(kept) == (1 if pointer else 2)
@@ -649,3 +649,93 @@ def test_two_sentences_salvaged_to_the_same_quote_are_kept_once():
     assert [c.text for c in kept] == [
         "The source reads: “a principle of justice so rooted in the traditions and conscience” [1]"
     ] and removed == []
+
+
+EXAMPLE = (
+    "Example 1. During 2007, X pays $5,000 to her mother for the care of X's 5-year old child who is a qualifying "
+    "individual. The expenses otherwise qualify as employment-related expenses. X's mother is not her dependent. "
+    "X may take into account under section 21 the amounts paid to her mother for the care of X's child. "
+    "Example 2. Y pays $6,000 to Z, who is the child's mother, for the care of the child. Y may not take into "
+    "account the amounts paid to Z because Z is the child's mother. The relationship alone decides Example 2. "
+    "The facts of Example 3 are otherwise the same."
+)
+NOTE = (
+    "24 The exact meaning of the term is subject to some debate. One brief says it meant a live child. Another "
+    "says it meant the woman's perception of movement. We need not wade into this debate."
+)
+
+
+def _section_child(cid: str, text: str, kind: str = "section") -> dict:
+    return {"id": cid, "text": text, "kind": kind, "document": "d.pdf", "pages": [1, 1], "section": [], "source": 1}
+
+
+def _quote(child: dict, sentence: str, number: int = 1, how: str = "pointed") -> dict:
+    from lclfqa.graph.nodes.quotes import quote_record
+
+    start = child["text"].index(sentence)
+    return quote_record(child, number, start, start + len(sentence), how)
+
+
+def test_quotes_of_one_passage_are_joined_with_the_sentences_between_and_footnotes_quoted_whole():
+    from lclfqa.graph.nodes.widen import widened
+
+    example, note = _section_child("a:c1", EXAMPLE), _section_child("a:f1", NOTE, kind="footnote")
+    other = _section_child("b:c2", SOURCE)
+    first = "During 2007, X pays $5,000 to her mother"
+    rule = "X may take into account under section 21"
+    far = "The facts of Example 3 are otherwise the same."
+    quotes = [
+        _quote(example, EXAMPLE[EXAMPLE.index(first) : EXAMPLE.index("The expenses")].strip()),
+        _quote(other, "The credit phases out between $80,000 and $100,000 of modified adjusted gross income.", 3),
+        _quote(note, "24 The exact meaning of the term is subject to some debate.", 2),
+        _quote(example, EXAMPLE[EXAMPLE.index(rule) : EXAMPLE.index("Example 2.")].strip(), how="nearest"),
+        _quote(example, far),
+    ]
+    out, changed = widened(quotes, [example, note, other])
+    texts = [q["text"] for q in out]
+    # the two picks of Example 1 are one quote holding the sentence between them (the fact they skipped)
+    assert texts[0].startswith("Example 1. During 2007") and "X's mother is not her dependent." in texts[0]
+    assert texts[0].rstrip().endswith("for the care of X's child.") and out[0]["how"] == "pointed"
+    assert texts[1] == quotes[1]["text"]  # alone in its child: unchanged, in its place
+    assert texts[2] == NOTE  # the footnote whole
+    assert texts[3] == far  # three sentences away from the joined quote: stays apart
+    assert len(out) == 4 and changed == 3  # Example 1 grew, its second pick was absorbed, the footnote grew
+    # every quote is still one span of its child's own text
+    assert all(q["text"] in {"a:c1": EXAMPLE, "a:f1": NOTE, "b:c2": SOURCE}[q["child"]] for q in out)
+
+
+def test_joining_stops_at_the_passage_limit_and_a_quote_not_in_its_child_is_left_alone():
+    from lclfqa.graph.nodes import widen
+
+    long = " ".join(f"Sentence number {i} states one more rule of this long section in full." for i in range(40))
+    child = _section_child("c:c1", long)
+    a = _quote(child, "Sentence number 0 states one more rule of this long section in full.")
+    b = _quote(child, "Sentence number 2 states one more rule of this long section in full.")
+    loose = {**a, "text": "a fuzzy quote in the model's words", "how": "fuzzy"}
+    out, changed = widen.widened([a, b, loose], [child])
+    # a, b and the sentence between them: one quote well within the limit; the loose quote stays as it was
+    assert len(out) == 2 and out[0]["text"].count("Sentence number") == 3 and out[1] == loose and changed == 2
+    far = _quote(child, "Sentence number 30 states one more rule of this long section in full.")
+    out, changed = widen.widened([a, far], [child])
+    assert [q["text"] for q in out] == [a["text"], far["text"]] and changed == 0
+
+
+@pytest.mark.parametrize(
+    ("answer", "kept"),
+    [
+        ("The majority cites Duncan [1]. These decisions are", "The majority cites Duncan [1]."),
+        ("No [1]. It is allowed only on a joint return [2].", "No [1]. It is allowed only on a joint return [2]."),
+        ('The rule "applies to all" [1].', 'The rule "applies to all" [1].'),
+        ("A single unfinished sentence stays", "A single unfinished sentence stays"),  # nothing finished to keep
+    ],
+)
+def test_a_last_sentence_cut_off_by_the_token_limit_is_dropped(answer: str, kept: str) -> None:
+    from lclfqa.graph.nodes.read import finished
+
+    assert finished(answer) == kept
+
+
+def test_a_citation_marker_with_no_quote_behind_it_is_a_figure_no_quote_holds() -> None:
+    checks = check_answer("It cites: [1], [539], [427]. The rate is 5% [1].", ["The rate is 5 percent of the base."])
+    assert [c.missing for c in checks] == [["[539]", "[427]"], []]
+    assert [c.ok for c in checks] == [False, True]

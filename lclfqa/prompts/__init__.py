@@ -214,6 +214,46 @@ def is_yes_no(question: str) -> bool:
     return bool(_YES_NO.match(first) or _ASKS_WHETHER.search(first))
 
 
+_ASKING = (
+    r"(?:how|what|which|why|when|where|who|whom|whose|whether|can|could|may|must|is|are|was|were|do|does|did|has|have)"
+)
+_PART_BREAK = re.compile(
+    rf"(?<=\?)\s+|,\s+(?:and\s+|or\s+)?(?=(?:(?:in|under|for|on|to|from|by|with|at)\s+)?{_ASKING}\b)", re.I
+)
+_ASKS = re.compile(rf"^\W*(?:(?:in|under|for|on|to|from|by|with|at)\s+)?{_ASKING}\b|\?$", re.I)
+
+
+def question_parts(question: str) -> list[str]:
+    """The questions asked in ``question``, in order: its interrogative sentences (statements setting out
+    the facts are left out), each split where a comma brings in another question word ("When is the tax
+    considered collected, when is the deposit due, and how …" is three parts). One part: ``[question]``."""
+    parts: list[str] = []
+    for m in _QUESTION_SENTENCE.finditer(question):
+        lead = ""  # a phrase that sets the scene ("Under the alternative method, when …") joins its question
+        for piece in _PART_BREAK.split(m.group(0).strip()):
+            piece = piece.strip(" ,;")
+            if not piece:
+                continue
+            if not _ASKS.search(piece) and (lead or not parts):
+                lead = f"{lead}, {piece}" if lead else piece
+                continue
+            parts.append(f"{lead}, {piece}" if lead else piece)
+            lead = ""
+        if lead:
+            parts.append(lead)
+    return parts if len(parts) > 1 else [question.strip()]
+
+
+def parts_rule(question: str) -> str:
+    """The reader's rule (with a line break) naming each part of a question that asks several things, so
+    that the answer takes them in turn; ``""`` for a question that asks one."""
+    parts = question_parts(question)
+    if len(parts) < 2:
+        return ""
+    listed = "; ".join(f"({i}) {p.rstrip('?')}" for i, p in enumerate(parts, 1))
+    return render(load("templates")["parts_rule"], n=len(parts), parts=listed) + "\n"
+
+
 def verdict_rule(question: str, verdict: str = "") -> str:
     """The reader's verdict-first rule (with a line break) for a yes/no question, else ``""``; with the
     decided ``verdict`` (``yes``/``no``, :mod:`lclfqa.graph.nodes.verdict`), the rule names it."""

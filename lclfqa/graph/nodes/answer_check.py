@@ -107,9 +107,12 @@ def check_answer(
     known = asked.union(*words)
     out = []
     for s in split(answer):
-        cites = [n for n in cited_numbers(s) if 1 <= n <= len(quotes)]
+        numbers = cited_numbers(s)
+        cites = [n for n in numbers if 1 <= n <= len(quotes)]
         pool = " ".join(normalized[n - 1] for n in cites) if cites else everything
-        missing = [item for item in stated(s) if not _occurs(item, pool)]
+        # a marker with no quote behind it ("[539]": a page number the model turned into one) states a figure
+        missing = [f"[{n}]" for n in numbers if n not in cites]
+        missing += [item for item in stated(s) if not _occurs(item, pool)]
         share = support(s, known)
         elsewhere = bool(cites) and support(s, asked.union(*(words[n - 1] for n in cites))) < min_support
         unfounded = share < min_support or (min_support > 0 and bool(overstated(s, everything)))

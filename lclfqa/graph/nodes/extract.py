@@ -13,9 +13,10 @@ instead (an endpoint without grammars) is checked against the references
 quote is the source's own text), and what is found nowhere is dropped and counted. A footnote child is a
 reference of its own, so footnote text is quoted as the footnote. The sentences nearest the question by
 embedding that the model passed over are added after its picks (:mod:`lclfqa.graph.nodes.nearest`;
-``nearest_quotes`` setting). An LLM failure leaves no quotes (the reader then falls back on the filtered
-children). The verdict of a yes/no question is decided over these quotes by the reader
-(:mod:`lclfqa.graph.nodes.verdict`).
+``nearest_quotes`` setting). Then a footnote quote becomes the whole footnote and quotes a sentence or two
+apart in one child join into one passage (:mod:`lclfqa.graph.nodes.widen`). An LLM failure leaves no
+quotes (the reader then falls back on the filtered children). The verdict of a yes/no question is
+decided over these quotes by the reader (:mod:`lclfqa.graph.nodes.verdict`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from lclfqa.graph.nodes.quotes import check_quotes, quote_record
 from lclfqa.graph.nodes.reading import Passage, conversation, instruction, passages
 from lclfqa.graph.nodes.refs import label
 from lclfqa.graph.nodes.refusal import mentions
+from lclfqa.graph.nodes.widen import widened
 from lclfqa.graph.state import QAState, question_fields
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
@@ -141,6 +143,7 @@ def extract_information(state: QAState, runtime: Runtime[QAContext]) -> dict[str
     quotes += [q for q in checked.kept if (q["child"], q["text"]) not in taken]
     nearest = nearest_quotes(question, numbered, children, quotes, ctx.settings.nearest_quotes, index_embeddings(ctx))
     quotes += nearest
+    quotes, widened_count = widened(quotes, children)
     out: dict[str, Any] = {"quotes": quotes, "information": information_text(quotes)}
     if not ctx.settings.parallel:  # in parallel mode the filter owns the transcript
         out["transcript"] = [*transcript, {"role": "user", "content": ask}, {"role": "assistant", "content": raw}]
@@ -148,6 +151,7 @@ def extract_information(state: QAState, runtime: Runtime[QAContext]) -> dict[str
         quotes_pointed=pointed,
         named_provision_quote=named is not None,
         nearest_quotes=len(nearest),
+        widened_quotes=widened_count,
         unknown_sentences=unknown,
         **(checked.record() if texts else {}),
         dropped_quotes=[d["quote"][:120] for d in checked.dropped],

@@ -9,13 +9,19 @@ Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``,
   instruction as the answer). With no verified quote it
   gets the filtered children's sentences closest to the question instead (counted as ``fallback``). The
   ``rag`` baseline reads the retrieved children themselves, numbered as its sources.
+- **Order and parts.** The quotes are shown nearest the question first, the Court's before separate
+  opinions' for a question about the holding (:func:`lclfqa.graph.nodes.opinions.reading_order`); a question
+  asking several things has them listed, to be answered in turn (:func:`lclfqa.prompts.question_parts`).
 - **Verdict first.** A yes/no question (:func:`lclfqa.prompts.is_yes_no`) is answered "Yes"/"No" first: one
   call over the quotes decides it (:mod:`lclfqa.graph.nodes.verdict`), and the answer opens with it.
 - **Checked, not trusted.** Every figure, section number and quoted phrase of every sentence must occur in
   the quotes that sentence cites (:mod:`lclfqa.graph.nodes.answer_check`). On a miss: one repair call naming
   the sentences; an aside holding the miss is cut, a sentence that still fails is removed with its
-  verdict (``removed``). If nothing (or a bare verdict) survives, the answer is the quote closest to
-  the question. So the answer shown holds no figure that its evidence does not.
+  verdict (``removed``); so is a sentence that names an opinion or a Justice its quotes are not from
+  (:func:`lclfqa.graph.nodes.opinions.misnamed`), a citation marker with no quote behind it counts as an
+  unsupported figure, and a last sentence cut off by the token limit is dropped. If nothing (or a bare
+  verdict) survives, the answer is the quote closest to the question. So the answer shown holds no figure
+  that its evidence does not.
 - **Refusals decided, not generated**, where possible: nothing retrieved, or a question citing provisions
   no source mentions (:mod:`lclfqa.graph.nodes.refusal`), refuses without an LLM call. When the CoT filter
   judged some children relevant and did not find that they leave the question unanswered, the reader is
@@ -46,6 +52,7 @@ from lclfqa.graph.nodes.answer_check import (
 from lclfqa.graph.nodes.extract import information_text
 from lclfqa.graph.nodes.grounding import unsupported
 from lclfqa.graph.nodes.nearest import index_embeddings, nearest_quotes, rank_by_question
+from lclfqa.graph.nodes.opinions import holding_caveat, misnamed, reading_order
 from lclfqa.graph.nodes.reading import instruction, passages, prefix
 from lclfqa.graph.nodes.refs import body, citation
 from lclfqa.graph.nodes.refusal import provision, refusal_reason, subject_not_found
@@ -79,27 +86,6 @@ def fallback_quotes(
     """The ``k`` sentences of ``children`` closest to ``question``, as quotes (``how="fallback"``): the
     evidence when the extractor verified none (:func:`lclfqa.graph.nodes.nearest.nearest_quotes`)."""
     return nearest_quotes(question, passages(children), children, [], k, embeddings, how="fallback")
-
-
-_HOLDING = re.compile(r"\b(?:hold|holds|held|holding|majority|the court(?:'s)?|opinion of the court)\b", re.I)
-_SEPARATE = re.compile(r"\b(?:dissent\w*|concurr\w*)\b", re.I)
-
-
-def separate_opinion(quote: dict[str, Any]) -> str:
-    """The heading of the dissent or concurrence a quote comes from (its section path), or ``""``."""
-    return next((h for h in quote.get("section") or [] if _SEPARATE.search(h)), "")
-
-
-def holding_caveat(question: str, answer: str, quotes: list[dict[str, Any]]) -> str:
-    """For a question about the Court's holding whose answer cites only dissents or concurrences: the
-    sentence that says so (an answer about the holding may not rest on a separate opinion alone)."""
-    if not _HOLDING.search(question) or _SEPARATE.search(question):
-        return ""
-    cited = [quotes[n - 1] for n in parsing.cited_numbers(answer) if 1 <= n <= len(quotes)]
-    if not cited or not all(separate_opinion(q) for q in cited):
-        return ""
-    whose = "; ".join(dict.fromkeys(separate_opinion(q) for q in cited))
-    return prompts.phrase("separate_opinion_note", whose=whose)
 
 
 _VERDICT_ONLY = re.compile(r"(?:\W*(?:generally,?\s+)?(?:yes|no)\W*(?:\[\d+\]\W*)*)+", re.I)
@@ -208,13 +194,13 @@ def closest_quotes(question: str, texts: list[str], embeddings: Embeddings | Non
 REPAIR_CHARS = 400
 
 
-def repair_schema(n: int) -> dict[str, Any]:
-    """JSON schema of the repair call: exactly ``n`` rewritten sentences."""
-    item = {"type": "string", "maxLength": REPAIR_CHARS}
+def strings_schema(key: str, n: int, max_length: int) -> dict[str, Any]:
+    """JSON schema of ``{key: [exactly n strings of at most max_length characters]}``."""
+    item = {"type": "string", "maxLength": max_length}
     return {
         "type": "object",
-        "properties": {"sentences": {"type": "array", "items": item, "minItems": n, "maxItems": n}},
-        "required": ["sentences"],
+        "properties": {key: {"type": "array", "items": item, "minItems": n, "maxItems": n}},
+        "required": [key],
     }
 
 
@@ -230,7 +216,7 @@ def repaired(
         [*msgs, AIMessage(written), HumanMessage(fix)],
         meter,
         max_tokens=len(failing) * REPAIR_CHARS // 4 + 20,
-        schema=repair_schema(len(failing)),
+        schema=strings_schema("sentences", len(failing), REPAIR_CHARS),
     )
     obj = parsing.json_object(raw) or {}
     again = [t for t in obj.get("sentences") or [] if isinstance(t, str)]
@@ -251,6 +237,16 @@ def repaired(
 
 
 _FINISHED = re.compile(rf"[.!?][\"”’']?(?:\s*{parsing.CITATION})*\s*$|\]\s*$")
+
+
+def finished(answer: str) -> str:
+    """``answer`` without a last sentence that the token limit cut off mid-way ("These decisions are"),
+    when a finished sentence comes before it."""
+    said = sentences(answer)
+    if len(said) < 2 or _FINISHED.search(said[-1]):
+        return answer
+    cut = answer.rfind(said[-1])
+    return answer[:cut].rstrip() if cut > 0 else " ".join(said[:-1])
 
 
 def _key(sentence: str) -> str:
@@ -319,6 +315,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             notes["fallback_quotes"] = len(quotes)
         if not quotes:
             return _refused(turn, prompts.refusal()) | {"quotes": []} | meter.record(no_evidence=True)
+        quotes = [quotes[i] for i in reading_order(fields["question"], quotes, index_embeddings(ctx))]
         # a fresh, short conversation whose reference texts are the verified quotes: continuing the
         # filter/extract conversation, the 1.5B default echoed the extractor's instruction as its answer
         unit, units = prompts.load("templates")["units"]["quotes"]
@@ -346,13 +343,14 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         unit_plural=units,
         refusal_rule=rule,
         verdict_rule=prompts.verdict_rule(fields["question"], verdict),
+        parts_rule=prompts.parts_rule(fields["question"]) if ctx.plan.extract else "",
         **fields,
     )
     msgs = [*shared, HumanMessage(ask)]
     limit = ctx.settings.max_answer_tokens
     written = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=limit, stop_pattern=parsing.RUNAWAY))
     written = parsing.collapse_citation_runs(written)
-    answer = parsing.strip_source_list(written)  # the numbers it lists still count as cited
+    answer = finished(parsing.strip_source_list(written))  # the numbers it lists still count as cited
     refused = is_refusal(answer)
     removed: list[str] = []
     if not refused:
@@ -384,6 +382,12 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             # failing sentences were wrong 2 times of 2 ("Yes. The sources state: “No credit is allowed …”")
             notes["unfounded"] = sum(c.unfounded for c in checks)
             kept, removed = keep_supported(checks, texts, asked, floor)
+            # a sentence naming one opinion while its quotes are another's: the words are not that Justice's
+            wrong = [c for c in kept if misnamed(c.text, [references[n - 1] for n in c.cites])]
+            if wrong:
+                kept = [c for c in kept if c not in wrong]
+                removed += [c.text for c in wrong]
+                notes["misnamed_opinion"] = len(wrong)
             answer = _cite_uncited(kept, texts)
             if not answer.strip() or _VERDICT_ONLY.fullmatch(answer.strip()):
                 # nothing but (at most) a bare verdict survived: state the quotes closest to the question

@@ -1,0 +1,91 @@
+"""Whose words a quote is: the Court's opinion, a concurrence or a dissent — and answers that say so rightly.
+
+A judgment's section path opens with the heading of the opinion a passage belongs to ("JUSTICE ALITO
+delivered the opinion of the Court.", "JUSTICE KAVANAUGH, concurring.", "JUSTICE BREYER, JUSTICE SOTOMAYOR,
+and JUSTICE KAGAN, dissenting."). With no LLM:
+
+- :func:`reading_order` shows the reader the quotes nearest the question first, and, for a question about
+  the holding, the Court's quotes before those of separate opinions;
+- :func:`misnamed` finds a sentence that names an opinion or a Justice ("Justice Kavanaugh concurs that …")
+  while every quote it cites comes from another opinion and mentions neither (the 1.5B default put a
+  dissent's words in a concurrence's mouth); the reader removes it;
+- :func:`holding_caveat` says so when an answer about the holding rests on separate opinions alone.
+
+Texts whose quotes name no opinion (statutes, regulations) are never checked.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+
+from lclfqa import prompts
+from lclfqa.graph.nodes.nearest import rank_by_question
+from lclfqa.llm import parsing
+
+_HOLDING = re.compile(r"\b(?:hold|holds|held|holding|majority|the court(?:'s)?|opinion of the court)\b", re.I)
+_SEPARATE = re.compile(r"\b(?:dissent\w*|concurr\w*)\b", re.I)
+_OPINION = re.compile(r"\b(?:dissent\w*|concurr\w*|opinion of the court|delivered the opinion)\b", re.I)
+_JUSTICE = re.compile(r"\b(?:Justice|JUSTICE)\s+([A-Z][A-Za-z'’-]+)|\b([A-Z][A-Za-z'’-]+),\s+(?:C\.\s*)?J\.")
+_ROLES = {
+    "dissent": re.compile(r"\bdissent\w*", re.I),
+    "concurrence": re.compile(r"\bconcurr\w*", re.I),
+    "court": re.compile(r"\b(?:majority|plurality|the court|opinion of the court)\b", re.I),
+}
+_QUOTED = re.compile(r"[\"“][^\"“”]*[\"”]")
+
+
+def separate_opinion(quote: dict[str, Any]) -> str:
+    """The heading of the dissent or concurrence a quote comes from (its section path), or ``""``."""
+    return next((h for h in quote.get("section") or [] if _SEPARATE.search(h)), "")
+
+
+def opinion_of(quote: dict[str, Any]) -> str:
+    """The heading of the opinion a quote comes from (the Court's, a concurrence, a dissent), or ``""``."""
+    return next((h for h in quote.get("section") or [] if _OPINION.search(h)), "")
+
+
+def asks_holding(question: str) -> bool:
+    """Whether ``question`` asks about the Court's holding or majority (and names no dissent or concurrence)."""
+    return bool(_HOLDING.search(question)) and not _SEPARATE.search(question)
+
+
+def who(text: str) -> set[str]:
+    """The Justices (surnames, lower case) and opinions (``dissent``, ``concurrence``, ``court``) ``text``
+    names."""
+    names = {(m.group(1) or m.group(2)).lower() for m in _JUSTICE.finditer(text)}
+    return names | {role for role, pattern in _ROLES.items() if pattern.search(text)}
+
+
+def misnamed(sentence: str, cited: list[dict[str, Any]]) -> bool:
+    """Whether ``sentence`` names an opinion or a Justice (outside its quotation marks) that none of the
+    ``cited`` quotes comes from or mentions, every cited quote's opinion being known."""
+    named = who(_QUOTED.sub(" ", parsing.CITATION_RE.sub(" ", sentence)))
+    heads = [opinion_of(q) for q in cited]
+    if not named or not cited or not all(heads):
+        return False
+    return not any(named & (who(head) | who(q["text"])) for q, head in zip(cited, heads, strict=True))
+
+
+def reading_order(question: str, quotes: list[dict[str, Any]], embeddings: Embeddings | None = None) -> list[int]:
+    """The order (0-based indices) in which the reader is shown ``quotes``: by the sum of the extractor's
+    rank (its picks first, then the nearest sentences) and the rank by closeness to the question, so that the
+    sentence stating what is asked leads (the 1.5B default answers from the first quotes it is shown); for a
+    question about the holding, quotes from the Court's opinion before those of dissents and concurrences."""
+    closeness = {i: r for r, i in enumerate(rank_by_question(question, [q["text"] for q in quotes], embeddings))}
+    later = asks_holding(question)
+    return sorted(range(len(quotes)), key=lambda i: (later and bool(separate_opinion(quotes[i])), i + closeness[i], i))
+
+
+def holding_caveat(question: str, answer: str, quotes: list[dict[str, Any]]) -> str:
+    """For a question about the Court's holding whose answer cites only dissents or concurrences: the
+    sentence that says so (an answer about the holding may not rest on a separate opinion alone)."""
+    if not asks_holding(question):
+        return ""
+    cited = [quotes[n - 1] for n in parsing.cited_numbers(answer) if 1 <= n <= len(quotes)]
+    if not cited or not all(separate_opinion(q) for q in cited):
+        return ""
+    whose = "; ".join(dict.fromkeys(separate_opinion(q) for q in cited))
+    return prompts.phrase("separate_opinion_note", whose=whose)

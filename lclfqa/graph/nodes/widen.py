@@ -1,0 +1,103 @@
+"""Quotes widened to the passage they belong to: whole footnotes, and neighbours joined into one quote.
+
+The extractor names single sentences, and a sentence alone often drops what decides the answer: the
+extractor picks the first and last sentences of an example and skips the one between them that states the
+fact ("X's mother is not her dependent"); it picks a footnote's opening line ("The exact meaning of
+'quickening' is subject to some debate.") and leaves out the footnote's answer to it. Here, with no LLM:
+
+- a quote from a footnote child becomes the whole footnote when it is at most :data:`FOOTNOTE_CHARS`
+  (a footnote is one note; its sentences are read together);
+- quotes from the same child whose sentences lie at most :data:`GAP` sentences apart become one quote
+  spanning them (so the sentences between come along), while it stays within :data:`PASSAGE_CHARS`.
+
+A widened quote is still the source's own text (one span of one child), so it stays verbatim and checked;
+it takes the place of the first quote it joins, so the extractor's order is kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lclfqa.graph.nodes.quotes import quote_record
+from lclfqa.graph.nodes.sentences import spans
+from lclfqa.ingest.document import FOOTNOTE
+
+FOOTNOTE_CHARS = 1000
+"""Longest footnote quoted whole (the dev documents' footnotes: most under 600 characters)."""
+PASSAGE_CHARS = 700
+"""Longest quote that joining neighbours may make."""
+GAP = 2
+"""Most sentences between two quotes of one child that are taken along to join them."""
+
+
+def _sentence_range(child: dict[str, Any], quote: str) -> tuple[int, int] | None:
+    """``(first, last)`` sentence indices of ``child`` that ``quote`` covers, or ``None`` when the quote is
+    not a span of the child's text (a fuzzy quote the model copied loosely keeps its own words)."""
+    text = child["text"]
+    start = text.find(quote)
+    if start < 0 or not quote:
+        return None
+    end = start + len(quote)
+    sents = spans(text, child.get("section", ()))
+    inside = [i for i, (a, b) in enumerate(sents) if a < end and b > start]
+    return (inside[0], inside[-1]) if inside else None
+
+
+def widened(quotes: list[dict[str, Any]], children: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """``(quotes, changed)``: ``quotes`` (records of :func:`lclfqa.graph.nodes.quotes.quote_record` over
+    ``children``) with footnotes whole and near neighbours joined (module docstring); ``changed`` counts the
+    quotes that grew or were absorbed."""
+    by_id = {c["id"]: (n, c) for n, c in enumerate(children, 1)}
+    ranges: list[tuple[str, int, int] | None] = []
+    for q in quotes:
+        found = by_id.get(q.get("child", ""))
+        covered = _sentence_range(found[1], q["text"]) if found else None
+        if found and covered is not None:
+            child = found[1]
+            if child.get("kind") == FOOTNOTE and len(child["text"].strip()) <= FOOTNOTE_CHARS:
+                covered = (0, len(spans(child["text"], child.get("section", ()))) - 1)
+            ranges.append((child["id"], *covered))
+        else:
+            ranges.append(None)
+    out: list[dict[str, Any]] = []
+    changed = 0
+    placed: dict[int, tuple[str, int, int]] = {}  # position in out → (child, first, last) it spans
+    for q, r in zip(quotes, ranges, strict=True):
+        if r is None:
+            out.append(q)
+            continue
+        cid, first, last = r
+        child = by_id[cid][1]
+        sents = spans(child["text"], child.get("section", ()))
+        joined = False
+        for pos, (pid, pfirst, plast) in placed.items():
+            if pid != cid:
+                continue
+            lo, hi = min(first, pfirst), max(last, plast)
+            near = first - plast - 1 <= GAP and pfirst - last - 1 <= GAP
+            if near and sents[hi][1] - sents[lo][0] <= PASSAGE_CHARS:
+                placed[pos] = (cid, lo, hi)
+                joined = True
+                changed += 1
+                break
+        if not joined:
+            placed[len(out)] = (cid, first, last)
+            out.append(q)
+    for pos, (cid, first, last) in placed.items():
+        number, child = by_id[cid]
+        sents = spans(child["text"], child.get("section", ()))
+        record = quote_record(child, number, sents[first][0], sents[last][1], out[pos]["how"])
+        if record["text"] != out[pos]["text"]:
+            out[pos] = record
+            changed += 1
+    return _distinct(out), changed
+
+
+def _distinct(quotes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``quotes`` without a later quote whose text a kept quote of the same child already holds."""
+    out: list[dict[str, Any]] = []
+    for q in quotes:
+        if any(p.get("child") == q.get("child") and q["text"] in p["text"] for p in out):
+            continue
+        out.append(q)
+    return out
