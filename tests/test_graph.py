@@ -504,7 +504,7 @@ def test_an_uncited_sentence_gets_the_quote_that_holds_its_figures(sample_index:
 
 
 def test_an_answer_about_the_holding_resting_on_a_dissent_alone_says_so():
-    from lclfqa.graph.nodes.opinions import holding_caveat
+    from lclfqa.graph.nodes.attribution import holding_caveat
 
     dissent = {"section": ["JUSTICE BREYER, JUSTICE SOTOMAYOR, and JUSTICE KAGAN, dissenting", "I"]}
     court = {"section": ["Opinion of the Court", "II", "B"]}
@@ -548,13 +548,13 @@ STATUTE = {"section": ["Title 26", "§ 1.21-3 Special rules"], "text": "No credi
     ],
 )
 def test_a_sentence_naming_an_opinion_its_quotes_do_not_come_from_is_misnamed(sentence, cited, wrong):
-    from lclfqa.graph.nodes.opinions import misnamed
+    from lclfqa.graph.nodes.attribution import misnamed
 
     assert misnamed(sentence, cited) is wrong
 
 
 def test_the_reader_sees_the_quotes_nearest_the_question_first_and_the_courts_before_separate_opinions():
-    from lclfqa.graph.nodes.opinions import reading_order
+    from lclfqa.graph.nodes.attribution import reading_order
 
     def quote(text: str, section: list[str] | None = None) -> dict:
         return {"text": text, "section": section or []}

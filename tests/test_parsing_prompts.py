@@ -89,6 +89,7 @@ def test_every_template_renders_with_the_values_nodes_pass():
         n=3,
         references="r",
         translated_question="t",
+        plain_terms="",
         sources="s",
         vocabulary="v",
         context="c",

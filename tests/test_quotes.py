@@ -735,7 +735,10 @@ def test_a_last_sentence_cut_off_by_the_token_limit_is_dropped(answer: str, kept
     assert finished(answer) == kept
 
 
-def test_a_citation_marker_with_no_quote_behind_it_is_a_figure_no_quote_holds() -> None:
+def test_a_citation_marker_with_no_quote_behind_it_fails_its_sentence() -> None:
     checks = check_answer("It cites: [1], [539], [427]. The rate is 5% [1].", ["The rate is 5 percent of the base."])
-    assert [c.missing for c in checks] == [["[539]", "[427]"], []]
+    assert [c.unknown for c in checks] == [["[539]", "[427]"], []] and [c.missing for c in checks] == [[], []]
     assert [c.ok for c in checks] == [False, True]
+    # it fails, but has no figure for a repair call to save: it is removed without one
+    kept, removed = keep_supported(checks, ["The rate is 5 percent of the base."])
+    assert removed == ["It cites: [1], [539], [427]."] and [c.text for c in kept] == ["The rate is 5% [1]."]

@@ -14,6 +14,8 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Any, TypedDict
 
+from lclfqa import prompts
+
 
 def merge_steps(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any]:
     """Reducer for ``steps``: node name → its record; parallel nodes (filter, extract) both write."""
@@ -90,6 +92,12 @@ class QAState(TypedDict, total=False):
 
 
 def question_fields(state: QAState) -> dict[str, str]:
-    """``question`` (stand-alone, acronyms expanded) and ``translated_question`` for a prompt template."""
+    """``question`` (stand-alone, acronyms expanded), ``translated_question`` and the ``plain_terms`` line
+    (empty when the translation is missing or repeats the question) for a prompt template."""
     question = state.get("standalone_question") or state.get("question", "")
-    return {"question": question, "translated_question": state.get("translation") or question}
+    translation = state.get("translation") or ""
+    return {
+        "question": question,
+        "translated_question": translation or question,
+        "plain_terms": prompts.plain_terms(question, translation),
+    }

@@ -244,6 +244,15 @@ def question_parts(question: str) -> list[str]:
     return parts if len(parts) > 1 else [question.strip()]
 
 
+def plain_terms(question: str, translation: str) -> str:
+    """The reading prompt's line giving the question in plain terms (with its line break), or ``""`` when
+    there is no translation or it only repeats the question (the offline default writes none: the line
+    cost ~40 prompt tokens in the filter's and the reader's prefixes for nothing)."""
+    if not translation.strip() or " ".join(translation.split()).lower() == " ".join(question.split()).lower():
+        return ""
+    return render(load("templates")["plain_terms"], translated_question=translation.strip())
+
+
 def parts_rule(question: str) -> str:
     """The reader's rule (with a line break) naming each part of a question that asks several things, so
     that the answer takes them in turn; ``""`` for a question that asks one."""

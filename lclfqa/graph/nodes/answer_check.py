@@ -81,10 +81,12 @@ class SentenceCheck:
     """Its support is below the threshold: it says what no quote says."""
     misattributed: bool = False
     """It rests on the quotes, but not on those it cites (their words hold under the threshold of its own)."""
+    unknown: list[str] = field(default_factory=list)
+    """Citation markers with no quote behind them ("[539]": a page number the model made a marker of)."""
 
     @property
     def ok(self) -> bool:
-        return not self.missing and not self.unfounded
+        return not self.missing and not self.unfounded and not self.unknown
 
 
 def support(sentence: str, known: set[str]) -> float:
@@ -110,13 +112,13 @@ def check_answer(
         numbers = cited_numbers(s)
         cites = [n for n in numbers if 1 <= n <= len(quotes)]
         pool = " ".join(normalized[n - 1] for n in cites) if cites else everything
-        # a marker with no quote behind it ("[539]": a page number the model turned into one) states a figure
-        missing = [f"[{n}]" for n in numbers if n not in cites]
-        missing += [item for item in stated(s) if not _occurs(item, pool)]
+        missing = [item for item in stated(s) if not _occurs(item, pool)]
+        unknown = [f"[{n}]" for n in numbers if n not in cites]
         share = support(s, known)
         elsewhere = bool(cites) and support(s, asked.union(*(words[n - 1] for n in cites))) < min_support
         unfounded = share < min_support or (min_support > 0 and bool(overstated(s, everything)))
-        out.append(SentenceCheck(s, cites, missing, share, unfounded, elsewhere and share >= min_support))
+        misattributed = elsewhere and share >= min_support
+        out.append(SentenceCheck(s, cites, missing, share, unfounded, misattributed, unknown))
     return out
 
 
@@ -212,7 +214,9 @@ def with_recitations(checks: Sequence[SentenceCheck], quotes: Sequence[str], que
 def problems_text(checks: Sequence[SentenceCheck]) -> str:
     """The failing sentences as a list for the repair prompt."""
     return "\n".join(
-        f'- "{c.text}" states {", ".join(c.missing)}' if c.missing else f'- "{c.text}" says what no quote says'
+        f'- "{c.text}" states {", ".join(c.missing + c.unknown)}'
+        if c.missing or c.unknown
+        else f'- "{c.text}" says what no quote says'
         for c in checks
         if not c.ok
     )

@@ -10,7 +10,7 @@ Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``,
   gets the filtered children's sentences closest to the question instead (counted as ``fallback``). The
   ``rag`` baseline reads the retrieved children themselves, numbered as its sources.
 - **Order and parts.** The quotes are shown nearest the question first, the Court's before separate
-  opinions' for a question about the holding (:func:`lclfqa.graph.nodes.opinions.reading_order`); a question
+  opinions' for a question about the holding (:func:`lclfqa.graph.nodes.attribution.reading_order`); a question
   asking several things has them listed, to be answered in turn (:func:`lclfqa.prompts.question_parts`).
 - **Verdict first.** A yes/no question (:func:`lclfqa.prompts.is_yes_no`) is answered "Yes"/"No" first: one
   call over the quotes decides it (:mod:`lclfqa.graph.nodes.verdict`), and the answer opens with it.
@@ -18,7 +18,7 @@ Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``,
   the quotes that sentence cites (:mod:`lclfqa.graph.nodes.answer_check`). On a miss: one repair call naming
   the sentences; an aside holding the miss is cut, a sentence that still fails is removed with its
   verdict (``removed``); so is a sentence that names an opinion or a Justice its quotes are not from
-  (:func:`lclfqa.graph.nodes.opinions.misnamed`), a citation marker with no quote behind it counts as an
+  (:func:`lclfqa.graph.nodes.attribution.misnamed`), a citation marker with no quote behind it counts as an
   unsupported figure, and a last sentence cut off by the token limit is dropped. If nothing (or a bare
   verdict) survives, the answer is the quote closest to the question. So the answer shown holds no figure
   that its evidence does not.
@@ -49,10 +49,10 @@ from lclfqa.graph.nodes.answer_check import (
     stated,
     with_recitations,
 )
+from lclfqa.graph.nodes.attribution import holding_caveat, misnamed, reading_order
 from lclfqa.graph.nodes.extract import information_text
 from lclfqa.graph.nodes.grounding import unsupported
 from lclfqa.graph.nodes.nearest import index_embeddings, nearest_quotes, rank_by_question
-from lclfqa.graph.nodes.opinions import holding_caveat, misnamed, reading_order
 from lclfqa.graph.nodes.reading import instruction, passages, prefix
 from lclfqa.graph.nodes.refs import body, citation
 from lclfqa.graph.nodes.refusal import provision, refusal_reason, subject_not_found
@@ -175,12 +175,15 @@ def stating(rule: str | None, texts: list[str]) -> int:
     return max(range(len(texts)), key=lambda i: (shared[i], -i))
 
 
-def closest_quotes(question: str, texts: list[str], embeddings: Embeddings | None = None) -> str:
-    """The answer when nothing the reader wrote survives the check: the quotes closest to the question, in
-    that order, as many as fit in :data:`QUOTED_ANSWER_CHARS` (at least one), each cited."""
+def closest_quotes(
+    question: str, texts: list[str], embeddings: Embeddings | None = None, in_order: bool = False
+) -> str:
+    """The answer when nothing the reader wrote survives the check: the quotes closest to the question (or,
+    ``in_order``, the first quotes: those already in :func:`~lclfqa.graph.nodes.attribution.reading_order`),
+    as many as fit in :data:`QUOTED_ANSWER_CHARS` (at least one), each cited."""
     picked: list[int] = []
     size = 0
-    for i in rank_by_question(question, texts, embeddings):
+    for i in range(len(texts)) if in_order else rank_by_question(question, texts, embeddings):
         n = len(texts[i].strip())
         if picked and size + n > QUOTED_ANSWER_CHARS:
             break
@@ -391,7 +394,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             answer = _cite_uncited(kept, texts)
             if not answer.strip() or _VERDICT_ONLY.fullmatch(answer.strip()):
                 # nothing but (at most) a bare verdict survived: state the quotes closest to the question
-                answer = closest_quotes(fields["question"], texts, index_embeddings(ctx))
+                answer = closest_quotes(fields["question"], texts, index_embeddings(ctx), in_order=ctx.plan.extract)
                 notes["answer_from_quote"] = True
     if not refused and verdict in ("yes", "no"):
         answer, notes["verdict_enforced"] = opening_verdict(answer, verdict)
