@@ -217,6 +217,17 @@ def _reader_prompt(llm) -> str:
     return "\n".join(str(m.content) for m in next(m for key, m, _ in llm.calls if key == "answer"))
 
 
+def test_the_reader_is_given_only_the_rules_that_can_apply(sample_index: Path):
+    graph, llm = graph_with(sample_index, good_script())
+    graph.invoke({"question": QUESTION})
+    plain = _reader_prompt(llm)
+    assert "level of comfort" not in plain and "dissenting or concurring" not in plain  # a memo, no opinions
+    assert "In plain terms" not in plain  # no translation offline: the line would repeat the question
+    graph, llm = graph_with(sample_index, good_script())
+    graph.invoke({"question": "What level of comfort can the memo give that MFS filers may claim the AOTC?"})
+    assert "asks for a tax opinion or a level of comfort" in _reader_prompt(llm)
+
+
 def test_the_models_own_source_list_is_not_shown_but_its_numbers_count(sample_index: Path):
     written = "No. A joint return is required.\n\nSources:\n[1] (26 CFR 1.2401(a)(3).pdf, p. 1)"
     graph, _ = graph_with(sample_index, good_script(answer=written))

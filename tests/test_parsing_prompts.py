@@ -90,6 +90,8 @@ def test_every_template_renders_with_the_values_nodes_pass():
         references="r",
         translated_question="t",
         plain_terms="",
+        comfort_rule="",
+        opinion_rule="",
         sources="s",
         vocabulary="v",
         context="c",
@@ -411,3 +413,10 @@ def test_a_question_is_split_into_the_things_it_asks(question: str, parts: list[
     rule = prompts.parts_rule(question)
     assert (rule == "") == (len(parts) == 1)
     assert all(f"({i}) {p.rstrip('?')}" in rule for i, p in enumerate(parts, 1) if len(parts) > 1)
+
+
+def test_the_plain_terms_line_is_given_only_when_it_says_something_new():
+    assert prompts.plain_terms("Can MFS filers claim the AOTC?", "") == ""
+    assert prompts.plain_terms("Can MFS filers claim the AOTC?", " can mfs filers claim  the AOTC? ") == ""
+    line = prompts.plain_terms("Can MFS filers claim the AOTC?", "Can a married person filing alone get the credit?")
+    assert line == "\nIn plain terms: Can a married person filing alone get the credit?"

@@ -150,22 +150,29 @@ def expand_acronyms(text: str) -> str:
 # --- reader material ------------------------------------------------------------------------------
 
 
+def _wanted(group: dict[str, Any], question: str) -> bool:
+    """Whether a ``vocabulary.toml`` group is for ``question``: it has no ``when`` words, or one of them
+    (a word beginning, case aside) occurs in the question."""
+    asked = " " + " ".join(question.lower().split())
+    return "when" not in group or any(f" {w.lower()}" in asked for w in group["when"])
+
+
+def asks_for_comfort(question: str) -> bool:
+    """Whether ``question`` asks for a tax opinion or a level of comfort (the levels' ``when`` words)."""
+    return _wanted(load("vocabulary")["levels_of_comfort"], question)
+
+
 @cache
 def vocabulary(question: str = "") -> str:
     """The key legal phrases for the domain reader, as a bullet list: the groups of ``vocabulary.toml`` whose
     ``when`` words (word beginnings, case aside) occur in ``question``, and those without ``when``."""
     v = load("vocabulary")
-    asked = " " + " ".join(question.lower().split())
-
-    def wanted(group: dict[str, Any]) -> bool:
-        return "when" not in group or any(f" {w.lower()}" in asked for w in group["when"])
-
     lines: list[str] = []
     comfort = v["levels_of_comfort"]
-    if wanted(comfort):
+    if _wanted(comfort, question):
         lines.append("Levels of comfort (tax opinions): " + comfort["intro"])
         lines += [f"- {text}" for key, text in comfort.items() if key not in ("intro", "when")]
-    if wanted(v["characterization"]):
+    if _wanted(v["characterization"], question):
         lines.append("Tax characterization terms:")
         lines += [f"- {t}" for t in v["characterization"]["terms"]]
     lines.append("Citation style:")
