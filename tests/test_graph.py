@@ -553,6 +553,12 @@ STATUTE = {"section": ["Title 26", "§ 1.21-3 Special rules"], "text": "No credi
         ("Justice Kavanaugh, quoting Justice Scalia, says the States may permit it [1].", [CONCURRENCE], False),
         ("As Justice Scalia stated, the States may permit abortion [1].", [CONCURRENCE], False),  # the quote names him
         ("The majority notes that the dissent does not dispute it [1].", [COURT], False),
+        # a dissent speaking of "this Court" does not make its words the majority's
+        (
+            "The majority cites the Glucksberg test [1].",
+            [{**DISSENT, "text": "The approach this Court has used."}],
+            True,
+        ),
         ("The Kavanaugh concurrence and the dissent differ [1] [2].", [CONCURRENCE, DISSENT], False),
         ("The Court says no credit is allowed [1].", [STATUTE], False),  # no opinion to check against
         ("Abortion was illegal at common law [1].", [DISSENT], False),  # names no one

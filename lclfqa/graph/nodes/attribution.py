@@ -61,12 +61,15 @@ def who(text: str) -> set[str]:
 
 def misnamed(sentence: str, cited: list[dict[str, Any]]) -> bool:
     """Whether ``sentence`` names an opinion or a Justice (outside its quotation marks) that none of the
-    ``cited`` quotes comes from or mentions, every cited quote's opinion being known."""
+    ``cited`` quotes comes from or mentions, every cited quote's opinion being known. A quote's own words
+    vouch for the Justices and the dissents or concurrences they name, not for "the Court" or "the
+    majority": every opinion speaks of those (a dissent's "the approach this Court has used" is not the
+    majority's holding)."""
     named = who(_QUOTED.sub(" ", parsing.CITATION_RE.sub(" ", sentence)))
     heads = [opinion_of(q) for q in cited]
     if not named or not cited or not all(heads):
         return False
-    return not any(named & (who(head) | who(q["text"])) for q, head in zip(cited, heads, strict=True))
+    return not any(named & (who(head) | (who(q["text"]) - {"court"})) for q, head in zip(cited, heads, strict=True))
 
 
 def reading_order(question: str, quotes: list[dict[str, Any]], embeddings: Embeddings | None = None) -> list[int]:
