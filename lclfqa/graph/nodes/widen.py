@@ -23,7 +23,7 @@ from lclfqa.graph.nodes.sentences import spans
 from lclfqa.ingest.document import FOOTNOTE
 
 FOOTNOTE_CHARS = 1000
-"""Longest footnote quoted whole (the dev documents' footnotes: most under 600 characters)."""
+"""Longest footnote quoted whole (a longer one is quoted by its sentences, as the extractor named them)."""
 PASSAGE_CHARS = 700
 """Longest quote that joining neighbours may make."""
 GAP = 2
