@@ -18,10 +18,10 @@ Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``,
   the quotes that sentence cites (:mod:`lclfqa.graph.nodes.answer_check`). On a miss: one repair call naming
   the sentences; an aside holding the miss is cut, a sentence that still fails is removed with its
   verdict (``removed``); so is a sentence that names an opinion or a Justice its quotes are not from
-  (:func:`lclfqa.graph.nodes.attribution.misnamed`), a citation marker with no quote behind it counts as an
-  unsupported figure, and a last sentence cut off by the token limit is dropped. If nothing (or a bare
-  verdict) survives, the answer is the quote closest to the question. So the answer shown holds no figure
-  that its evidence does not.
+  (:func:`lclfqa.graph.nodes.attribution.misnamed`) or cites a marker with no quote behind it (no repair
+  call for either), and a last sentence cut off by the token limit is dropped. If nothing (or a bare
+  verdict) survives, the answer is the first quotes in reading order (``rag``: the references closest to the
+  question). So the answer shown holds no figure that its evidence does not.
 - **Refusals decided, not generated**, where possible: nothing retrieved, or a question citing provisions
   no source mentions (:mod:`lclfqa.graph.nodes.refusal`), refuses without an LLM call. When the CoT filter
   judged some children relevant and did not find that they leave the question unanswered, the reader is
