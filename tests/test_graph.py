@@ -225,7 +225,7 @@ def test_the_reader_is_given_only_the_rules_that_can_apply(sample_index: Path):
     assert "In plain terms" not in plain  # no translation offline: the line would repeat the question
     graph, llm = graph_with(sample_index, good_script())
     graph.invoke({"question": "What level of comfort can the memo give that MFS filers may claim the AOTC?"})
-    assert "asks for a tax opinion or a level of comfort" in _reader_prompt(llm)
+    assert "If the question asks for a tax opinion or a level of comfort" in _reader_prompt(llm)
 
 
 def test_the_models_own_source_list_is_not_shown_but_its_numbers_count(sample_index: Path):
@@ -562,6 +562,15 @@ STATUTE = {"section": ["Title 26", "§ 1.21-3 Special rules"], "text": "No credi
         ("The Kavanaugh concurrence and the dissent differ [1] [2].", [CONCURRENCE, DISSENT], False),
         ("The Court says no credit is allowed [1].", [STATUTE], False),  # no opinion to check against
         ("Abortion was illegal at common law [1].", [DISSENT], False),  # names no one
+        ("Justice Kavanaugh's view is that the States may permit it [1].", [CONCURRENCE], False),  # possessive
+        ("Justice Kavanaugh’s view is that no language stops it [1].", [DISSENT], True),
+        # a heading that names no Justice cannot contradict a name, only a role
+        ("Justice Alito wrote that abortion was illegal [1].", [{**COURT, "section": ["Opinion of the Court"]}], False),
+        (
+            "The dissent says abortion was illegal [1].",
+            [{**COURT, "section": ["Opinion of the Court"], "text": "x"}],
+            True,
+        ),
     ],
 )
 def test_a_sentence_naming_an_opinion_its_quotes_do_not_come_from_is_misnamed(sentence, cited, wrong):

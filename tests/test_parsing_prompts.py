@@ -406,6 +406,21 @@ def test_citations_written_before_their_sentences_move_after_them(written: str, 
             ["What notice is due, in terms of timing, medium and contents?"],
         ),
         ("Explain the rule, and how it applies to trusts.", ["Explain the rule, and how it applies to trusts."]),
+        # relative and leading clauses are no parts; abbreviations end no sentence
+        (
+            "Is the taxpayer, who is married, eligible for the credit?",
+            ["Is the taxpayer, who is married, eligible for the credit?"],
+        ),
+        ("What is the credit, which is refundable, worth?", ["What is the credit, which is refundable, worth?"]),
+        (
+            "When a partnership terminates, how is the gain computed?",
+            ["When a partnership terminates, how is the gain computed?"],
+        ),
+        ("In Dobbs v. Jackson, what did the Court hold?", ["In Dobbs v. Jackson, what did the Court hold?"]),
+        (
+            "What does Treas. Reg. § 1.21-3 provide, and who is a dependent?",
+            ["What does Treas. Reg. § 1.21-3 provide", "who is a dependent?"],
+        ),
     ],
 )
 def test_a_question_is_split_into_the_things_it_asks(question: str, parts: list[str]) -> None:

@@ -715,6 +715,8 @@ def test_joining_stops_at_the_passage_limit_and_a_quote_not_in_its_child_is_left
     out, changed = widen.widened([a, b, loose], [child])
     # a, b and the sentence between them: one quote well within the limit; the loose quote stays as it was
     assert len(out) == 2 and out[0]["text"].count("Sentence number") == 3 and out[1] == loose and changed == 2
+    phrase = _quote(child, "states one more rule")  # part of a sentence, alone in its child: left as it is
+    assert widen.widened([phrase], [child]) == ([phrase], 0)
     far = _quote(child, "Sentence number 30 states one more rule of this long section in full.")
     out, changed = widen.widened([a, far], [child])
     assert [q["text"] for q in out] == [a["text"], far["text"]] and changed == 0
@@ -742,3 +744,9 @@ def test_a_citation_marker_with_no_quote_behind_it_fails_its_sentence() -> None:
     # it fails, but has no figure for a repair call to save: it is removed without one
     kept, removed = keep_supported(checks, ["The rate is 5 percent of the base."])
     assert removed == ["It cites: [1], [539], [427]."] and [c.text for c in kept] == ["The rate is 5% [1]."]
+    # a stray marker beside a real one goes, and the sentence stays
+    quotes = ["Married taxpayers must file a joint return to claim the credit."]
+    checks = check_answer("Married taxpayers must file a joint return to claim the credit [1] [2].", quotes)
+    kept, removed = keep_supported(checks, quotes)
+    assert [c.text for c in kept] == ["Married taxpayers must file a joint return to claim the credit [1]."]
+    assert removed == []

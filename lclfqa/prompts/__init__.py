@@ -221,27 +221,49 @@ def is_yes_no(question: str) -> bool:
     return bool(_YES_NO.match(first) or _ASKS_WHETHER.search(first))
 
 
-_ASKING = (
-    r"(?:how|what|which|why|when|where|who|whom|whose|whether|can|could|may|must|is|are|was|were|do|does|did|has|have)"
-)
+_AUX = r"(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|do|does|did|has|have|had)"
+_ASKING = rf"(?:how|what|which|why|whether|{_AUX}|(?:when|where|who)\s+{_AUX})"
+_PREPOSITION = r"(?:(?:in|under|for|on|to|from|by|with|at)\s+)?"
+# a comma that brings in another question; not a relative clause (", which is …", ", who is married,")
 _PART_BREAK = re.compile(
-    rf"(?<=\?)\s+|,\s+(?:and\s+|or\s+)?(?=(?:(?:in|under|for|on|to|from|by|with|at)\s+)?{_ASKING}\b)", re.I
+    rf",\s+(?:(?:and|or)\s+(?={_PREPOSITION}{_ASKING}\b)|(?!(?:which|who)\s+{_AUX}\b)(?={_PREPOSITION}{_ASKING}\b))",
+    re.I,
 )
-_ASKS = re.compile(rf"^\W*(?:(?:in|under|for|on|to|from|by|with|at)\s+)?{_ASKING}\b|\?$", re.I)
+_ASKS = re.compile(rf"^\W*{_PREPOSITION}{_ASKING}\b", re.I)
+_BOUNDARY = re.compile(r"([.?!])\s+(?=[A-Z“\"(])")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:v|vs|no|nos|reg|regs|treas|sec|secs|art|para|pp|ch|inc|co|corp|ltd|jr|st|ct|cf|al|seq|stat|rev|rul"
+    r"|proc|pub|supp|cir|app|fed)|\b[A-Z])$",
+    re.I,
+)
+
+
+def _sentences(text: str) -> list[str]:
+    """``text`` cut after "?", "!" and full stops that end a sentence — not an abbreviation's ("Treas. Reg.",
+    "Dobbs v. Jackson", "U. S.", "No. 19")."""
+    out, start = [], 0
+    for m in _BOUNDARY.finditer(text):
+        if m.group(1) == "." and _ABBREVIATION.search(text[start : m.start()]):
+            continue
+        out.append(text[start : m.end(1)].strip())
+        start = m.end()
+    return [*out, text[start:].strip()]
 
 
 def question_parts(question: str) -> list[str]:
-    """The questions asked in ``question``, in order: its interrogative sentences (statements setting out
-    the facts are left out), each split where a comma brings in another question word ("When is the tax
-    considered collected, when is the deposit due, and how …" is three parts). One part: ``[question]``."""
+    """The questions asked in ``question``, in order: its sentences that end in "?" (statements setting out
+    the facts are left out; "Treas. Reg." or "Dobbs v. Jackson" end no sentence), each split where a comma
+    brings in another question ("When is the tax considered collected, when is the deposit due, and how …"
+    is three parts). A relative clause (", which is …"), a leading "When a partnership terminates," or
+    "Under § 6418," is no part of its own: it joins the question after it. One part: ``[question]``."""
     parts: list[str] = []
-    for m in _QUESTION_SENTENCE.finditer(question):
-        lead = ""  # a phrase that sets the scene ("Under the alternative method, when …") joins its question
-        for piece in _PART_BREAK.split(m.group(0).strip()):
+    for asked in (s for s in _sentences(question) if s.endswith("?")):
+        lead = ""
+        for piece in _PART_BREAK.split(asked):
             piece = piece.strip(" ,;")
             if not piece:
                 continue
-            if not _ASKS.search(piece) and (lead or not parts):
+            if not _ASKS.search(piece) and not (piece.endswith("?") and not lead and parts):
                 lead = f"{lead}, {piece}" if lead else piece
                 continue
             parts.append(f"{lead}, {piece}" if lead else piece)

@@ -138,6 +138,25 @@ def trimmed(check: SentenceCheck, quotes: Sequence[str], question: str = "", min
     return text if len(again) == 1 and again[0].ok else ""
 
 
+_LEFT_OVER = re.compile(r"[,;:]\s*[,;:.]|\(\s*\)|,\s*$")
+
+
+def unmarked(check: SentenceCheck, quotes: Sequence[str], question: str = "", min_support: float = MIN_SUPPORT) -> str:
+    """A sentence whose only fault is a stray marker beside real ones ("… a joint return [1] [2]." with one
+    quote) without the stray markers, if it then passes; ``""`` when nothing would be left but a list of
+    separators (a list of page numbers made markers: "… fundamental: [1], [539], [427].")."""
+    if not check.unknown or not check.cites or check.missing or check.unfounded:
+        return ""
+    text = check.text
+    for marker in check.unknown:
+        text = text.replace(marker, "")
+    text = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(text.split()))
+    if _LEFT_OVER.search(_MARKER.sub("", text)):
+        return ""
+    again = check_answer(text, quotes, question, min_support)
+    return text if len(again) == 1 and again[0].ok else ""
+
+
 SALVAGE_WORDS = 6
 
 
@@ -251,7 +270,15 @@ def keep_supported(
         if c.ok:
             kept.append(c)
             continue
-        short = (trimmed(c, quotes, question, min_support) or salvaged(c, quotes)) if quotes else ""
+        short = (
+            (
+                unmarked(c, quotes, question, min_support)
+                or trimmed(c, quotes, question, min_support)
+                or salvaged(c, quotes)
+            )
+            if quotes
+            else ""
+        )
         if short:
             kept.append(check_answer(short, quotes, question, min_support)[0])
         else:

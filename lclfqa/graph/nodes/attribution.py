@@ -26,12 +26,14 @@ from lclfqa.graph.nodes.nearest import rank_by_question
 from lclfqa.llm import parsing
 
 _HOLDING = re.compile(r"\b(?:hold|holds|held|holding|majority|the court(?:'s)?|opinion of the court)\b", re.I)
-_SEPARATE = re.compile(r"\b(?:dissent\w*|concurr\w*)\b", re.I)
-_OPINION = re.compile(r"\b(?:dissent\w*|concurr\w*|opinion of the court|delivered the opinion)\b", re.I)
-_JUSTICE = re.compile(r"\b(?:Justice|JUSTICE)\s+([A-Z][A-Za-z'’-]+)|\b([A-Z][A-Za-z'’-]+),\s+(?:C\.\s*)?J\.")
+_SEPARATE = re.compile(r"\b(?:dissent(?:s|ed|ing)?|concurr(?:ing|ence|ences|ed|s)?)\b", re.I)
+_OPINION = re.compile(
+    r"\b(?:dissent(?:s|ed|ing)?|concurr(?:ing|ence|ed|s)?|opinion of the court|delivered the opinion)\b", re.I
+)
+_JUSTICE = re.compile(r"\b(?:Justice|JUSTICE)\s+([A-Z][A-Za-z-]+)(?:['’][sS])?|\b([A-Z][A-Za-z-]+),\s+(?:C\.\s*)?J\.")
 _ROLES = {
-    "dissent": re.compile(r"\bdissent\w*", re.I),
-    "concurrence": re.compile(r"\bconcurr\w*", re.I),
+    "dissent": re.compile(r"\bdissent(?:s|ed|ing)?\b", re.I),
+    "concurrence": re.compile(r"\bconcurr(?:ing|ence|ed|s)?\b", re.I),
     "court": re.compile(r"\b(?:majority|plurality|the court|opinion of the court)\b", re.I),
 }
 _QUOTED = re.compile(r"[\"“][^\"“”]*[\"”]")
@@ -69,7 +71,11 @@ def misnamed(sentence: str, cited: list[dict[str, Any]]) -> bool:
     heads = [opinion_of(q) for q in cited]
     if not named or not cited or not all(heads):
         return False
-    return not any(named & (who(head) | (who(q["text"]) - {"court"})) for q, head in zip(cited, heads, strict=True))
+    if not all(who(h) - set(_ROLES) for h in heads):  # a heading naming no Justice cannot contradict a name
+        named &= set(_ROLES)
+    return bool(named) and not any(
+        named & (who(head) | (who(q["text"]) - {"court"})) for q, head in zip(cited, heads, strict=True)
+    )
 
 
 def reading_order(question: str, quotes: list[dict[str, Any]], embeddings: Embeddings | None = None) -> list[int]:

@@ -19,7 +19,7 @@ Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``,
   the sentences; an aside holding the miss is cut, a sentence that still fails is removed with its
   verdict (``removed``); so is a sentence that names an opinion or a Justice its quotes are not from
   (:func:`lclfqa.graph.nodes.attribution.misnamed`) or cites a marker with no quote behind it (no repair
-  call for either), and a last sentence cut off by the token limit is dropped. If nothing (or a bare
+  call for either), and a last sentence that the token limit cut off is dropped. If nothing (or a bare
   verdict) survives, the answer is the first quotes in reading order (``rag``: the references closest to the
   question). So the answer shown holds no figure that its evidence does not.
 - **Refusals decided, not generated**, where possible: nothing retrieved, or a question citing provisions
@@ -243,8 +243,8 @@ _FINISHED = re.compile(rf"[.!?][\"”’']?(?:\s*{parsing.CITATION})*\s*$|\]\s*$
 
 
 def finished(answer: str) -> str:
-    """``answer`` without a last sentence that the token limit cut off mid-way ("These decisions are"),
-    when a finished sentence comes before it."""
+    """``answer`` (which the token limit cut off) without its unfinished last sentence ("These decisions
+    are"), when a finished sentence comes before it."""
     said = sentences(answer)
     if len(said) < 2 or _FINISHED.search(said[-1]):
         return answer
@@ -355,9 +355,12 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     )
     msgs = [*shared, HumanMessage(ask)]
     limit = ctx.settings.max_answer_tokens
+    before = meter.completion_tokens
     written = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=limit, stop_pattern=parsing.RUNAWAY))
     written = parsing.collapse_citation_runs(written)
-    answer = finished(parsing.strip_source_list(written))  # the numbers it lists still count as cited
+    answer = parsing.strip_source_list(written)  # the numbers it lists still count as cited
+    if meter.completion_tokens - before >= limit:  # the token limit cut it off
+        answer = finished(answer)
     refused = is_refusal(answer)
     removed: list[str] = []
     if not refused:

@@ -49,20 +49,24 @@ def widened(quotes: list[dict[str, Any]], children: list[dict[str, Any]]) -> tup
     quotes that grew or were absorbed."""
     by_id = {c["id"]: (n, c) for n, c in enumerate(children, 1)}
     ranges: list[tuple[str, int, int] | None] = []
+    originals: list[tuple[str, int, int] | None] = []  # what each quote covered itself
     for q in quotes:
         found = by_id.get(q.get("child", ""))
         covered = _sentence_range(found[1], q["text"]) if found else None
         if found and covered is not None:
             child = found[1]
+            originals.append((child["id"], *covered))
             if child.get("kind") == FOOTNOTE and len(child["text"].strip()) <= FOOTNOTE_CHARS:
                 covered = (0, len(spans(child["text"], child.get("section", ()))) - 1)
             ranges.append((child["id"], *covered))
         else:
             ranges.append(None)
+            originals.append(None)
     out: list[dict[str, Any]] = []
     changed = 0
     placed: dict[int, tuple[str, int, int]] = {}  # position in out → (child, first, last) it spans
-    for q, r in zip(quotes, ranges, strict=True):
+    own: dict[int, tuple[str, int, int] | None] = {}  # … and what its first quote covered itself
+    for q, r, original in zip(quotes, ranges, originals, strict=True):
         if r is None:
             out.append(q)
             continue
@@ -82,22 +86,30 @@ def widened(quotes: list[dict[str, Any]], children: list[dict[str, Any]]) -> tup
                 break
         if not joined:
             placed[len(out)] = (cid, first, last)
+            own[len(out)] = original
             out.append(q)
     for pos, (cid, first, last) in placed.items():
+        if (cid, first, last) == own[pos]:  # neither joined nor a whole footnote: the quote as it was
+            continue
         number, child = by_id[cid]
         sents = spans(child["text"], child.get("section", ()))
-        record = quote_record(child, number, sents[first][0], sents[last][1], out[pos]["how"])
-        if record["text"] != out[pos]["text"]:
-            out[pos] = record
-            changed += 1
+        out[pos] = quote_record(child, number, sents[first][0], sents[last][1], out[pos]["how"])
+        changed += 1
     return _distinct(out), changed
 
 
 def _distinct(quotes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``quotes`` without a later quote whose text a kept quote of the same child already holds."""
+    """``quotes`` without repeats: of two quotes of one child where one holds the other, the larger, in the
+    earlier one's place."""
     out: list[dict[str, Any]] = []
     for q in quotes:
         if any(p.get("child") == q.get("child") and q["text"] in p["text"] for p in out):
+            continue
+        # a kept quote that this one holds gives way to it, in the kept quote's place
+        held = [i for i, p in enumerate(out) if p.get("child") == q.get("child") and p["text"] in q["text"]]
+        if held:
+            out[held[0]] = q
+            out = [p for i, p in enumerate(out) if i not in held[1:]]
             continue
         out.append(q)
     return out
