@@ -26,14 +26,14 @@ from lclfqa.graph.nodes.nearest import rank_by_question
 from lclfqa.llm import parsing
 
 _HOLDING = re.compile(r"\b(?:hold|holds|held|holding|majority|the court(?:'s)?|opinion of the court)\b", re.I)
-_SEPARATE = re.compile(r"\b(?:dissent(?:s|ed|ing)?|concurr(?:ing|ence|ences|ed|s)?)\b", re.I)
-_OPINION = re.compile(
-    r"\b(?:dissent(?:s|ed|ing)?|concurr(?:ing|ence|ed|s)?|opinion of the court|delivered the opinion)\b", re.I
-)
+_DISSENT = r"dissent(?:s|ed|ing)?"
+_CONCURRENCE = r"concurr(?:ing|ence|ences|ed|s)?"
+_SEPARATE = re.compile(rf"\b(?:{_DISSENT}|{_CONCURRENCE})\b", re.I)
+_OPINION = re.compile(rf"\b(?:{_DISSENT}|{_CONCURRENCE}|opinion of the court|delivered the opinion)\b", re.I)
 _JUSTICE = re.compile(r"\b(?:Justice|JUSTICE)\s+([A-Z][A-Za-z-]+)(?:['’][sS])?|\b([A-Z][A-Za-z-]+),\s+(?:C\.\s*)?J\.")
 _ROLES = {
-    "dissent": re.compile(r"\bdissent(?:s|ed|ing)?\b", re.I),
-    "concurrence": re.compile(r"\bconcurr(?:ing|ence|ed|s)?\b", re.I),
+    "dissent": re.compile(rf"\b{_DISSENT}\b", re.I),
+    "concurrence": re.compile(rf"\b{_CONCURRENCE}\b", re.I),
     "court": re.compile(r"\b(?:majority|plurality|the court|opinion of the court)\b", re.I),
 }
 _QUOTED = re.compile(r"[\"“][^\"“”]*[\"”]")

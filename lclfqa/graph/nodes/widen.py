@@ -30,15 +30,13 @@ GAP = 2
 """Most sentences between two quotes of one child that are taken along to join them."""
 
 
-def _sentence_range(child: dict[str, Any], quote: str) -> tuple[int, int] | None:
-    """``(first, last)`` sentence indices of ``child`` that ``quote`` covers, or ``None`` when the quote is
-    not a span of the child's text (a fuzzy quote the model copied loosely keeps its own words)."""
-    text = child["text"]
+def _sentence_range(text: str, sents: list[tuple[int, int]], quote: str) -> tuple[int, int] | None:
+    """``(first, last)`` indices of the sentences ``sents`` of ``text`` that ``quote`` covers, or ``None`` when
+    the quote is not a span of the text (a fuzzy quote the model copied loosely keeps its own words)."""
     start = text.find(quote)
     if start < 0 or not quote:
         return None
     end = start + len(quote)
-    sents = spans(text, child.get("section", ()))
     inside = [i for i, (a, b) in enumerate(sents) if a < end and b > start]
     return (inside[0], inside[-1]) if inside else None
 
@@ -48,16 +46,17 @@ def widened(quotes: list[dict[str, Any]], children: list[dict[str, Any]]) -> tup
     ``children``) with footnotes whole and near neighbours joined (module docstring); ``changed`` counts the
     quotes that grew or were absorbed."""
     by_id = {c["id"]: (n, c) for n, c in enumerate(children, 1)}
+    sentences = {c["id"]: spans(c["text"], c.get("section", ())) for c in children}  # once per child
     ranges: list[tuple[str, int, int] | None] = []
     originals: list[tuple[str, int, int] | None] = []  # what each quote covered itself
     for q in quotes:
         found = by_id.get(q.get("child", ""))
-        covered = _sentence_range(found[1], q["text"]) if found else None
+        covered = _sentence_range(found[1]["text"], sentences[found[1]["id"]], q["text"]) if found else None
         if found and covered is not None:
             child = found[1]
             originals.append((child["id"], *covered))
             if child.get("kind") == FOOTNOTE and len(child["text"].strip()) <= FOOTNOTE_CHARS:
-                covered = (0, len(spans(child["text"], child.get("section", ()))) - 1)
+                covered = (0, len(sentences[child["id"]]) - 1)
             ranges.append((child["id"], *covered))
         else:
             ranges.append(None)
@@ -71,8 +70,7 @@ def widened(quotes: list[dict[str, Any]], children: list[dict[str, Any]]) -> tup
             out.append(q)
             continue
         cid, first, last = r
-        child = by_id[cid][1]
-        sents = spans(child["text"], child.get("section", ()))
+        sents = sentences[cid]
         joined = False
         for pos, (pid, pfirst, plast) in placed.items():
             if pid != cid:
@@ -92,7 +90,7 @@ def widened(quotes: list[dict[str, Any]], children: list[dict[str, Any]]) -> tup
         if (cid, first, last) == own[pos]:  # neither joined nor a whole footnote: the quote as it was
             continue
         number, child = by_id[cid]
-        sents = spans(child["text"], child.get("section", ()))
+        sents = sentences[cid]
         out[pos] = quote_record(child, number, sents[first][0], sents[last][1], out[pos]["how"])
         changed += 1
     return _distinct(out), changed
