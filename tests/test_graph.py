@@ -511,7 +511,9 @@ def test_an_uncited_sentence_gets_the_quote_that_holds_its_figures(sample_index:
 
     graph, _ = graph_with(sample_index, good_script(quotes=quotes, answer=answer))
     result = graph.invoke({"question": QUESTION})
-    assert "is " + picked["figure"] + " [2]." in result.answer and [c["n"] for c in result.citations] == [2, 1]
+    holding = [n for n, q in enumerate(result["quotes"], 1) if picked["figure"] in q["text"]]
+    assert len(holding) == 1 and f"is {picked['figure']} [{holding[0]}]." in result.answer
+    assert result.citations[0]["n"] == holding[0]
 
 
 def test_an_answer_about_the_holding_resting_on_a_dissent_alone_says_so():
@@ -579,6 +581,32 @@ def test_a_sentence_naming_an_opinion_its_quotes_do_not_come_from_is_misnamed(se
     assert misnamed(sentence, cited) is wrong
 
 
+@pytest.mark.parametrize(
+    ("question", "sentence", "cited", "wrong"),
+    [
+        # asked what the majority cites: a dissent's words stated as the answer, whose they are unsaid
+        ("Which decisions does the majority cite?", "The Glucksberg test is inconsistent [1].", [DISSENT], True),
+        ("Which decisions does the majority cite?", "The majority ignores that rejection [1].", [DISSENT], True),
+        # said whose they are: kept (misnamed checks the name)
+        ("Which decisions does the majority cite?", "The dissent says Glucksberg fails [1].", [DISSENT], False),
+        ("What did the Court hold?", "Justice Kavanaugh adds that travel is protected [1].", [CONCURRENCE], False),
+        # resting on the Court's quote too, or on the Court's alone: kept
+        ("What did the Court hold?", "Abortion was illegal at common law [1] [2].", [DISSENT, COURT], False),
+        ("What did the Court hold?", "Abortion was illegal at common law [1].", [COURT], False),
+        # a question about the dissent, or not about the holding, or a statute: not checked
+        ("What does the dissent say?", "No language stops the Federal Government [1].", [DISSENT], False),
+        ("What is quickening?", "No language stops the Federal Government [1].", [DISSENT], False),
+        ("What did the Court hold?", "No credit is allowed [1].", [STATUTE], False),
+    ],
+)
+def test_in_an_answer_about_the_holding_a_separate_opinions_words_must_say_whose_they_are(
+    question, sentence, cited, wrong
+):
+    from lclfqa.graph.nodes.attribution import unattributed
+
+    assert unattributed(question, sentence, cited) is wrong
+
+
 def test_the_reader_sees_the_quotes_nearest_the_question_first_and_the_courts_before_separate_opinions():
     from lclfqa.graph.nodes.attribution import reading_order
 
@@ -591,10 +619,10 @@ def test_the_reader_sees_the_quotes_nearest_the_question_first_and_the_courts_be
         quote("The deposit due date under the alternative method tax."),
         quote("The tax is reported."),
     ]
-    # by the sum of the extractor's rank and the rank by closeness (word overlap here, no embedder): the
-    # third pick, nearest the question, comes before the second, which shares no word with it
+    # by the extractor's rank plus twice the rank by closeness (word overlap here, no embedder): the third
+    # pick, nearest the question, comes before the second, which shares no word with it
     assert reading_order("What is the deposit due date for the alternative method tax?", picks) == [0, 2, 1, 3]
-    opinions = [quote("The history of abortion law.", DISSENT["section"]), quote("Abortion law.", COURT["section"])]
+    opinions = [quote("Abortion law.", DISSENT["section"]), quote("The history of abortion law.", COURT["section"])]
     assert reading_order("What did the dissent say about abortion law?", opinions) == [0, 1]
     # asked about the majority: the Court's quote before the dissent's
     assert reading_order("What did the majority say about abortion law?", opinions) == [1, 0]
@@ -653,3 +681,12 @@ def test_a_sentence_in_words_no_quote_holds_is_removed_without_a_repair_call(sam
     assert result["removed"] == ["The majority avoided the substantial understatement penalty without disclosure [1]."]
     assert "penalty" not in result.answer and result.answer.endswith("[1].")
     assert "repair" not in llm.routes() and result["steps"]["read"]["unfounded"] == 1
+
+
+def test_the_reader_removes_a_sentence_that_echoes_its_instruction(sample_index: Path):
+    answer = "Married taxpayers must file a joint return [1]. No list of sources at the end [1]."
+    graph, _ = graph_with(sample_index, good_script(answer=answer))
+    result = graph.invoke({"question": "What must married taxpayers do to claim the AOTC?"})
+    assert result.answer.startswith("Married taxpayers must file a joint return [1].")
+    assert "No list of sources" not in result.answer and result["steps"]["read"]["echoed_instruction"] == 1
+    assert result["removed"] == ["No list of sources at the end [1]."]

@@ -750,3 +750,75 @@ def test_a_citation_marker_with_no_quote_behind_it_fails_its_sentence() -> None:
     kept, removed = keep_supported(checks, quotes)
     assert [c.text for c in kept] == ["Married taxpayers must file a joint return to claim the credit [1]."]
     assert removed == []
+
+
+SEMIMONTHLY = (
+    "the tax included in amounts billed or tickets sold during the first semimonthly period of a calendar month is "
+    "considered as collected during the period of the 1st day through the 7th day of the following month"
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "kept_count"),
+    [
+        # the model restating its sentence with "Thus," in front: said once
+        (f"The rule: {SEMIMONTHLY} [1]. Thus, {SEMIMONTHLY} [1].", 1),
+        # the same words with another figure: a new statement, kept
+        (f"The rule: {SEMIMONTHLY} [1]. For the second period, {SEMIMONTHLY.replace('1st', '16th')} [1].", 2),
+        # different sentences sharing a few words: both kept
+        (
+            "A first return is also a final return if it is a one-time filing [1]. A person does not make a final "
+            "return if only a temporary cessation of operations occurs [1].",
+            2,
+        ),
+    ],
+)
+def test_a_repeated_sentence_is_kept_once(answer, kept_count):
+    quotes = [
+        f"Thus, {SEMIMONTHLY}; the second period's tax is collected during the 16th day through the 22nd day. A first "
+        "return is also a final return if it is a one-time filing. A person does not make a final return if only a "
+        "temporary cessation of operations occurs."
+    ]
+    kept, removed = keep_supported(check_answer(answer, quotes), quotes)
+    assert len(kept) == kept_count and removed == []
+
+
+class _KeywordEmbeddings:
+    """Vectors by keyword: (collected, filed, other) — what each text is about, exactly."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [[float("collected" in t), float("filed" in t), float("other" in t)] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
+def test_closeness_to_a_question_is_closeness_to_one_of_the_things_it_asks():
+    from lclfqa.graph.nodes.nearest import rank_by_question
+
+    texts = ["other rules on tax collected and returns filed", "tax collected on billing", "returns filed by mail"]
+    question = "When is the tax collected, and where must the return be filed?"
+    # by the whole question the text touching both comes first (cosine 0.82 vs 0.71); by its parts, the two
+    # texts that each answer one part do (1.0 vs 0.58)
+    assert rank_by_question(question, texts, _KeywordEmbeddings()) == [1, 2, 0]
+    assert rank_by_question("When is the tax collected and the return filed?", texts, _KeywordEmbeddings())[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("sentence", "echo"),
+    [
+        ("No list of sources at the end [3].", True),  # the instruction, written as the answer's last sentence
+        ("No list of sources at the end.", True),
+        ("The general rule applies to married taxpayers [2].", False),  # says something of its own
+        ("No list [3].", False),  # too short to tell
+        ("Married taxpayers must file a joint return [1].", False),  # the instruction's words, but a quote's too
+    ],
+)
+def test_a_sentence_copying_the_readers_instruction_is_an_echo(sentence, echo):
+    from lclfqa.graph.nodes.answer_check import echoes
+
+    instruction = (
+        "- The general rule first, then its conditions and exceptions. No list of sources at the end.\n"
+        "- For example: married taxpayers must file a joint return."
+    )
+    assert echoes(sentence, instruction, ["Married taxpayers must file a joint return for the year."]) is echo

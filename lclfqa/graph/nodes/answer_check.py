@@ -39,6 +39,8 @@ _FIGURE = re.compile(
 _QUOTED = re.compile(r"[\"“]([^\"“”]{3,}?)[\"”]")
 MIN_SUPPORT = 0.5
 MIN_CONTENT_WORDS = 4
+REPEAT_SHARE = 0.85
+"""A sentence with this share of its content words in an earlier sentence of the answer repeats it."""
 ABSOLUTES = re.compile(
     r"\b(?:regardless|irrespective|in (?:all|every|any) cases?|without (?:any )?exceptions?|no exceptions?"
     r"|always|under no circumstances?|in no event)\b",
@@ -250,6 +252,16 @@ _POINTER = re.compile(
 )
 
 
+def echoes(sentence: str, instruction: str, quotes: Sequence[str] = ()) -> bool:
+    """Whether ``sentence`` (citation markers aside, at least three words) copies the reader's
+    ``instruction`` and no quote: the 1.5B default closed an answer with "No list of sources at the end [3]."
+    """
+    said = normalize(_MARKER.sub(" ", sentence))
+    if len(said.split()) < 3 or f" {said} " not in f" {normalize(instruction)} ":
+        return False
+    return not any(f" {said} " in f" {normalize(q)} " for q in quotes)
+
+
 def is_pointer(sentence: str) -> bool:
     """Whether ``sentence`` says nothing but where something is stated ("This is stated in [2] and [4].")."""
     return bool(_POINTER.match(sentence.strip()))
@@ -283,6 +295,25 @@ def keep_supported(
             kept.append(check_answer(short, quotes, question, min_support)[0])
         else:
             removed.append(c.text)
-    # the same sentence twice (two failing sentences salvaged to the same quote, a model repeating itself)
-    unique = {" ".join(c.text.split()): c for c in reversed(kept)}
-    return [c for c in kept if unique.get(" ".join(c.text.split())) is c], removed
+    # the same sentence twice (two failing sentences salvaged to the same quote, a model repeating itself,
+    # "Thus, …" before the words of the sentence before it): the first is kept
+    unique: list[SentenceCheck] = []
+    for c in kept:
+        if not any(repeats(c.text, u.text) for u in unique):
+            unique.append(c)
+    return unique, removed
+
+
+def repeats(sentence: str, earlier: str) -> bool:
+    """Whether ``sentence`` says again what ``earlier`` said: the same text, or (of at least
+    :data:`MIN_CONTENT_WORDS` content words) :data:`REPEAT_SHARE` of its content words in ``earlier`` and no
+    figure or section number that ``earlier`` lacks."""
+    if " ".join(sentence.split()) == " ".join(earlier.split()):
+        return True
+    words = set(tokenize(_MARKER.sub(" ", sentence)))
+    if len(words) < MIN_CONTENT_WORDS or len(words & set(tokenize(_MARKER.sub(" ", earlier)))) < REPEAT_SHARE * len(
+        words
+    ):
+        return False
+    before = normalize(_MARKER.sub(" ", earlier))
+    return all(_occurs(item, before) for item in stated(sentence))

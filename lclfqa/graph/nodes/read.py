@@ -9,7 +9,7 @@ Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``,
   instruction as the answer). With no verified quote it
   gets the filtered children's sentences closest to the question instead (counted as ``fallback``). The
   ``rag`` baseline reads the retrieved children themselves, numbered as its sources.
-- **Order and parts.** The quotes are shown nearest the question first, the Court's before separate
+- **Order and parts.** The quotes are shown nearest the question (any of its parts) first, the Court's before separate
   opinions' for a question about the holding (:func:`lclfqa.graph.nodes.attribution.reading_order`); a question
   asking several things has them listed, to be answered in turn (:func:`lclfqa.prompts.question_parts`).
 - **Verdict first.** A yes/no question (:func:`lclfqa.prompts.is_yes_no`) is answered "Yes"/"No" first: one
@@ -18,8 +18,11 @@ Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``,
   the quotes that sentence cites (:mod:`lclfqa.graph.nodes.answer_check`). On a miss: one repair call naming
   the sentences; an aside holding the miss is cut, a sentence that still fails is removed with its
   verdict (``removed``); so is a sentence that names an opinion or a Justice its quotes are not from
-  (:func:`lclfqa.graph.nodes.attribution.misnamed`) or cites a marker with no quote behind it (no repair
-  call for either), and a last sentence that the token limit cut off is dropped. If nothing (or a bare
+  (:func:`lclfqa.graph.nodes.attribution.misnamed`), one that states a separate opinion's words in an
+  answer about the holding without saying whose (:func:`lclfqa.graph.nodes.attribution.unattributed`), one
+  that copies the instruction ("No list of sources at the end [3].") or cites a marker with no quote
+  behind it (no repair call for these), and a last sentence that the token limit cut off is dropped; a
+  sentence repeating an earlier one is said once. If nothing (or a bare
   verdict) survives, the answer is the first quotes in reading order (``rag``: the references closest to the
   question). So the answer shown holds no figure that its evidence does not.
 - **Refusals decided, not generated**, where possible: nothing retrieved, or a question citing provisions
@@ -43,13 +46,14 @@ from lclfqa.graph.context import QAContext
 from lclfqa.graph.nodes.answer_check import (
     SentenceCheck,
     check_answer,
+    echoes,
     keep_supported,
     problems_text,
     recited,
     stated,
     with_recitations,
 )
-from lclfqa.graph.nodes.attribution import holding_caveat, misnamed, opinion_of, reading_order
+from lclfqa.graph.nodes.attribution import holding_caveat, misnamed, opinion_of, reading_order, unattributed
 from lclfqa.graph.nodes.extract import information_text
 from lclfqa.graph.nodes.grounding import unsupported
 from lclfqa.graph.nodes.nearest import index_embeddings, nearest_quotes, rank_by_question
@@ -393,11 +397,22 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             notes["unfounded"] = sum(c.unfounded for c in checks)
             kept, removed = keep_supported(checks, texts, asked, floor)
             # a sentence naming one opinion while its quotes are another's: the words are not that Justice's
-            wrong = [c for c in kept if misnamed(c.text, [references[n - 1] for n in c.cites])]
+            # or, in an answer about the holding, a separate opinion's words stated without saying whose
+            wrong = [
+                c
+                for c in kept
+                if misnamed(c.text, [references[n - 1] for n in c.cites])
+                or unattributed(asked, c.text, [references[n - 1] for n in c.cites])
+            ]
             if wrong:
                 kept = [c for c in kept if c not in wrong]
                 removed += [c.text for c in wrong]
                 notes["misnamed_opinion"] = len(wrong)
+            echoed = [c for c in kept if echoes(c.text, ask, texts)]  # its instruction, written as an answer
+            if echoed:
+                kept = [c for c in kept if c not in echoed]
+                removed += [c.text for c in echoed]
+                notes["echoed_instruction"] = len(echoed)
             answer = _cite_uncited(kept, texts)
             if not answer.strip() or _VERDICT_ONLY.fullmatch(answer.strip()):
                 # nothing but (at most) a bare verdict survived: state the quotes closest to the question
