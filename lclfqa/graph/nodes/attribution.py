@@ -99,6 +99,7 @@ def reading_order(question: str, quotes: list[dict[str, Any]], embeddings: Embed
         key=lambda i: (later and bool(separate_opinion(quotes[i])), i + CLOSENESS_WEIGHT * closeness[i], i),
     )
 
+
 def unattributed(question: str, sentence: str, cited: list[dict[str, Any]]) -> bool:
     """For a question about the holding (:func:`asks_holding`): whether ``sentence`` rests on separate
     opinions alone (every quote it cites is from a dissent or a concurrence) and names none of them, nor a
