@@ -25,6 +25,9 @@ DEV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tax-qa" 
         # thousands separators and dollar scale words
         ("$80,000", "phase-out starts at $80000 of MAGI", True),
         ("80,000", "between $80,000 and $100,000", True),
+        # a separator comma after the number (a list, a clause) is not part of it
+        ("$1,000,000", "does not exceed $1,000,000, or", True),
+        ("$80,000", "$80,000, and $100,000", True),
         ("$24 million", "a State ceiling of $24,000,000", True),
         ("$1,000,000", "repurchases under $1 million are exempt", True),
         ("$5 million", "$15 million", False),  # word boundary: 5 is not 15

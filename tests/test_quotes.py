@@ -822,3 +822,53 @@ def test_a_sentence_copying_the_readers_instruction_is_an_echo(sentence, echo):
         "- For example: married taxpayers must file a joint return."
     )
     assert echoes(sentence, instruction, ["Married taxpayers must file a joint return for the year."]) is echo
+
+
+BUYBACK = [
+    "The term covered corporation means any domestic corporation the stock of which is traded on an established "
+    "securities market.",
+    "(2) in any case in which the stock repurchased is contributed to an employer-sponsored retirement plan, employee "
+    "stock ownership plan, or similar plan, (3) in any case in which the total value of the stock repurchased",
+]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kept"),
+    [
+        # the list's last item holds a figure no quote has: the item goes, the rest stays, cited to its quote
+        (
+            "Exceptions apply where the stock repurchased is contributed to an employer-sponsored retirement plan, "
+            "employee stock ownership plan, or similar plan, or when the repurchases do not exceed $1,000,000 [1].",
+            "Exceptions apply where the stock repurchased is contributed to an employer-sponsored retirement plan, "
+            "employee stock ownership plan, or similar plan [2].",
+        ),
+        (
+            "A covered corporation's stock is traded on an established securities market; the rate is 4 percent [1].",
+            "A covered corporation's stock is traded on an established securities market [1].",
+        ),
+        # the figure in the first clause, or in a "but" clause: nothing is left that can stand
+        ("The rate is 4 percent, and the stock is traded on an established securities market [1].", None),
+        ("Stock contributed to a retirement plan is excepted, but not above $1,000,000 [2].", None),
+    ],
+)
+def test_a_listed_clause_holding_an_unsupported_figure_is_cut_from_its_sentence(sentence, kept):
+    got, removed = keep_supported(check_answer(sentence, BUYBACK), BUYBACK)
+    assert [c.text for c in got] == ([kept] if kept else []) and removed == ([] if kept else [sentence])
+
+
+def test_a_clause_cut_does_not_save_a_sentence_that_drops_its_quotes_negation():
+    quotes = ["Nor does the dissent dispute the fact that abortion was illegal at common law after quickening."]
+    sentence = (
+        "The dissent disputed the fact that abortion was illegal at common law after quickening, and that by 1868 "
+        "at least 26 of 37 States had statutes [1]."
+    )
+    assert keep_supported(check_answer(sentence, quotes), quotes) == ([], [sentence])
+
+
+def test_a_clause_cut_does_not_save_an_uncited_sentence_that_drops_a_quotes_negation():
+    quotes = ["Nor does the dissent dispute the fact that abortion was illegal at common law after quickening."]
+    sentence = (
+        "The dissent disputed the fact that abortion was illegal at common law after quickening; and that 46 "
+        "States prohibited it."
+    )
+    assert keep_supported(check_answer(sentence, quotes), quotes) == ([], [sentence])

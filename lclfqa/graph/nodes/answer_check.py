@@ -140,6 +140,43 @@ def trimmed(check: SentenceCheck, quotes: Sequence[str], question: str = "", min
     return text if len(again) == 1 and again[0].ok else ""
 
 
+_NEGATION = re.compile(r"\b(?:not|nor|no|never|neither|none|cannot)\b|n't\b", re.I)
+_CLAUSE_BREAK = re.compile(r"(;\s+|,\s+(?:and|or)\s+)")
+
+
+def clause_trimmed(
+    check: SentenceCheck, quotes: Sequence[str], question: str = "", min_support: float = MIN_SUPPORT
+) -> str:
+    """The sentence without the coordinated clauses (after "; ", ", and ", ", or ") that hold the figures it
+    fails on, if that makes it pass (cited to the quote that holds its words where it cited another); else
+    ``""``. "Exceptions apply where the stock is contributed to an employee stock ownership plan, or where
+    the repurchases do not exceed $1,000,000 [7]." keeps its first clause when no quote holds the figure.
+    Only a later item of a list goes: a first clause holding the figure, or a "but"/"unless" clause (whose
+    loss could turn an exception into the rule), leaves the sentence to fail; so does a sentence stating
+    positively what it rests on a quote with a negation for ("The dissent disputed the fact …" over "Nor
+    does the dissent dispute the fact …": the figure was not its only fault)."""
+    if not check.missing or check.unknown:
+        return ""
+    markers = " ".join(m.group(0) for m in _MARKER.finditer(check.text))
+    bare = re.sub(r"\s+([.,;:!?])", r"\1", _MARKER.sub("", check.text)).strip().rstrip(".")
+    pieces = _CLAUSE_BREAK.split(bare)
+    clauses, breaks = pieces[::2], ["", *pieces[1::2]]
+    if len(clauses) < 2 or any(item in clauses[0] for item in check.missing):
+        return ""
+    kept = "".join(b + c for b, c in zip(breaks, clauses, strict=True) if not any(i in c for i in check.missing))
+    if kept == bare or len(kept.split()) < 4:
+        return ""
+    text = with_markers(f"{kept}.", markers) if markers else f"{kept}."
+    again = check_answer(text, quotes, question, min_support)
+    if len(again) != 1 or not again[0].ok:
+        return ""
+    fixed = (reattributed(again[0], quotes, question) or text) if again[0].misattributed else text
+    cited = [quotes[n - 1] for n in cited_numbers(fixed) if 1 <= n <= len(quotes)] or quotes
+    if not _NEGATION.search(fixed) and any(_NEGATION.search(q) for q in cited):
+        return ""  # a sentence that already failed, stating positively what its quote may deny: not salvaged
+    return fixed
+
+
 _LEFT_OVER = re.compile(r"[,;:]\s*[,;:.]|\(\s*\)|,\s*$")
 
 
@@ -286,6 +323,7 @@ def keep_supported(
             (
                 unmarked(c, quotes, question, min_support)
                 or trimmed(c, quotes, question, min_support)
+                or clause_trimmed(c, quotes, question, min_support)
                 or salvaged(c, quotes)
             )
             if quotes
