@@ -620,7 +620,8 @@ def test_the_reader_sees_the_quotes_nearest_the_question_first_and_the_courts_be
         quote("The tax is reported."),
     ]
     # by the extractor's rank plus twice the rank by closeness (word overlap here, no embedder): the third
-    # pick, nearest the question, comes before the second, which shares no word with it
+    # pick, nearest the question, comes before the second, which shares no word with it; below, the
+    # dissent's quote is the closer one, and only for a question about the majority does the Court's lead
     assert reading_order("What is the deposit due date for the alternative method tax?", picks) == [0, 2, 1, 3]
     opinions = [quote("Abortion law.", DISSENT["section"]), quote("The history of abortion law.", COURT["section"])]
     assert reading_order("What did the dissent say about abortion law?", opinions) == [0, 1]
@@ -684,9 +685,14 @@ def test_a_sentence_in_words_no_quote_holds_is_removed_without_a_repair_call(sam
 
 
 def test_the_reader_removes_a_sentence_that_echoes_its_instruction(sample_index: Path):
-    answer = "Married taxpayers must file a joint return [1]. No list of sources at the end [1]."
+    # the last sentence restates the question word for word: that is no echo of the instruction
+    answer = (
+        "Married taxpayers must file a joint return [1]. No list of sources at the end [1]. "
+        "Married taxpayers claim the AOTC on a joint return [1]."
+    )
     graph, _ = graph_with(sample_index, good_script(answer=answer))
-    result = graph.invoke({"question": "What must married taxpayers do to claim the AOTC?"})
+    result = graph.invoke({"question": "Married taxpayers claim the AOTC on a joint return: what must they do?"})
+    assert "Married taxpayers claim the AOTC on a joint return [1]." in result.answer
     assert result.answer.startswith("Married taxpayers must file a joint return [1].")
     assert "No list of sources" not in result.answer and result["steps"]["read"]["echoed_instruction"] == 1
     assert result["removed"] == ["No list of sources at the end [1]."]

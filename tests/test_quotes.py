@@ -856,19 +856,53 @@ def test_a_listed_clause_holding_an_unsupported_figure_is_cut_from_its_sentence(
     assert [c.text for c in got] == ([kept] if kept else []) and removed == ([] if kept else [sentence])
 
 
-def test_a_clause_cut_does_not_save_a_sentence_that_drops_its_quotes_negation():
-    quotes = ["Nor does the dissent dispute the fact that abortion was illegal at common law after quickening."]
-    sentence = (
-        "The dissent disputed the fact that abortion was illegal at common law after quickening, and that by 1868 "
-        "at least 26 of 37 States had statutes [1]."
-    )
-    assert keep_supported(check_answer(sentence, quotes), quotes) == ([], [sentence])
+@pytest.mark.parametrize(
+    ("quote", "joint", "kept"),
+    [
+        # the quote denies what the cut sentence states: nothing is salvaged, cited or not
+        (
+            "Nor does the dissent dispute the fact",
+            ", and that by 1868 at least 26 of 37 States had statutes [1].",
+            None,
+        ),
+        ("Nor does the dissent dispute the fact", "; and that 46 States prohibited it.", None),
+        # the quote states it: the listed clause with the figure no quote holds goes, the rest stays
+        ("The dissent disputed the fact", ", and that by 1868 at least 26 of 37 States had statutes [1].", "[1]."),
+    ],
+)
+def test_a_clause_cut_does_not_save_a_sentence_that_drops_its_quotes_negation(quote, joint, kept):
+    quotes = [f"{quote} that abortion was illegal at common law after quickening."]
+    sentence = f"The dissent disputed the fact that abortion was illegal at common law after quickening{joint}"
+    got, removed = keep_supported(check_answer(sentence, quotes), quotes)
+    if kept:
+        assert [c.text for c in got] == [sentence.split(joint)[0] + " " + kept] and removed == []
+    else:
+        assert got == [] and removed == [sentence]
 
 
-def test_a_clause_cut_does_not_save_an_uncited_sentence_that_drops_a_quotes_negation():
-    quotes = ["Nor does the dissent dispute the fact that abortion was illegal at common law after quickening."]
-    sentence = (
-        "The dissent disputed the fact that abortion was illegal at common law after quickening; and that 46 "
-        "States prohibited it."
-    )
-    assert keep_supported(check_answer(sentence, quotes), quotes) == ([], [sentence])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # an exception or a limit in the clause that would go: cutting it would make the exception the rule
+        "Stock contributed to a retirement plan is excepted; but not above $1,000,000 [2].",
+        "Stock contributed to a retirement plan is excepted; unless the repurchases exceed $1,000,000 [2].",
+        "Stock contributed to a retirement plan is excepted, and except where its value exceeds $1,000,000 [2].",
+    ],
+)
+def test_a_clause_stating_an_exception_is_never_cut(sentence):
+    assert keep_supported(check_answer(sentence, BUYBACK), BUYBACK) == ([], [sentence])
+
+
+def test_a_cut_clause_takes_its_own_marker_with_it():
+    quotes = [*BUYBACK, "The rate is 1 percent of the fair market value of the stock repurchased."]
+    sentence = "The rate is 1 percent of the fair market value of the stock repurchased [3], and a floor of $5 [1]."
+    got, _ = keep_supported(check_answer(sentence, quotes), quotes)
+    assert [c.text for c in got] == ["The rate is 1 percent of the fair market value of the stock repurchased [3]."]
+
+
+def test_a_negated_sentence_is_no_repeat_of_the_same_words_without_the_negation():
+    from lclfqa.graph.nodes.answer_check import repeats
+
+    said = "The credit is refundable for married taxpayers who file a joint return [1]."
+    assert not repeats("The credit is not refundable for married taxpayers who file a joint return [1].", said)
+    assert repeats("Thus, the credit is refundable for married taxpayers who file a joint return [1].", said)

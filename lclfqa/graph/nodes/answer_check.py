@@ -140,8 +140,20 @@ def trimmed(check: SentenceCheck, quotes: Sequence[str], question: str = "", min
     return text if len(again) == 1 and again[0].ok else ""
 
 
-_NEGATION = re.compile(r"\b(?:not|nor|no|never|neither|none|cannot)\b|n't\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|nor|no|never|neither|none|cannot)\b|n['’]t\b", re.I)
 _CLAUSE_BREAK = re.compile(r"(;\s+|,\s+(?:and|or)\s+)")
+_EXCEPTING = re.compile(
+    r"\b(?:but|unless|except|excepting|however|provided|notwithstanding|subject to|other than)\b", re.I
+)
+
+
+def _negated_where_it_rests(sentence: str, quotes: Sequence[str]) -> bool:
+    """Whether the quote sentence sharing most content words with ``sentence`` (which has no negation) has
+    one: "Nor does the dissent dispute the fact …" under "The dissent disputed the fact …"."""
+    words = set(tokenize(_MARKER.sub(" ", sentence)))
+    candidates = [t for q in quotes for t in split(q)] or list(quotes)
+    best = max(candidates, key=lambda t: len(words & set(tokenize(t))), default="")
+    return bool(_NEGATION.search(best))
 
 
 def clause_trimmed(
@@ -151,29 +163,35 @@ def clause_trimmed(
     fails on, if that makes it pass (cited to the quote that holds its words where it cited another); else
     ``""``. "Exceptions apply where the stock is contributed to an employee stock ownership plan, or where
     the repurchases do not exceed $1,000,000 [7]." keeps its first clause when no quote holds the figure.
-    Only a later item of a list goes: a first clause holding the figure, or a "but"/"unless" clause (whose
-    loss could turn an exception into the rule), leaves the sentence to fail; so does a sentence stating
-    positively what it rests on a quote with a negation for ("The dissent disputed the fact …" over "Nor
-    does the dissent dispute the fact …": the figure was not its only fault)."""
+    Only a later item of a list goes: a first clause holding the figure, or a dropped clause that states an
+    exception or a limit ("; unless …", ", and except …", "; but …": its loss would turn the exception into
+    the rule), leaves the sentence to fail; so does a sentence stating positively what the quote sentence it
+    rests on negates ("The dissent disputed the fact …" over "Nor does the dissent dispute the fact …": the
+    figure was not its only fault). The kept clauses keep their own markers (the sentence's last ones when
+    they have none)."""
     if not check.missing or check.unknown:
         return ""
-    markers = " ".join(m.group(0) for m in _MARKER.finditer(check.text))
-    bare = re.sub(r"\s+([.,;:!?])", r"\1", _MARKER.sub("", check.text)).strip().rstrip(".")
-    pieces = _CLAUSE_BREAK.split(bare)
+    body = check.text.strip()
+    pieces = _CLAUSE_BREAK.split(body[:-1] if body.endswith(".") else body)
     clauses, breaks = pieces[::2], ["", *pieces[1::2]]
-    if len(clauses) < 2 or any(item in clauses[0] for item in check.missing):
+    holds = [any(_occurs(item, normalize(_MARKER.sub(" ", c))) for item in check.missing) for c in clauses]
+    if len(clauses) < 2 or holds[0] or not any(holds):
         return ""
-    kept = "".join(b + c for b, c in zip(breaks, clauses, strict=True) if not any(i in c for i in check.missing))
-    if kept == bare or len(kept.split()) < 4:
+    if any(h and _EXCEPTING.search(b + c) for b, c, h in zip(breaks, clauses, holds, strict=True)):
         return ""
-    text = with_markers(f"{kept}.", markers) if markers else f"{kept}."
+    kept = "".join(b + c for b, c, h in zip(breaks, clauses, holds, strict=True) if not h)
+    own = [m.group(0) for m in _MARKER.finditer(kept)] or [m.group(0) for m in _MARKER.finditer(clauses[-1])]
+    bare = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(_MARKER.sub(" ", kept).split())).strip()
+    if len(bare.split()) < 4:
+        return ""
+    text = with_markers(f"{bare}.", " ".join(dict.fromkeys(own))) if own else f"{bare}."
     again = check_answer(text, quotes, question, min_support)
     if len(again) != 1 or not again[0].ok:
         return ""
     fixed = (reattributed(again[0], quotes, question) or text) if again[0].misattributed else text
     cited = [quotes[n - 1] for n in cited_numbers(fixed) if 1 <= n <= len(quotes)] or quotes
-    if not _NEGATION.search(fixed) and any(_NEGATION.search(q) for q in cited):
-        return ""  # a sentence that already failed, stating positively what its quote may deny: not salvaged
+    if not _NEGATION.search(fixed) and _negated_where_it_rests(fixed, cited):
+        return ""  # a sentence that already failed, stating positively what its quote denies: not salvaged
     return fixed
 
 
@@ -344,8 +362,8 @@ def keep_supported(
 
 def repeats(sentence: str, earlier: str) -> bool:
     """Whether ``sentence`` says again what ``earlier`` said: the same text, or (of at least
-    :data:`MIN_CONTENT_WORDS` content words) :data:`REPEAT_SHARE` of its content words in ``earlier`` and no
-    figure or section number that ``earlier`` lacks."""
+    :data:`MIN_CONTENT_WORDS` content words) :data:`REPEAT_SHARE` of its content words in ``earlier``, no
+    figure or section number that ``earlier`` lacks, and a negation only where ``earlier`` has one."""
     if " ".join(sentence.split()) == " ".join(earlier.split()):
         return True
     words = set(tokenize(_MARKER.sub(" ", sentence)))
@@ -353,5 +371,7 @@ def repeats(sentence: str, earlier: str) -> bool:
         words
     ):
         return False
+    if bool(_NEGATION.search(sentence)) != bool(_NEGATION.search(earlier)):
+        return False  # "… is not refundable" after "… is refundable": a contradiction, not a repeat
     before = normalize(_MARKER.sub(" ", earlier))
     return all(_occurs(item, before) for item in stated(sentence))

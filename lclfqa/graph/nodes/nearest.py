@@ -2,7 +2,8 @@
 
 The extractor's model points at the sentences it thinks answer; a 1.5B model often points at a citation
 fragment and passes over the sentence that states the rule. Ranking every sentence of the references by
-cosine with the question (the index's own embedder; shared content words where it cannot be loaded) is
+cosine with the question — its best cosine with any part the question asks — (the index's own embedder;
+shared content words where it cannot be loaded) is
 cheap (one embedding batch, well under a second on 2 cores) and catches what the model passed over:
 :func:`nearest_quotes` adds the nearest few beside the model's picks, and the reader falls back on
 :func:`rank_by_question` when nothing else survives.

@@ -342,11 +342,9 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         if decided_rule is not None:
             notes["rule"] = decided_rule
     asked = fields["question"]
-    ask = instruction(
-        "read_domain" if ctx.plan.reader == "domain" else "read_basic",
-        evidence=evidence,
+    template = "read_domain" if ctx.plan.reader == "domain" else "read_basic"
+    rules = dict(
         vocabulary=prompts.vocabulary(fields["question"]),
-        history=prompts.format_history(state.get("history") or []) or "(none)",
         unit=unit,
         unit_plural=units,
         refusal_rule=rule,
@@ -355,8 +353,12 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         # rules that cannot apply are not given (each ~30 prompt tokens, ~0.3 s on 2 cores)
         comfort_rule=prompts.phrase("comfort_rule", unit_plural=units) if prompts.asks_for_comfort(asked) else "",
         opinion_rule=prompts.phrase("opinion_rule", unit=unit) if any(opinion_of(r) for r in references) else "",
-        **fields,
     )
+    history = prompts.format_history(state.get("history") or []) or "(none)"
+    ask = instruction(template, evidence=evidence, history=history, **rules, **fields)
+    # what the reader was told to do, without the evidence, history or question and its parts (an answer
+    # may restate those)
+    told = instruction(template, evidence="", history="", **(rules | {"parts_rule": ""}), **dict.fromkeys(fields, ""))
     msgs = [*shared, HumanMessage(ask)]
     limit = ctx.settings.max_answer_tokens
     before = meter.completion_tokens
@@ -398,21 +400,18 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             kept, removed = keep_supported(checks, texts, asked, floor)
             # a sentence naming one opinion while its quotes are another's: the words are not that Justice's
             # or, in an answer about the holding, a separate opinion's words stated without saying whose
-            wrong = [
-                c
-                for c in kept
-                if misnamed(c.text, [references[n - 1] for n in c.cites])
-                or unattributed(asked, c.text, [references[n - 1] for n in c.cites])
-            ]
-            if wrong:
-                kept = [c for c in kept if c not in wrong]
-                removed += [c.text for c in wrong]
-                notes["misnamed_opinion"] = len(wrong)
-            echoed = [c for c in kept if echoes(c.text, ask, texts)]  # its instruction, written as an answer
-            if echoed:
-                kept = [c for c in kept if c not in echoed]
-                removed += [c.text for c in echoed]
-                notes["echoed_instruction"] = len(echoed)
+            # or that copies its instruction
+            faults = {
+                "misnamed_opinion": lambda c: misnamed(c.text, [references[n - 1] for n in c.cites]),
+                "unattributed_opinion": lambda c: unattributed(asked, c.text, [references[n - 1] for n in c.cites]),
+                "echoed_instruction": lambda c: echoes(c.text, told, texts),
+            }
+            for name, fault in faults.items():
+                wrong = [c for c in kept if fault(c)]
+                if wrong:
+                    kept = [c for c in kept if c not in wrong]
+                    removed += [c.text for c in wrong]
+                    notes[name] = len(wrong)
             answer = _cite_uncited(kept, texts)
             if not answer.strip() or _VERDICT_ONLY.fullmatch(answer.strip()):
                 # nothing but (at most) a bare verdict survived: state the quotes closest to the question
