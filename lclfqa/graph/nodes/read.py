@@ -402,12 +402,12 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             # or, in an answer about the holding, a separate opinion's words stated without saying whose
             # or that copies its instruction
             faults = {
-                "misnamed_opinion": lambda c: misnamed(c.text, [references[n - 1] for n in c.cites]),
-                "unattributed_opinion": lambda c: unattributed(asked, c.text, [references[n - 1] for n in c.cites]),
-                "echoed_instruction": lambda c: echoes(c.text, told, texts),
+                "misnamed_opinion": lambda c, cited: misnamed(c.text, cited),
+                "unattributed_opinion": lambda c, cited: unattributed(asked, c.text, cited),
+                "echoed_instruction": lambda c, _: echoes(c.text, told, texts),
             }
             for name, fault in faults.items():
-                wrong = [c for c in kept if fault(c)]
+                wrong = [c for c in kept if fault(c, [references[n - 1] for n in c.cites])]
                 if wrong:
                     kept = [c for c in kept if c not in wrong]
                     removed += [c.text for c in wrong]
