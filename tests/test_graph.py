@@ -16,6 +16,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from lclfqa import load_graph
 from lclfqa.config import Settings
 from lclfqa.graph.nodes.expand import build_sources
+from lclfqa.graph.nodes.read import asks_back
 from lclfqa.graph.nodes.refs import chunk_ref
 from lclfqa.graph.result import QAResult
 from lclfqa.index.embedded import EmbeddedBackend
@@ -696,3 +697,16 @@ def test_the_reader_removes_a_sentence_that_echoes_its_instruction(sample_index:
     assert result.answer.startswith("Married taxpayers must file a joint return [1].")
     assert "No list of sources" not in result.answer and result["steps"]["read"]["echoed_instruction"] == 1
     assert result["removed"] == ["No list of sources at the end [1]."]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "asks"),
+    [
+        ("When are monthly returns then due [2]?", True),
+        ("Can the buyer resell it? [3]", True),
+        ("Monthly returns are due by the fifteenth day [2].", False),
+        ("The question whether it may is left open [2].", False),
+    ],
+)
+def test_a_sentence_that_asks_states_nothing(sentence: str, asks: bool):
+    assert asks_back(sentence) == asks

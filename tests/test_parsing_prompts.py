@@ -435,3 +435,17 @@ def test_the_plain_terms_line_is_given_only_when_it_says_something_new():
     assert prompts.plain_terms("Can MFS filers claim the AOTC?", " can mfs filers claim  the AOTC? ") == ""
     line = prompts.plain_terms("Can MFS filers claim the AOTC?", "Can a married person filing alone get the credit?")
     assert line == "\nIn plain terms: Can a married person filing alone get the credit?"
+
+
+@pytest.mark.parametrize(
+    ("part", "asked"),
+    [
+        ("Under § 6418, what rules govern the payment", "what rules govern the payment"),
+        ("In Dobbs, how did the majority define 'quickening'", "how did the majority define 'quickening'"),
+        ("When a partnership terminates, what happens to its year?", "what happens to its year?"),
+        ("What is the rate, and who pays it?", "What is the rate, and who pays it?"),  # opens by asking
+        ("For the credit, payments to relatives don't count?", "For the credit, payments to relatives don't count?"),
+    ],
+)
+def test_a_part_is_read_without_the_scene_it_sets(part: str, asked: str) -> None:
+    assert prompts.without_lead(part) == asked

@@ -906,3 +906,27 @@ def test_a_negated_sentence_is_no_repeat_of_the_same_words_without_the_negation(
     said = "The credit is refundable for married taxpayers who file a joint return [1]."
     assert not repeats("The credit is not refundable for married taxpayers who file a joint return [1].", said)
     assert repeats("Thus, the credit is refundable for married taxpayers who file a joint return [1].", said)
+
+
+class _SceneEmbeddings:
+    """Three dimensions: the scene a question sets ("alternative method"), "collected", "billed"."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [[2.0 * ("alternative method" in t), float("collected" in t), float("billed" in t)] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
+def test_a_question_setting_the_scene_is_also_read_without_it():
+    from lclfqa.graph.nodes.nearest import rank_by_question
+
+    texts = [
+        "This section sets forth an alternative method for computing deposits.",  # only the scene
+        "Tax in amounts billed is considered as collected during the first seven days.",  # the answer
+    ]
+    question = "Under the alternative method for deposits, when is tax on amounts billed considered collected?"
+    # as asked, the overview is nearer (cosine 0.82 against 0.58); without the scene, only the answer is near
+    # (0 against 1.0): summed, the answer comes first
+    assert rank_by_question(question, texts, _SceneEmbeddings()) == [1, 0]
+    assert rank_by_question(question, texts, None)[0] == 1  # by shared words too

@@ -273,6 +273,19 @@ def question_parts(question: str) -> list[str]:
     return parts if len(parts) > 1 else [question.strip()]
 
 
+def without_lead(part: str) -> str:
+    """``part`` without the phrases before its question word that set the scene ("Under § 6418, what rules
+    govern …" → "what rules govern …"; "In Dobbs, how did the majority …" → "how did the majority …"):
+    every quote retrieved for the question shares the scene, so only what is asked tells them apart."""
+    pieces = part.split(", ")
+    if len(pieces) < 2 or _ASKS.search(pieces[0]):
+        return part
+    for i in range(1, len(pieces)):
+        if _ASKS.search(pieces[i]):
+            return ", ".join(pieces[i:])
+    return part
+
+
 def plain_terms(question: str, translation: str) -> str:
     """The reading prompt's line giving the question in plain terms (with its line break), or ``""`` when
     there is no translation or it only repeats the question (the offline default writes none: the line

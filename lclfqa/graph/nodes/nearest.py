@@ -31,18 +31,35 @@ def rank_by_question(question: str, texts: list[str], embeddings: Embeddings | N
     the things the question asks (:func:`lclfqa.prompts.question_parts`; the whole question when it asks
     one), with the index's embedder where given, else shared (stemmed) content words. By the part, not the
     whole: the rule answering the second of three questions is otherwise outranked by sentences that touch
-    all three (on the tax dev set's quotes, key facts in the first three shown 30 → 34 of 70)."""
+    all three (on the tax dev set's quotes, key facts in the first three shown 30 → 34 of 70). A part that
+    opens by setting the scene ("Under the alternative method for chapter 33 deposits, when is …") counts
+    twice: as asked and without the scene (:func:`lclfqa.prompts.without_lead`), so an overview that only
+    repeats the scene does not outrank the sentence that answers (key facts in the first three 36 → 38)."""
     if not texts:
         return []
-    parts = prompts.question_parts(question)
+    scores = _by_part(prompts.question_parts(question), texts, embeddings)
+    best = [max(row) for row in scores]
+    return sorted(range(len(texts)), key=lambda i: (-best[i], i))
+
+
+def _by_part(parts: list[str], texts: list[str], embeddings: Embeddings | None) -> list[list[float]]:
+    """``scores[i][j]``: text ``i``'s closeness to part ``j`` — as asked, plus without the scene it sets where
+    it sets one — by cosine with the embedder, else by shared content words."""
+    if not parts or not texts:
+        return [[] for _ in texts]
+    asks = [prompts.without_lead(p) for p in parts]
     if embeddings is not None:
-        vectors = embed_array(embeddings, [*parts, *texts])
-        scores = [float(x) for x in (vectors[len(parts) :] @ vectors[: len(parts)].T).max(axis=1)]
-    else:
-        asked = [set(tokenize(p)) for p in parts]
-        words = [set(tokenize(t)) for t in texts]
-        scores = [max(len(a & w) for a in asked) / (1 + len(w)) ** 0.5 for w in words]
-    return sorted(range(len(texts)), key=lambda i: (-scores[i], i))
+        vectors = embed_array(embeddings, [*parts, *asks, *texts])
+        n = len(parts)
+        parts_v, asks_v, texts_v = vectors[:n], vectors[n : 2 * n], vectors[2 * n :]
+        sims = texts_v @ parts_v.T + texts_v @ asks_v.T
+        return [[float(x) for x in row] for row in sims]
+    words = [set(tokenize(t)) for t in texts]
+
+    def near(asked: str, w: set[str]) -> float:
+        return len(set(tokenize(asked)) & w) / (1 + len(w)) ** 0.5
+
+    return [[near(p, w) + near(a, w) for p, a in zip(parts, asks, strict=True)] for w in words]
 
 
 def index_embeddings(ctx: QAContext) -> Embeddings | None:

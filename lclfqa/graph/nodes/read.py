@@ -198,6 +198,25 @@ def closest_quotes(
     )
 
 
+def asks_back(sentence: str) -> bool:
+    """Whether ``sentence`` is a question (it ends in "?" before its markers): an answer that restates what
+    is asked ("When are monthly returns then due [2]?") states nothing."""
+    return parsing.CITATION_RE.sub(" ", sentence).rstrip(" .\"”’'").endswith("?")
+
+
+def written_answer(ctx: QAContext, msgs: list[Any], meter: Meter, limit: int) -> tuple[str, str]:
+    """``(written, answer)`` of the reader's call: the model's text (citation runs collapsed), and that text
+    without a source list at its end and, where the token limit cut it off, without its unfinished last
+    sentence."""
+    before = meter.completion_tokens
+    written = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=limit, stop_pattern=parsing.RUNAWAY))
+    written = parsing.collapse_citation_runs(written)
+    answer = parsing.strip_source_list(written)  # the numbers it lists still count as cited
+    if meter.completion_tokens - before >= limit:  # the token limit cut it off
+        answer = finished(answer)
+    return written, answer
+
+
 REPAIR_CHARS = 400
 
 
@@ -224,6 +243,7 @@ def repaired(
         meter,
         max_tokens=len(failing) * REPAIR_CHARS // 4 + 20,
         schema=strings_schema("sentences", len(failing), REPAIR_CHARS),
+        stream=False,
     )
     obj = parsing.json_object(raw) or {}
     again = [t for t in obj.get("sentences") or [] if isinstance(t, str)]
@@ -360,13 +380,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     # may restate those)
     told = instruction(template, evidence="", history="", **(rules | {"parts_rule": ""}), **dict.fromkeys(fields, ""))
     msgs = [*shared, HumanMessage(ask)]
-    limit = ctx.settings.max_answer_tokens
-    before = meter.completion_tokens
-    written = parsing.clean_answer(chat(ctx.resources.llm, msgs, meter, max_tokens=limit, stop_pattern=parsing.RUNAWAY))
-    written = parsing.collapse_citation_runs(written)
-    answer = parsing.strip_source_list(written)  # the numbers it lists still count as cited
-    if meter.completion_tokens - before >= limit:  # the token limit cut it off
-        answer = finished(answer)
+    written, answer = written_answer(ctx, msgs, meter, ctx.settings.max_answer_tokens)
     refused = is_refusal(answer)
     removed: list[str] = []
     if not refused:
@@ -405,6 +419,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
                 "misnamed_opinion": lambda c, cited: misnamed(c.text, cited),
                 "unattributed_opinion": lambda c, cited: unattributed(asked, c.text, cited),
                 "echoed_instruction": lambda c, _: echoes(c.text, told, texts),
+                "asked_back": lambda c, _: asks_back(c.text),
             }
             for name, fault in faults.items():
                 wrong = [c for c in kept if fault(c, [references[n - 1] for n in c.cites])]
