@@ -95,9 +95,12 @@ def run_streaming(
     result = QAResult(state)
     if streamed:
         shown.append(stripper.flush())
-        out.write(shown[-1] + "\n")
-        if " ".join("".join(shown).split()) != " ".join(result.answer.split()):
-            out.write(f"\n{correction_note(result)}\n{result.answer}\n")
+        out.write(shown[-1])
+        streamed_text, checked = " ".join("".join(shown).split()), " ".join(result.answer.split())
+        if checked.startswith(streamed_text):  # the check kept it all and added the source's words
+            out.write(f"{checked[len(streamed_text) :]}\n")
+        else:
+            out.write(f"\n\n{correction_note(result)}\n{result.answer}\n")
     else:
         out.write(result.answer + "\n")
     out.flush()

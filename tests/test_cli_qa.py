@@ -126,3 +126,14 @@ def test_ask_streams_the_answer_not_the_verdict_calls_json(index_dir: Path, fake
     assert '{"rule"' not in result.stdout and "Spouses must file a joint return." not in result.stdout
     assert result.stdout.startswith("Yes, spouses must file a joint return [1].")
     assert "The checked answer:\nNo. Spouses must file a joint return [1]." in result.stdout
+
+
+def test_ask_adds_the_sources_words_after_the_streamed_answer_without_a_correction(
+    index_dir: Path, fake_models: ScriptedChat
+):
+    fake_models.script["answer"] = "No, not on separate returns."  # gives none of the quote's words
+    result = runner.invoke(app, ["ask", QUESTION, "--index", str(index_dir)])
+    assert result.exit_code == 0, result.output
+    first_line = result.stdout.splitlines()[0]
+    assert first_line.startswith("No, not on separate returns. The source reads: “") and first_line.endswith("[1]")
+    assert "Checked against the quotes" not in result.stdout

@@ -211,7 +211,7 @@ def test_missing_tags_and_no_inline_citations(sample_index: Path):
     rule = " ".join(result["quotes"][0]["text"].split())
     assert result.answer == f"A joint return is required. The source reads: “{rule}” [1]"
     assert [c["n"] for c in result.citations] == [1] and not result.citations[0]["inferred"]
-    assert result["steps"]["read"]["rule_quoted"] is True
+    assert result["steps"]["read"]["rule_quoted"] == 1
 
 
 def _reader_prompt(llm) -> str:

@@ -405,19 +405,46 @@ def test_amounts_with_a_scale_word_are_checked_whole():
     assert wrong[0].missing == ["$5 million"]
 
 
-def test_the_rule_quote_is_added_only_when_quote_one_is_not_cited_and_is_shortened():
-    from lclfqa.graph.nodes.read import RULE_QUOTE_CHARS, with_rule_quote
+def test_each_part_gets_its_nearest_quote_unless_the_answer_cites_or_gives_it():
+    from lclfqa.graph.nodes.rule_quotes import RULE_QUOTE_CHARS, with_part_quotes
 
+    quotes = [
+        {"text": "Married taxpayers must file a joint return to claim the credit."},
+        {"text": "The requirements do not apply to a taxpayer who is legally separated under a decree of divorce."},
+        {"text": "If the surviving spouse remarries before the end of the year, a credit may be allowed."},
+    ]
+    question = "Can a married client claim the credit? Are there exceptions for spouses living apart or remarried?"
+    answer = "No, married taxpayers must file a joint return to claim it."
+    # part 1's nearest quote: its words are in the answer (given); part 2's nearest (by shared words) is added
+    out, added = with_part_quotes(answer, question, quotes)
+    assert added == 1 and out == f"{answer} The source reads: “{quotes[2]['text']}” [3]"
+    # a quote the answer cites is not added again
+    assert with_part_quotes(answer + " [3]", question, quotes) == (answer + " [3]", 0)
+    # a decided rule (quote 2) answers the first part
+    out, added = with_part_quotes(answer, question, quotes, rule=1)
+    assert added == 2 and out.index("legally separated") < out.index("remarries")
+    # shortened at a word boundary
     long_rule = "No credit is allowed under section 21 " + "unless the spouses file jointly and " * 20 + "end."
-    answer, added = with_rule_quote("No, a joint return is required.", [long_rule])
-    assert added and answer.startswith("No, a joint return is required. The source reads: “No credit is allowed")
-    quoted = answer.split("“", 1)[1].split("”", 1)[0]
-    assert quoted.endswith(" …") and len(quoted) <= RULE_QUOTE_CHARS + 2 and long_rule.startswith(quoted[:-2])
-    assert with_rule_quote("No, a joint return is required [1].", [long_rule]) == (
-        "No, a joint return is required [1].",
-        False,
-    )
-    assert with_rule_quote("No.", []) == ("No.", False)
+    out, added = with_part_quotes("No.", "Can they claim it?", [{"text": long_rule}])
+    quoted = out.split("“", 1)[1].split("”", 1)[0]
+    assert added == 1 and quoted.endswith(" …") and len(quoted) <= RULE_QUOTE_CHARS + 2
+    assert long_rule.startswith(quoted[:-2])
+    assert with_part_quotes("No.", "Can they?", []) == ("No.", 0)
+
+
+def test_an_answer_about_the_holding_gets_no_separate_opinions_quote():
+    from lclfqa.graph.nodes.rule_quotes import part_quotes
+
+    quotes = [
+        {
+            "text": "The Constitution makes no reference to abortion.",
+            "section": ["JUSTICE ALITO delivered the opinion of the Court."],
+        },
+        {"text": "The majority overrules Roe and Casey today.", "section": ["JUSTICE BREYER, dissenting."]},
+    ]
+    question = "What did the Court hold about Roe and Casey?"
+    assert part_quotes(question, quotes, "It held that the Constitution makes no reference to abortion [1].") == []
+    assert part_quotes("What did the dissent say about Roe and Casey?", quotes, "It dissented [1].") == [1]
 
 
 def test_a_sentence_citing_the_wrong_quote_is_cited_to_the_one_that_holds_it():
@@ -498,11 +525,11 @@ def test_the_nearest_sentences_are_ranked_by_the_question_and_skip_fragments_and
 
 
 def test_the_rule_quote_is_the_one_stating_the_decided_rule():
-    from lclfqa.graph.nodes.read import stating
+    from lclfqa.graph.nodes.rule_quotes import stating
 
     texts = ["The credit is $2,500.", "Married taxpayers who file separately may claim neither credit."]
     assert stating("married taxpayers filing separately may claim neither credit", texts) == 1
-    assert stating(None, texts) == 0 and stating("anything", []) == 0
+    assert stating(None, texts) is None and stating("anything", []) is None
 
 
 @pytest.mark.parametrize(

@@ -37,12 +37,12 @@ def rank_by_question(question: str, texts: list[str], embeddings: Embeddings | N
     repeats the scene does not outrank the sentence that answers (key facts in the first three 36 → 38)."""
     if not texts:
         return []
-    scores = _by_part(prompts.question_parts(question), texts, embeddings)
+    scores = closeness_by_part(prompts.question_parts(question), texts, embeddings)
     best = [max(row) for row in scores]
     return sorted(range(len(texts)), key=lambda i: (-best[i], i))
 
 
-def _by_part(parts: list[str], texts: list[str], embeddings: Embeddings | None) -> list[list[float]]:
+def closeness_by_part(parts: list[str], texts: list[str], embeddings: Embeddings | None) -> list[list[float]]:
     """``scores[i][j]``: text ``i``'s closeness to part ``j`` — as asked, plus without the scene it sets where
     it sets one — by cosine with the embedder, else by shared content words."""
     if not parts or not texts:

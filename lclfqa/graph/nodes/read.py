@@ -60,10 +60,10 @@ from lclfqa.graph.nodes.nearest import index_embeddings, nearest_quotes, rank_by
 from lclfqa.graph.nodes.reading import instruction, passages, prefix
 from lclfqa.graph.nodes.refs import body, citation
 from lclfqa.graph.nodes.refusal import provision, refusal_reason, subject_not_found
+from lclfqa.graph.nodes.rule_quotes import stating, with_part_quotes
 from lclfqa.graph.nodes.sentences import split as sentences
 from lclfqa.graph.nodes.verdict import decide
 from lclfqa.graph.state import QAState, question_fields
-from lclfqa.index.tokens import tokenize
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
 
@@ -146,37 +146,6 @@ def _cite_uncited(answer_checks: list[SentenceCheck], quotes: list[str]) -> str:
 
 
 QUOTED_ANSWER_CHARS = 700
-RULE_QUOTE_CHARS = 320
-
-
-def shortened(text: str, limit: int) -> str:
-    """``text`` on one line, cut at a word boundary to at most ``limit`` characters (with "…")."""
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    return flat[:limit].rsplit(" ", 1)[0].rstrip(",;:—–-") + " …"
-
-
-def with_rule_quote(answer: str, texts: list[str], written: str = "", rule: int = 0) -> tuple[str, bool]:
-    """``(answer, added)``: an answer that does not cite quote ``rule`` (0-based; the caller passes the quote
-    nearest the question, the one most likely to state the rule deciding it) gains it in the source's
-    words (shortened to :data:`RULE_QUOTE_CHARS`), so the operative words are shown, not only the model's
-    reading of them. A source list the model ``written`` at the end counts as citing."""
-    n = rule + 1
-    if not 0 <= rule < len(texts) or n in parsing.cited_numbers(answer) or n in parsing.cited_numbers(written):
-        return answer, False
-    quote = prompts.phrase("rule_quote", quote=shortened(texts[rule], RULE_QUOTE_CHARS), n=n)
-    return f"{answer.rstrip()} {quote}".strip(), True
-
-
-def stating(rule: str | None, texts: list[str]) -> int:
-    """The quote (0-based) that states the decided ``rule`` — the one sharing most of its words — or 0, the
-    extractor's first pick, when no rule was decided."""
-    words = set(tokenize(rule or ""))
-    if not words or not texts:
-        return 0
-    shared = [len(words & set(tokenize(t))) for t in texts]
-    return max(range(len(texts)), key=lambda i: (shared[i], -i))
 
 
 def closest_quotes(
@@ -435,7 +404,11 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     if not refused and verdict in ("yes", "no"):
         answer, notes["verdict_enforced"] = opening_verdict(answer, verdict)
     if not refused and ctx.plan.extract and not notes.get("answer_from_quote"):
-        answer, notes["rule_quoted"] = with_rule_quote(answer, texts, written, stating(decided_rule, texts))
+        answer, added = with_part_quotes(
+            answer, fields["question"], quotes, stating(decided_rule, texts), index_embeddings(ctx), written
+        )
+        if added:
+            notes["rule_quoted"] = added
     if not refused and ctx.plan.extract:
         caveat = holding_caveat(fields["question"], answer, quotes)
         if caveat:
