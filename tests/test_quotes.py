@@ -957,3 +957,12 @@ def test_a_question_setting_the_scene_is_also_read_without_it():
     # (0 against 1.0): summed, the answer comes first
     assert rank_by_question(question, texts, _SceneEmbeddings()) == [1, 0]
     assert rank_by_question(question, texts, None)[0] == 1  # by shared words too
+
+
+def test_a_question_asking_many_things_gets_at_most_three_quotes():
+    from lclfqa.graph.nodes.rule_quotes import MAX_PART_QUOTES, part_quotes
+
+    topics = ["deposits", "returns", "refunds", "penalties", "interest"]
+    quotes = [{"text": f"The rules on {t} are set out in this paragraph in full."} for t in topics]
+    question = "What about deposits, what about returns, what about refunds, what about penalties, what about interest?"
+    assert len(part_quotes(question, quotes, "It depends.")) == MAX_PART_QUOTES == 3

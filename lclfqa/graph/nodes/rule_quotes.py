@@ -24,6 +24,8 @@ from lclfqa.index.tokens import tokenize
 from lclfqa.llm import parsing
 
 RULE_QUOTE_CHARS = 320
+MAX_PART_QUOTES = 3
+"""A question asking more things gets the source's words for its first three only: quotes, not a dump."""
 STATED_SHARE = 0.5
 """An answer holding this share of a quote's content words (stemmed) already gives it."""
 
@@ -62,8 +64,8 @@ def part_quotes(
 ) -> list[int]:
     """The quotes (0-based, in the order of the parts they answer) to add to ``answer``: for each part of
     ``question``, the quote nearest it (``rule`` for the first part, when given) that the answer neither
-    cites nor gives (:data:`STATED_SHARE`); each quote once. A source list the model ``written`` at the end
-    (not shown) counts as citing."""
+    cites nor gives (:data:`STATED_SHARE`); each quote once, at most :data:`MAX_PART_QUOTES`. A source list
+    the model ``written`` at the end (not shown) counts as citing."""
     texts = [q["text"] for q in quotes]
     if not texts:
         return []
@@ -74,6 +76,8 @@ def part_quotes(
     cited = {n - 1 for n in [*parsing.cited_numbers(answer), *parsing.cited_numbers(written)]}
     picked: list[int] = []
     for j in range(len(parts)):
+        if len(picked) == MAX_PART_QUOTES:
+            break
         if j == 0 and rule is not None and rule in allowed:
             i = rule
         elif allowed:
