@@ -706,6 +706,7 @@ def test_the_reader_removes_a_sentence_that_echoes_its_instruction(sample_index:
         ("Can the buyer resell it? [3]", True),
         ("Monthly returns are due by the fifteenth day [2].", False),
         ("The question whether it may is left open [2].", False),
+        ("The Court asked, “Is the right deeply rooted in history?” [1].", False),  # reports a question
     ],
 )
 def test_a_sentence_that_asks_states_nothing(sentence: str, asks: bool):

@@ -22,9 +22,12 @@ Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``,
   answer about the holding without saying whose (:func:`lclfqa.graph.nodes.attribution.unattributed`), one
   that copies the instruction ("No list of sources at the end [3].") or cites a marker with no quote
   behind it (no repair call for these), and a last sentence that the token limit cut off is dropped; a
-  sentence repeating an earlier one is said once. If nothing (or a bare
-  verdict) survives, the answer is the first quotes in reading order (``rag``: the references closest to the
-  question). So the answer shown holds no figure that its evidence does not.
+  sentence repeating an earlier one is said once, and a sentence that asks ("When are they due [2]?") is
+  removed. If nothing (or a bare verdict) survives, the answer is the first quotes in reading order
+  (``rag``: the references closest to the question). So the answer shown holds no figure that its evidence
+  does not.
+- **The source's words for each part.** Each thing the question asks gets the quote nearest it, verbatim,
+  unless the answer cites or already gives it (:mod:`lclfqa.graph.nodes.rule_quotes`).
 - **Refusals decided, not generated**, where possible: nothing retrieved, or a question citing provisions
   no source mentions (:mod:`lclfqa.graph.nodes.refusal`), refuses without an LLM call. When the CoT filter
   judged some children relevant and did not find that they leave the question unanswered, the reader is
@@ -167,10 +170,14 @@ def closest_quotes(
     )
 
 
+_QUOTATION = re.compile(r"[“\"][^“”\"]*[”\"]")
+
+
 def asks_back(sentence: str) -> bool:
     """Whether ``sentence`` is a question (it ends in "?" before its markers): an answer that restates what
     is asked ("When are monthly returns then due [2]?") states nothing."""
-    return parsing.CITATION_RE.sub(" ", sentence).rstrip(" .\"”’'").endswith("?")
+    text = _QUOTATION.sub(" “…”", parsing.CITATION_RE.sub(" ", sentence))  # a question it quotes asks nothing
+    return text.rstrip(" .").endswith("?")
 
 
 def written_answer(ctx: QAContext, msgs: list[Any], meter: Meter, limit: int) -> tuple[str, str]:

@@ -5,29 +5,36 @@ asks (on the tax dev set it stated 34 of the 49 key facts its quotes held; asked
 left open, it contradicted its own verdict: "No, that is not allowed. … Yes, that is allowed."). So once
 the answer is checked, each part of the question (:func:`lclfqa.prompts.question_parts`) gets the quote
 nearest it (:func:`lclfqa.graph.nodes.nearest.closeness_by_part`) in the source's words, shortened to
-:data:`RULE_QUOTE_CHARS` — unless the answer cites that quote or already gives at least
-:data:`STATED_SHARE` of its content words. For a yes/no question the first part's quote is the one stating
-the rule the verdict call decided (:func:`stating`). An added quote is the source's own text, so it needs
-no check; in an answer about the Court's holding no separate opinion's quote is added this way.
+:data:`RULE_QUOTE_CHARS` — unless the answer cites that quote or already gives it (at least
+:data:`STATED_SHARE` of its content words and every amount and percentage it states). For a yes/no question
+the first part's quote is the one stating the rule the verdict call decided (:func:`stating`). An added
+quote is the source's own text, so it needs no check. A dissent's or a concurrence's words are added only
+to an answer whose question names a separate opinion or a Justice, and then say whose they are; at most
+:data:`MAX_PART_QUOTES` quotes and :data:`MAX_ADDED_CHARS` characters are added.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
 from lclfqa import prompts
+from lclfqa.graph.nodes.answer_check import support
 from lclfqa.graph.nodes.attribution import asks_holding, separate_opinion
+from lclfqa.graph.nodes.grounding import dollar_amounts, percentages
 from lclfqa.graph.nodes.nearest import closeness_by_part
 from lclfqa.index.tokens import tokenize
 from lclfqa.llm import parsing
 
 RULE_QUOTE_CHARS = 320
 MAX_PART_QUOTES = 3
-"""A question asking more things gets the source's words for its first three only: quotes, not a dump."""
+MAX_ADDED_CHARS = 700
+"""At most this many characters of quotes are added (the first always): the source's words, not a dump."""
 STATED_SHARE = 0.5
-"""An answer holding this share of a quote's content words (stemmed) already gives it."""
+"""An answer holding this share of a quote's content words (stemmed) and its amounts already gives it."""
+_NAMES_OPINION = re.compile(r"\b(?:dissent\w*|concurr\w*|justice|separate opinions?)\b", re.I)
 
 
 def shortened(text: str, limit: int) -> str:
@@ -40,18 +47,37 @@ def shortened(text: str, limit: int) -> str:
 
 def stating(rule: str | None, texts: list[str]) -> int | None:
     """The quote (0-based) that states the decided ``rule`` — the one sharing most of its words — or None
-    when no rule was decided."""
+    when no rule was decided or no quote shares a word with it."""
     words = set(tokenize(rule or ""))
     if not words or not texts:
         return None
     shared = [len(words & set(tokenize(t))) for t in texts]
-    return max(range(len(texts)), key=lambda i: (shared[i], -i))
+    best = max(range(len(texts)), key=lambda i: (shared[i], -i))
+    return best if shared[best] else None
 
 
-def stated_share(text: str, answer: str) -> float:
-    """The share of ``text``'s content words (stemmed) that ``answer`` holds."""
-    words = set(tokenize(text))
-    return len(words & set(tokenize(answer))) / len(words) if words else 1.0
+def given(text: str, answer: str) -> bool:
+    """Whether ``answer`` already gives ``text``: :data:`STATED_SHARE` of its content words (stemmed) and
+    every amount and percentage it states ("each eligible student qualifies" does not give "$2,500 per
+    eligible student")."""
+    figures = [*dollar_amounts(text), *percentages(text)]
+    known = [*dollar_amounts(answer), *percentages(answer)]
+    if any(not any(abs(f - k) < 1e-9 for k in known) for f in figures):
+        return False
+    return support(text, set(tokenize(answer))) >= STATED_SHARE
+
+
+def listed_numbers(written: str) -> list[int]:
+    """The numbers in the list of sources the model ``written`` at its end (not shown, but they count as
+    cited); markers in its sentences do not count (a sentence the check removed cites nothing)."""
+    whole = written.strip()
+    kept = parsing.strip_source_list(whole)
+    return parsing.cited_numbers(whole[len(kept) :]) if whole.startswith(kept) else []
+
+
+def whose(quote: dict[str, Any]) -> str:
+    """The heading of the separate opinion ``quote`` comes from ("JUSTICE BREYER, …, dissenting"), or ``""``."""
+    return separate_opinion(quote).rstrip(" .")
 
 
 def part_quotes(
@@ -71,10 +97,11 @@ def part_quotes(
         return []
     parts = prompts.question_parts(question)
     scores = closeness_by_part(parts, texts, embeddings)
-    holding = asks_holding(question)
-    allowed = [i for i, q in enumerate(quotes) if not (holding and separate_opinion(q))]
-    cited = {n - 1 for n in [*parsing.cited_numbers(answer), *parsing.cited_numbers(written)]}
+    separate_ok = not asks_holding(question) and bool(_NAMES_OPINION.search(question))
+    allowed = [i for i, q in enumerate(quotes) if separate_ok or not separate_opinion(q)]
+    cited = {n - 1 for n in [*parsing.cited_numbers(answer), *listed_numbers(written)]}
     picked: list[int] = []
+    size = 0
     for j in range(len(parts)):
         if len(picked) == MAX_PART_QUOTES:
             break
@@ -85,9 +112,12 @@ def part_quotes(
         else:
             break
         text = shortened(texts[i], RULE_QUOTE_CHARS)
-        if i in picked or i in cited or stated_share(text, answer) >= STATED_SHARE:
+        if i in picked or i in cited or given(text, answer):
             continue
+        if picked and size + len(text) > MAX_ADDED_CHARS:
+            break
         picked.append(i)
+        size += len(text)
     return picked
 
 
@@ -101,7 +131,11 @@ def with_part_quotes(
 ) -> tuple[str, int]:
     """``(answer, added)``: ``answer`` followed by :func:`part_quotes`, each as "The source reads: “…” [n]"."""
     picked = part_quotes(question, quotes, answer, rule, embeddings, written)
-    added = [
-        prompts.phrase("rule_quote", quote=shortened(quotes[i]["text"], RULE_QUOTE_CHARS), n=i + 1) for i in picked
-    ]
+    added = []
+    for i in picked:
+        text, opinion = shortened(quotes[i]["text"], RULE_QUOTE_CHARS), whose(quotes[i])
+        if opinion:
+            added.append(prompts.phrase("opinion_quote", whose=opinion, quote=text, n=i + 1))
+        else:
+            added.append(prompts.phrase("rule_quote", quote=text, n=i + 1))
     return " ".join([answer.rstrip(), *added]).strip(), len(added)
