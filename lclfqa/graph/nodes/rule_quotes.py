@@ -90,8 +90,9 @@ def part_quotes(
 ) -> list[int]:
     """The quotes (0-based, in the order of the parts they answer) to add to ``answer``: for each part of
     ``question``, the quote nearest it (``rule`` for the first part, when given) that the answer neither
-    cites nor gives (:data:`STATED_SHARE`); each quote once, at most :data:`MAX_PART_QUOTES`. A source list
-    the model ``written`` at the end (not shown) counts as citing."""
+    cites nor gives (:func:`given`); each quote once, at most :data:`MAX_PART_QUOTES` and
+    :data:`MAX_ADDED_CHARS`; a separate opinion's only when the question names one (not the holding). A
+    source list the model ``written`` at the end (not shown) counts as citing (:func:`listed_numbers`)."""
     texts = [q["text"] for q in quotes]
     if not texts:
         return []
@@ -129,7 +130,8 @@ def with_part_quotes(
     embeddings: Embeddings | None = None,
     written: str = "",
 ) -> tuple[str, int]:
-    """``(answer, added)``: ``answer`` followed by :func:`part_quotes`, each as "The source reads: “…” [n]"."""
+    """``(answer, added)``: ``answer`` followed by :func:`part_quotes`, each as "The source reads: “…” [n]"
+    (a separate opinion's as "JUSTICE …, concurring, reads: “…” [n]")."""
     picked = part_quotes(question, quotes, answer, rule, embeddings, written)
     added = []
     for i in picked:
