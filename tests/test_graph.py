@@ -711,3 +711,20 @@ def test_the_reader_removes_a_sentence_that_echoes_its_instruction(sample_index:
 )
 def test_a_sentence_that_asks_states_nothing(sentence: str, asks: bool):
     assert asks_back(sentence) == asks
+
+
+def test_a_sentence_citing_nothing_is_judged_by_the_quote_holding_its_words():
+    from lclfqa.graph.nodes.answer_check import check_answer, resting_on
+    from lclfqa.graph.nodes.attribution import misnamed
+
+    quotes = [DISSENT, CONCURRENCE]
+    texts = [q["text"] for q in quotes]
+    sentence = "Justice Kavanaugh says nothing in today's decision stops the Federal Government from acting."
+    (check,) = check_answer(sentence, texts)
+    assert check.cites == [] and resting_on(check, texts) == [1]  # the dissent's words
+    assert misnamed(sentence, [quotes[n - 1] for n in resting_on(check, texts)])
+    # a sentence that cites keeps its citations; one too short to say anything rests on nothing
+    (cited,) = check_answer(sentence + " [2]", texts)
+    assert resting_on(cited, texts) == [2]
+    (verdict,) = check_answer("No, it is not.", texts)
+    assert resting_on(verdict, texts) == []

@@ -254,6 +254,25 @@ def recited(check: SentenceCheck, quotes: Sequence[str]) -> str:
     return ""
 
 
+def holding_words(sentence: str, quotes: Sequence[str], question: str = "") -> tuple[int, float]:
+    """``(i, share)``: the quote (0-based; the first on a tie) holding the largest share of ``sentence``'s
+    content words (the question's words count as held), and that share."""
+    asked = set(tokenize(question))
+    shares = [support(sentence, asked | set(tokenize(q))) for q in quotes]
+    best = max(range(len(quotes)), key=lambda i: (shares[i], -i))
+    return best, shares[best]
+
+
+def resting_on(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> list[int]:
+    """The quote numbers (1-based) ``check``'s sentence rests on: those it cites; for a sentence citing none
+    that says something (:data:`MIN_CONTENT_WORDS` content words or more), the quote holding most of its
+    words — so that whose words it states can be checked ("Justice Kavanaugh's concurrence treats …" in the
+    words of a dissent's quote, citing nothing); else none."""
+    if check.cites or not quotes or len(set(tokenize(_MARKER.sub(" ", check.text)))) < MIN_CONTENT_WORDS:
+        return list(check.cites)
+    return [holding_words(check.text, quotes, question)[0] + 1]
+
+
 def reattributed(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> str:
     """A misattributed sentence cited instead to the quote that holds most of its words, where that quote
     holds more of them than those it cites — alone if it also holds every figure the sentence states, else
@@ -262,9 +281,8 @@ def reattributed(check: SentenceCheck, quotes: Sequence[str], question: str = ""
     items = stated(bare)
     asked = set(tokenize(question))
     cited = support(bare, asked.union(*(set(tokenize(quotes[n - 1])) for n in check.cites)))
-    shares = [support(bare, asked | set(tokenize(q))) for q in quotes]
-    best = max(range(len(quotes)), key=lambda i: (shares[i], -i))
-    if shares[best] <= cited:
+    best, share = holding_words(bare, quotes, question)
+    if share <= cited:
         return ""
     if all(_occurs(item, normalize(quotes[best])) for item in items):
         return with_markers(bare, f"[{best + 1}]")

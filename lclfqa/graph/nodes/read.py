@@ -53,6 +53,7 @@ from lclfqa.graph.nodes.answer_check import (
     keep_supported,
     problems_text,
     recited,
+    resting_on,
     stated,
     with_recitations,
 )
@@ -398,7 +399,8 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
                 "asked_back": lambda c, _: asks_back(c.text),
             }
             for name, fault in faults.items():
-                wrong = [c for c in kept if fault(c, [references[n - 1] for n in c.cites])]
+                # a sentence citing nothing is judged by the quote holding most of its words
+                wrong = [c for c in kept if fault(c, [references[n - 1] for n in resting_on(c, texts, asked)])]
                 if wrong:
                     kept = [c for c in kept if c not in wrong]
                     removed += [c.text for c in wrong]
