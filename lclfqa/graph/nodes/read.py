@@ -19,13 +19,13 @@ Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``,
   the sentences; an aside holding the miss is cut, a sentence that still fails is removed with its
   verdict (``removed``); so is a sentence that names an opinion or a Justice its quotes are not from
   (:func:`lclfqa.graph.nodes.attribution.misnamed`), one that states a separate opinion's words in an
-  answer about the holding without saying whose (:func:`lclfqa.graph.nodes.attribution.unattributed`), one
-  that copies the instruction ("No list of sources at the end [3].") or cites a marker with no quote
-  behind it (no repair call for these), and a last sentence that the token limit cut off is dropped; a
-  sentence repeating an earlier one is said once, and a sentence that asks ("When are they due [2]?") is
-  removed. If nothing (or a bare verdict) survives, the answer is the first quotes in reading order
-  (``rag``: the references closest to the question). So the answer shown holds no figure that its evidence
-  does not.
+  answer about the holding without saying whose (:func:`lclfqa.graph.nodes.attribution.unattributed`; a
+  sentence citing nothing is judged by the quote holding most of its words), one that copies the
+  instruction ("No list of sources at the end [3].") or cites a marker with no quote behind it (no repair
+  call for these), and a last sentence that the token limit cut off is dropped; a sentence repeating
+  an earlier one is said once, and a sentence that asks ("When are they due [2]?") is removed. If nothing
+  (or a bare verdict) survives, the answer is the first quotes in reading order (``rag``: the references
+  closest to the question). So the answer shown holds no figure that its evidence does not.
 - **The source's words for each part.** Each thing the question asks gets the quote nearest it, verbatim,
   unless the answer cites or already gives it (:mod:`lclfqa.graph.nodes.rule_quotes`).
 - **Refusals decided, not generated**, where possible: nothing retrieved, or a question citing provisions
