@@ -702,9 +702,9 @@ def test_the_reader_removes_a_sentence_that_echoes_its_instruction(sample_index:
 @pytest.mark.parametrize(
     ("sentence", "asks"),
     [
-        ("When are monthly returns then due [2]?", True),
-        ("Can the buyer resell it? [3]", True),
-        ("Monthly returns are due by the fifteenth day [2].", False),
+        ("When is the election due [2]?", True),
+        ("Can the partner deduct it? [3]", True),
+        ("The election is due with the return for the year [2].", False),
         ("The question whether it may is left open [2].", False),
         ("The Court asked, “Is the right deeply rooted in history?” [1].", False),  # reports a question
     ],

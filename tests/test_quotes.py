@@ -409,12 +409,12 @@ def test_each_part_gets_its_nearest_quote_unless_the_answer_cites_or_gives_it():
     from lclfqa.graph.nodes.rule_quotes import RULE_QUOTE_CHARS, with_part_quotes
 
     quotes = [
-        {"text": "Married taxpayers must file a joint return to claim the credit."},
-        {"text": "The requirements do not apply to a taxpayer who is legally separated under a decree of divorce."},
-        {"text": "If the surviving spouse remarries before the end of the year, a credit may be allowed."},
+        {"text": "A partnership must file a return for each year."},
+        {"text": "The requirement does not apply to a partnership with no income or deductions."},
+        {"text": "If the partnership terminates during the year, its final return is due on the usual date."},
     ]
-    question = "Can a married client claim the credit? Are there exceptions for spouses living apart or remarried?"
-    answer = "No, married taxpayers must file a joint return to claim it."
+    question = "Must a partnership file a return? Are there exceptions when the partnership terminates during the year?"
+    answer = "Yes, a partnership must file a return for each year."
     # part 1's nearest quote: its words are in the answer (given); part 2's nearest (by shared words) is added
     out, added = with_part_quotes(answer, question, quotes)
     assert added == 1 and out == f"{answer} The source reads: “{quotes[2]['text']}” [3]"
@@ -422,7 +422,7 @@ def test_each_part_gets_its_nearest_quote_unless_the_answer_cites_or_gives_it():
     assert with_part_quotes(answer + " [3]", question, quotes) == (answer + " [3]", 0)
     # a decided rule (quote 2) answers the first part
     out, added = with_part_quotes(answer, question, quotes, rule=1)
-    assert added == 2 and out.index("legally separated") < out.index("remarries")
+    assert added == 2 and out.index("no income") < out.index("terminates")
     # shortened at a word boundary
     long_rule = "No credit is allowed under section 21 " + "unless the spouses file jointly and " * 20 + "end."
     out, added = with_part_quotes("No.", "Can they claim it?", [{"text": long_rule}])
@@ -437,19 +437,17 @@ def test_a_separate_opinions_words_are_added_only_when_asked_for_and_say_whose()
 
     quotes = [
         {
-            "text": "The Constitution makes no reference to abortion.",
-            "section": ["JUSTICE ALITO delivered the opinion of the Court."],
+            "text": "The statute reaches only knowing conduct.",
+            "section": ["JUSTICE ROE delivered the opinion of the Court."],
         },
-        {"text": "The majority overrules Roe and Casey today.", "section": ["JUSTICE BREYER, dissenting."]},
+        {"text": "The majority overrules Smith today.", "section": ["JUSTICE DOE, dissenting."]},
     ]
     # about the holding, or a question naming no opinion: never the dissent's words as "the source"
-    assert part_quotes("What did the Court hold about Roe and Casey?", quotes, "It held … [1].") == []
-    assert part_quotes("Did Dobbs overrule Roe and Casey?", quotes, "Yes [1].") == []
+    assert part_quotes("What did the Court hold about Smith?", quotes, "It held … [1].") == []
+    assert part_quotes("Did the decision overrule Smith?", quotes, "Yes [1].") == []
     # a question about the dissent gets them, saying whose they are
-    out, added = with_part_quotes("It dissented [1].", "What did the dissent say about Roe and Casey?", quotes)
-    assert added == 1 and out.endswith(
-        "JUSTICE BREYER, dissenting, reads: “The majority overrules Roe and Casey today.” [2]"
-    )
+    out, added = with_part_quotes("It dissented [1].", "What did the dissent say about Smith?", quotes)
+    assert added == 1 and out.endswith("JUSTICE DOE, dissenting, reads: “The majority overrules Smith today.” [2]")
 
 
 def test_an_answer_missing_a_quotes_amount_does_not_give_it_and_only_a_source_list_counts_as_citing():
@@ -960,10 +958,10 @@ def test_a_negated_sentence_is_no_repeat_of_the_same_words_without_the_negation(
 
 
 class _SceneEmbeddings:
-    """Three dimensions: the scene a question sets ("alternative method"), "collected", "billed"."""
+    """Three dimensions: the scene a question sets ("installment method"), "gain", "received"."""
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [[2.0 * ("alternative method" in t), float("collected" in t), float("billed" in t)] for t in texts]
+        return [[2.0 * ("installment method" in t), float("gain" in t), float("received" in t)] for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]
@@ -973,20 +971,20 @@ def test_a_question_setting_the_scene_is_also_read_without_it():
     from lclfqa.graph.nodes.nearest import rank_by_question
 
     texts = [
-        "This section sets forth an alternative method for computing deposits.",  # only the scene
-        "Tax in amounts billed is considered as collected during the first seven days.",  # the answer
+        "This section sets forth the installment method for reporting sales.",  # only the scene
+        "Gain is reported in the year a payment is received.",  # the answer
     ]
-    question = "Under the alternative method for deposits, when is tax on amounts billed considered collected?"
+    question = "Under the installment method, when is gain on a payment received reported?"
     # as asked, the overview is nearer (cosine 0.82 against 0.58); without the scene, only the answer is near
     # (0 against 1.0): summed, the answer comes first
     assert rank_by_question(question, texts, _SceneEmbeddings()) == [1, 0]
-    # by shared words: as asked the overview is nearer (six shared, 1.90 against 1.06); without the scene it
-    # shares none: summed, 1.90 against 2.12
+    # by shared words: as asked the overview is nearer (five shared, 1.58 against 0.82); without the scene it
+    # shares none: summed, 1.58 against 1.63
     texts = [
-        "This section sets forth an alternative method for computing chapter 33 deposits.",
-        "Tax is considered collected during the first seven days.",
+        "This section sets forth the installment method for computing property sales income.",
+        "Gain is reported when payments are received.",
     ]
-    question = "Under the alternative method for computing chapter 33 deposits, when is tax considered collected?"
+    question = "Under the installment method for computing gain on property sales, when is gain reported?"
     assert rank_by_question(question, texts, None) == [1, 0]
 
 

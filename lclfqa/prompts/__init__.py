@@ -274,8 +274,8 @@ def question_parts(question: str) -> list[str]:
 
 
 def without_lead(part: str) -> str:
-    """``part`` without the phrases before its question word that set the scene ("Under § 6418, what rules
-    govern …" → "what rules govern …"; "In Dobbs, how did the majority …" → "how did the majority …"):
+    """``part`` without the phrases before its question word that set the scene ("Under § 453, which payments
+    count …" → "which payments count …"; "In that case, how did the court …" → "how did the court …"):
     every quote retrieved for the question shares the scene, so only what is asked tells them apart."""
     pieces = part.split(", ")
     if len(pieces) < 2 or _ASKS.search(pieces[0]):

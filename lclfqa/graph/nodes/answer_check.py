@@ -266,8 +266,8 @@ def holding_words(sentence: str, quotes: Sequence[str], question: str = "") -> t
 def resting_on(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> list[int]:
     """The quote numbers (1-based) ``check``'s sentence rests on: those it cites; for a sentence citing none
     that says something (:data:`MIN_CONTENT_WORDS` content words or more), the quote holding most of its
-    words — so that whose words it states can be checked ("Justice Kavanaugh's concurrence treats …" in the
-    words of a dissent's quote, citing nothing); else none."""
+    words — so that whose words it states can be checked (a sentence naming a concurrence, citing nothing,
+    in the words of a dissent's quote); else none."""
     if check.cites or not quotes or len(set(tokenize(_MARKER.sub(" ", check.text)))) < MIN_CONTENT_WORDS:
         return list(check.cites)
     return [holding_words(check.text, quotes, question)[0] + 1]

@@ -23,7 +23,7 @@ Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``,
   sentence citing nothing is judged by the quote holding most of its words), one that copies the
   instruction ("No list of sources at the end [3].") or cites a marker with no quote behind it (no repair
   call for these), and a last sentence that the token limit cut off is dropped; a sentence repeating
-  an earlier one is said once, and a sentence that asks ("When are they due [2]?") is removed. If nothing
+  an earlier one is said once, and a sentence that asks ("When is the election due [2]?") is removed. If nothing
   (or a bare verdict) survives, the answer is the first quotes in reading order (``rag``: the references
   closest to the question). So the answer shown holds no figure that its evidence does not.
 - **The source's words for each part.** Each thing the question asks gets the quote nearest it, verbatim,
@@ -176,7 +176,7 @@ _QUOTATION = re.compile(r"[“\"][^“”\"]*[”\"]")
 
 def asks_back(sentence: str) -> bool:
     """Whether ``sentence`` is a question (it ends in "?" before its markers): an answer that restates what
-    is asked ("When are monthly returns then due [2]?") states nothing."""
+    is asked ("When is the election due [2]?") states nothing."""
     text = _QUOTATION.sub(" “…”", parsing.CITATION_RE.sub(" ", sentence))  # a question it quotes asks nothing
     return text.rstrip(" .").endswith("?")
 
