@@ -552,6 +552,7 @@ STATUTE = {"section": ["Title 26", "§ 1.21-3 Special rules"], "text": "No credi
         # a dissent's words put in a concurrence's mouth (and the majority's)
         ('Justice Kavanaugh concurs in the majority\'s ruling that "no language stops it" [1].', [DISSENT], True),
         ("Justice Kavanaugh says the States may permit abortion [1].", [COURT], True),
+        ("Justice Kavanaugh dissents from the majority's ruling [1].", [DISSENT], True),  # the role fits, he does not
         ("The principal dissent says no language stops the Federal Government [1].", [DISSENT], False),
         ("Justice Kavanaugh, quoting Justice Scalia, says the States may permit it [1].", [CONCURRENCE], False),
         ("As Justice Scalia stated, the States may permit abortion [1].", [CONCURRENCE], False),  # the quote names him
@@ -580,6 +581,42 @@ def test_a_sentence_naming_an_opinion_its_quotes_do_not_come_from_is_misnamed(se
     from lclfqa.graph.nodes.attribution import misnamed
 
     assert misnamed(sentence, cited) is wrong
+
+
+@pytest.mark.parametrize(
+    ("sentence", "cited", "view"),
+    [
+        # the dissent's words about the majority, stated as fact: the dissent's view
+        (
+            "The majority's ruling stops no law [1].",
+            [{**DISSENT, "text": "The majority's ruling stops no law."}],
+            "In the view of JUSTICE BREYER, JUSTICE SOTOMAYOR, and JUSTICE KAGAN, dissenting, the majority's "
+            "ruling stops no law [1].",
+        ),
+        (
+            "Casey's majority erred [1].",
+            [{**DISSENT, "text": "The majority erred."}],
+            "In the view of JUSTICE BREYER, JUSTICE SOTOMAYOR, and JUSTICE KAGAN, dissenting, Casey's majority "
+            "erred [1].",
+        ),  # a name keeps its capital
+        ("The majority's ruling stops no law [1].", [DISSENT], ""),  # the quote does not speak of the majority
+        ("The majority notes that the dissent errs [1].", [COURT], ""),  # the Court's own words
+        ("The dissent says the majority errs [1].", [{**DISSENT, "text": "The majority errs."}], ""),  # says whose
+        ("Justice Kavanaugh says the Court errs [1].", [{**DISSENT, "text": "The Court errs."}], ""),  # misnamed
+        (
+            "The Court errs [1] [2].",
+            [{**DISSENT, "text": "The Court errs."}, {**CONCURRENCE, "text": "The Court."}],
+            "",
+        ),
+    ],
+)
+def test_a_separate_opinions_words_about_the_majority_are_said_to_be_its_view(sentence, cited, view):
+    from lclfqa.graph.nodes.attribution import in_view_of, misnamed, of_the_court
+
+    assert of_the_court(sentence, cited) is bool(view)
+    if view:
+        assert misnamed(sentence, cited)  # as written, removed; said to be the opinion's view, kept
+        assert in_view_of(sentence, cited) == view and not misnamed(view, cited)
 
 
 @pytest.mark.parametrize(
@@ -728,3 +765,11 @@ def test_a_sentence_citing_nothing_is_judged_by_the_quote_holding_its_words():
     assert resting_on(cited, texts) == [2]
     (verdict,) = check_answer("No, it is not.", texts)
     assert resting_on(verdict, texts) == []
+    # a short sentence copied word for word from a quote rests on it (its words are that opinion's)
+    held = ["x", "The majority ignores that rejection. It cites no case."]
+    (copied,) = check_answer("The majority ignores that rejection.", held)
+    assert resting_on(copied, held) == [2]
+    (other,) = check_answer("The majority ignores that request.", held)  # not a copy: too short to judge
+    assert resting_on(other, held) == []
+    (short,) = check_answer("It stops.", ["It stops."])  # two words: too short to be anyone's
+    assert resting_on(short, ["It stops."]) == []

@@ -771,6 +771,30 @@ def test_joining_stops_at_the_passage_limit_and_a_quote_not_in_its_child_is_left
     assert [q["text"] for q in out] == [a["text"], far["text"]] and changed == 0
 
 
+def test_a_question_the_source_asks_is_quoted_with_its_answer():
+    from lclfqa.graph.nodes import widen
+
+    text = (
+        "Some questions are not especially difficult. For example, may a State bar a resident from traveling? "
+        "In my view, the answer is no. May a State tax it retroactively? Could it? In my view, no again. "
+        "The rest is history."
+    )
+    child = _section_child("q:c1", text)
+    asked = _quote(child, "For example, may a State bar a resident from traveling?")
+    out, changed = widen.widened([asked], [child])
+    assert out[0]["text"] == "For example, may a State bar a resident from traveling? In my view, the answer is no."
+    assert changed == 1
+    twice = _quote(child, "May a State tax it retroactively?")  # questions in a row: up to the first answer
+    assert widen.widened([twice], [child])[0][0]["text"].endswith("Could it? In my view, no again.")
+    stated = _quote(child, "In my view, the answer is no.")  # no question: as it was
+    assert widen.widened([stated], [child]) == ([stated], 0)
+    last = _quote(child, "The rest is history.")
+    assert widen.widened([last], [child]) == ([last], 0)
+    long = "May a State tax it at all? The answer" + " runs on" * 100 + "."  # past the passage limit: as it was
+    lone = _quote(_section_child("q:c2", long), "May a State tax it at all?")
+    assert widen.widened([lone], [_section_child("q:c2", long)]) == ([lone], 0)
+
+
 @pytest.mark.parametrize(
     ("answer", "kept"),
     [

@@ -1,4 +1,5 @@
-"""The one query-side function: document scope → a BM25 and a dense list per query → RRF → children.
+"""The one query-side function: document scope → a BM25 and a dense list per query → RRF → children
+(→ the best passage of each opinion the question names).
 
 The ``retrieve`` node, ``lclfqa search`` and the retrieval eval all call :func:`search` with
 :meth:`RetrievalParams.from_settings`, so ``lclfqa search`` ranks exactly as ``ask`` retrieves. The
@@ -16,6 +17,7 @@ from langchain_core.embeddings import Embeddings
 
 from lclfqa.config import Settings
 from lclfqa.index.fusion import Fusion
+from lclfqa.index.opinion_scope import named_opinions, opinion_picks, ranking_query, with_picks
 from lclfqa.index.protocol import IndexBackend
 from lclfqa.index.scope import DocumentScope, find_scope
 from lclfqa.ingest.document import Chunk
@@ -75,6 +77,8 @@ def search(
     search: query2doc gives BM25 the question repeated before its passage, the embedder question and
     passage as written. Within the documents ``question`` names (:mod:`lclfqa.index.scope`) every query
     loses its naming clause; the whole index, queries unchanged, when it names none or the scope is off.
+    Each separate opinion of a judgment the question names gets its best passage into the top ``k``
+    (:mod:`lclfqa.index.opinion_scope`).
     """
     sparse = list(sparse_queries) if sparse_queries is not None else [question]
     dense = list(dense_queries) if dense_queries is not None else [question]
@@ -89,4 +93,11 @@ def search(
     vectors = embed_array(embeddings, dense) if dense else np.zeros((0, index.dimension), dtype=np.float32)
     fusion = Fusion(params.k, max(params.depth, params.k), params.rrf_k, params.sparse_weight, params.dense_weight)
     fused = index.hybrid(sparse, vectors, fusion, scope.documents or None)
+    named = named_opinions(question) if fused else []
+    if named:  # each opinion the question names gets its best passage, ranked without the naming words
+        query = ranking_query(scope.ranking_query(question))
+        pool = Fusion(fusion.depth, fusion.depth, params.rrf_k, params.sparse_weight, params.dense_weight)
+        ranked = index.hybrid([query], embed_array(embeddings, [query]), pool, scope.documents or None)
+        picks = opinion_picks(named, [cid for cid, _ in ranked], lambda cid: index.chunk(cid).section_path)
+        fused = with_picks(fused, picks, params.k)
     return scope, [Hit(index.chunk(cid), score) for cid, score in fused]

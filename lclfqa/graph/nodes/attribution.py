@@ -11,7 +11,12 @@ and JUSTICE KAGAN, dissenting."). With no LLM:
   dissent's words in a concurrence's mouth); the reader removes it;
 - :func:`unattributed` finds, in an answer about the holding, a sentence resting on separate opinions alone
   that does not say whose words they are; the reader removes it too;
-- :func:`holding_caveat` says so when an answer about the holding rests on separate opinions alone.
+- :func:`holding_caveat` says so when an answer about the holding rests on separate opinions alone;
+- :func:`of_the_court` finds a sentence that says what "the Court" or "the majority" did in the words of a
+  separate opinion's quote that speaks of the majority too ("The majority's ruling invites a host of
+  questions" over a dissent's "the majority's ruling today invites a host of questions"): it is that
+  opinion's view, and, in an answer not about the holding, :func:`in_view_of` says so instead of the
+  sentence being removed as misnamed.
 
 Texts whose quotes name no opinion (statutes, regulations) are never checked.
 """
@@ -65,7 +70,9 @@ def who(text: str) -> set[str]:
 
 def misnamed(sentence: str, cited: list[dict[str, Any]]) -> bool:
     """Whether ``sentence`` names an opinion or a Justice (outside its quotation marks) that none of the
-    ``cited`` quotes comes from or mentions, every cited quote's opinion being known. A quote's own words
+    ``cited`` quotes comes from or mentions, every cited quote's opinion being known; where it names a
+    Justice, the Justice decides ("Justice Kavanaugh dissents …" over a dissent he did not join is
+    misnamed). A quote's own words
     vouch for the Justices and the dissents or concurrences they name, not for "the Court" or "the
     majority": every opinion speaks of those (a dissent's "the approach this Court has used" is not the
     majority's holding)."""
@@ -75,6 +82,8 @@ def misnamed(sentence: str, cited: list[dict[str, Any]]) -> bool:
         return False
     if not all(who(h) - set(_ROLES) for h in heads):  # a heading naming no Justice cannot contradict a name
         named &= set(_ROLES)
+    elif named - set(_ROLES):  # a Justice named: the quotes must be his or name him, whatever role is said
+        named -= set(_ROLES)
     return bool(named) and not any(
         named & (who(head) | (who(q["text"]) - {"court"})) for q, head in zip(cited, heads, strict=True)
     )
@@ -121,3 +130,32 @@ def holding_caveat(question: str, answer: str, quotes: list[dict[str, Any]]) -> 
         return ""
     whose = "; ".join(dict.fromkeys(separate_opinion(q) for q in cited))
     return prompts.phrase("separate_opinion_note", whose=whose)
+
+
+def of_the_court(sentence: str, cited: list[dict[str, Any]]) -> bool:
+    """Whether ``sentence`` names no Justice and no separate opinion but "the Court" or "the majority",
+    while every quote it cites (at least one) comes from a separate opinion whose own words speak of the
+    Court or the majority: the sentence states that opinion's view of the majority."""
+    named = who(_QUOTED.sub(" ", parsing.CITATION_RE.sub(" ", sentence)))
+    return (
+        named == {"court"}
+        and bool(cited)
+        and all(separate_opinion(q) and "court" in who(q["text"]) for q in cited)
+        and len({separate_opinion(q) for q in cited}) == 1
+    )
+
+
+_COMMON_OPENING = frozenset(
+    "the this that these those it its a an such there in under no any some all each after before".split()
+)
+
+
+def in_view_of(sentence: str, cited: list[dict[str, Any]]) -> str:
+    """``sentence`` (:func:`of_the_court`) said to be the view of the separate opinion its quotes come from
+    ("In the view of JUSTICE LEE, dissenting, the majority's ruling …")."""
+    whose = separate_opinion(cited[0]).strip().rstrip(".")
+    text = sentence.strip()
+    first = re.match(r"[A-Za-z]+", text)
+    if first and first.group(0).lower() in _COMMON_OPENING:
+        text = text[0].lower() + text[1:]
+    return prompts.phrase("opinion_view", whose=whose, sentence=text)

@@ -38,6 +38,7 @@ Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``,
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
@@ -57,7 +58,16 @@ from lclfqa.graph.nodes.answer_check import (
     stated,
     with_recitations,
 )
-from lclfqa.graph.nodes.attribution import holding_caveat, misnamed, opinion_of, reading_order, unattributed
+from lclfqa.graph.nodes.attribution import (
+    asks_holding,
+    holding_caveat,
+    in_view_of,
+    misnamed,
+    of_the_court,
+    opinion_of,
+    reading_order,
+    unattributed,
+)
 from lclfqa.graph.nodes.extract import information_text
 from lclfqa.graph.nodes.grounding import unsupported
 from lclfqa.graph.nodes.nearest import index_embeddings, nearest_quotes, rank_by_question
@@ -389,6 +399,12 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             # failing sentences were wrong 2 times of 2 ("Yes. The sources state: “No credit is allowed …”")
             notes["unfounded"] = sum(c.unfounded for c in checks)
             kept, removed = keep_supported(checks, texts, asked, floor)
+            if not asks_holding(asked):  # a separate opinion's words about the majority: say whose view they are
+                for i, c in enumerate(kept):
+                    cited = [references[n - 1] for n in resting_on(c, texts, asked)]
+                    if of_the_court(c.text, cited):
+                        kept[i] = replace(c, text=in_view_of(c.text, cited))
+                        notes["opinion_view"] = notes.get("opinion_view", 0) + 1
             # a sentence naming one opinion while its quotes are another's: the words are not that Justice's
             # or, in an answer about the holding, a separate opinion's words stated without saying whose
             # or that copies its instruction

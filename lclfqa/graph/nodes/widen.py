@@ -8,7 +8,10 @@ fact ("X's mother is not her dependent"); it picks a footnote's opening line ("T
 - a quote from a footnote child becomes the whole footnote when it is at most :data:`FOOTNOTE_CHARS`
   (a footnote is one note; its sentences are read together);
 - quotes from the same child whose sentences lie at most :data:`GAP` sentences apart become one quote
-  spanning them (so the sentences between come along), while it stays within :data:`PASSAGE_CHARS`.
+  spanning them (so the sentences between come along), while it stays within :data:`PASSAGE_CHARS`;
+- a quote that ends in a question the source asks ("May a State tax it?") takes the sentences after it up
+  to the first that is not a question — the source's answer ("In my view, the answer is no …"; the
+  extractor had picked the question alone), within :data:`PASSAGE_CHARS`.
 
 A widened quote is still the source's own text (one span of one child), so it stays verbatim and checked;
 it takes the place of the first quote it joins, so the extractor's order is kept.
@@ -16,6 +19,7 @@ it takes the place of the first quote it joins, so the extractor's order is kept
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from lclfqa.graph.nodes.quotes import quote_record
@@ -41,6 +45,21 @@ def _sentence_range(text: str, sents: list[tuple[int, int]], quote: str) -> tupl
     return (inside[0], inside[-1]) if inside else None
 
 
+_ASKS = re.compile(r"\?[\s\"”’')\]\d]*$")
+
+
+def with_answer(text: str, sents: list[tuple[int, int]], first: int, last: int) -> tuple[int, int]:
+    """``(first, last)`` with the sentences that follow a quote ending in a question the source asks, up to
+    the first one that is not a question (its answer), while the quote stays within :data:`PASSAGE_CHARS`."""
+    while (
+        _ASKS.search(text[sents[last][0] : sents[last][1]])
+        and last + 1 < len(sents)
+        and sents[last + 1][1] - sents[first][0] <= PASSAGE_CHARS
+    ):
+        last += 1
+    return first, last
+
+
 def widened(quotes: list[dict[str, Any]], children: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
     """``(quotes, changed)``: ``quotes`` (records of :func:`lclfqa.graph.nodes.quotes.quote_record` over
     ``children``) with footnotes whole and near neighbours joined (module docstring); ``changed`` counts the
@@ -57,6 +76,8 @@ def widened(quotes: list[dict[str, Any]], children: list[dict[str, Any]]) -> tup
             originals.append((child["id"], *covered))
             if child.get("kind") == FOOTNOTE and len(child["text"].strip()) <= FOOTNOTE_CHARS:
                 covered = (0, len(sentences[child["id"]]) - 1)
+            else:
+                covered = with_answer(child["text"], sentences[child["id"]], *covered)
             ranges.append((child["id"], *covered))
         else:
             ranges.append(None)
