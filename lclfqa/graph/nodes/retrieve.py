@@ -4,7 +4,9 @@ Reads ``standalone_question``, ``passage``, ``rewrites``; writes ``retrieved`` (
 with their fused ``score``) and ``scope``. BM25 sees the question repeated five times before the query2doc
 passage (query2doc's recipe, so the passage's words do not swamp the question); the embedder sees the
 question, question + passage, and each rewrite. A question that names indexed documents is searched in
-those only, every query without its naming clause (``document_scope``, :mod:`lclfqa.index.scope`).
+those only, every query without its naming clause (``document_scope``, :mod:`lclfqa.index.scope`); one
+that names separate opinions of a judgment gets each one's best passage at the head of its top k
+(:mod:`lclfqa.index.opinion_scope`).
 """
 
 from __future__ import annotations
