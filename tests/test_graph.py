@@ -553,6 +553,7 @@ STATUTE = {"section": ["Title 26", "§ 1.21-3 Special rules"], "text": "No credi
         ('Justice Kavanaugh concurs in the majority\'s ruling that "no language stops it" [1].', [DISSENT], True),
         ("Justice Kavanaugh says the States may permit abortion [1].", [COURT], True),
         ("Justice Kavanaugh dissents from the majority's ruling [1].", [DISSENT], True),  # the role fits, he does not
+        ("Unlike Justice Kavanaugh, the principal dissent warns of federal bans [1].", [DISSENT], False),  # both
         ("The principal dissent says no language stops the Federal Government [1].", [DISSENT], False),
         ("Justice Kavanaugh, quoting Justice Scalia, says the States may permit it [1].", [CONCURRENCE], False),
         ("As Justice Scalia stated, the States may permit abortion [1].", [CONCURRENCE], False),  # the quote names him
@@ -771,5 +772,9 @@ def test_a_sentence_citing_nothing_is_judged_by_the_quote_holding_its_words():
     assert resting_on(copied, held) == [2]
     (other,) = check_answer("The majority ignores that request.", held)  # not a copy: too short to judge
     assert resting_on(other, held) == []
+    (part,) = check_answer("The majority ignores that reject.", held)  # a copy of words, not of part of one
+    assert resting_on(part, held) == []
+    (verdict,) = check_answer("The answer is no.", ["In my view, the answer is no."])  # one content word
+    assert resting_on(verdict, ["In my view, the answer is no."]) == []
     (short,) = check_answer("It stops.", ["It stops."])  # two words: too short to be anyone's
     assert resting_on(short, ["It stops."]) == []

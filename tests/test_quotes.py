@@ -775,24 +775,32 @@ def test_a_question_the_source_asks_is_quoted_with_its_answer():
     from lclfqa.graph.nodes import widen
 
     text = (
-        "Some questions are not especially difficult. For example, may a State bar a resident from traveling? "
-        "In my view, the answer is no. May a State tax it retroactively? Could it? In my view, no again. "
+        "Some questions are not hard. For example, may the partner deduct the loss in the first year? "
+        "In our view, the answer is no. May the partner carry it back? Could it go forward? In our view, yes. "
         "The rest is history."
     )
     child = _section_child("q:c1", text)
-    asked = _quote(child, "For example, may a State bar a resident from traveling?")
+    asked = _quote(child, "For example, may the partner deduct the loss in the first year?")
     out, changed = widen.widened([asked], [child])
-    assert out[0]["text"] == "For example, may a State bar a resident from traveling? In my view, the answer is no."
+    assert (
+        out[0]["text"]
+        == "For example, may the partner deduct the loss in the first year? In our view, the answer is no."
+    )
     assert changed == 1
-    twice = _quote(child, "May a State tax it retroactively?")  # questions in a row: up to the first answer
-    assert widen.widened([twice], [child])[0][0]["text"].endswith("Could it? In my view, no again.")
-    stated = _quote(child, "In my view, the answer is no.")  # no question: as it was
+    twice = _quote(child, "May the partner carry it back?")  # questions in a row: up to the first answer
+    assert widen.widened([twice], [child])[0][0]["text"].endswith("Could it go forward? In our view, yes.")
+    stated = _quote(child, "In our view, the answer is no.")  # no question: as it was
     assert widen.widened([stated], [child]) == ([stated], 0)
+    part = _quote(child, "may the partner deduct the loss")  # a piece of the question: as it was
+    assert widen.widened([part], [child]) == ([part], 0)
     last = _quote(child, "The rest is history.")
     assert widen.widened([last], [child]) == ([last], 0)
     long = "May a State tax it at all? The answer" + " runs on" * 100 + "."  # past the passage limit: as it was
     lone = _quote(_section_child("q:c2", long), "May a State tax it at all?")
     assert widen.widened([lone], [_section_child("q:c2", long)]) == ([lone], 0)
+    asks = "May a State tax it at all? May it tax it twice?" + " Or thrice?" * 80  # no answer in reach
+    open_ = _quote(_section_child("q:c3", asks), "May a State tax it at all?")
+    assert widen.widened([open_], [_section_child("q:c3", asks)]) == ([open_], 0)
 
 
 @pytest.mark.parametrize(

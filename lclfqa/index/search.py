@@ -98,6 +98,7 @@ def search(
         query = ranking_query(scope.ranking_query(question))
         pool = Fusion(fusion.depth, fusion.depth, params.rrf_k, params.sparse_weight, params.dense_weight)
         ranked = index.hybrid([query], embed_array(embeddings, [query]), pool, scope.documents or None)
-        picks = opinion_picks(named, [cid for cid, _ in ranked], lambda cid: index.chunk(cid).section_path)
+        documents = {index.chunk(cid).document for cid, _ in fused}
+        picks = opinion_picks(named, [cid for cid, _ in ranked], index.chunk, documents)
         fused = with_picks(fused, picks, params.k)
     return scope, [Hit(index.chunk(cid), score) for cid, score in fused]

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import re
 
-_TITLES = r"(?:CJ|ACJ|P|JA|AJA|J|JJ|JJA|AJ)"
+JUDICIAL_TITLES = r"(?:CJ|ACJ|P|JA|AJA|J|JJ|JJA|AJ)"
+"""The titles that follow a judge's name in a judgment's headings ("SMITH CJ", "JONES JA", "BROWN AND LEE JJ")."""
+_TITLES = JUDICIAL_TITLES
 _NAME = r"[A-Z][A-Z'’\-]+(?:\s+[A-Z][A-Z'’\-]+)?"
 _TITLED = re.compile(
     rf"^(?:\[?\d{{1,4}}\]?\.?\s+)?((?:{_NAME}(?:\s+{_TITLES})?(?:\s*,\s*|\s+AND\s+))*{_NAME}\s+{_TITLES}[.:])(?:\s+[A-Z“\"(]|$)"

@@ -267,13 +267,15 @@ def resting_on(check: SentenceCheck, quotes: Sequence[str], question: str = "") 
     """The quote numbers (1-based) ``check``'s sentence rests on: those it cites; for a sentence citing none
     that says something (:data:`MIN_CONTENT_WORDS` content words or more), the quote holding most of its
     words — so that whose words it states can be checked (a sentence naming a concurrence, citing nothing,
-    in the words of a dissent's quote); a shorter one copied word for word from a quote (three words or
-    more: "The majority ignores that rejection." out of a dissent), that quote; else none."""
+    in the words of a dissent's quote); a shorter one copied word for word from a quote (two content words
+    or more: "The majority errs." out of a dissent), that quote; else none (a bare verdict: "No, it is
+    not.", "The answer is no.")."""
     if check.cites or not quotes:
         return list(check.cites)
-    if len(set(tokenize(_MARKER.sub(" ", check.text)))) < MIN_CONTENT_WORDS:
-        bare = normalize(_MARKER.sub(" ", check.text)).strip(" .;:")
-        copied = len(bare.split()) >= 3 and next((n for n, q in enumerate(quotes, 1) if bare in normalize(q)), None)
+    words = set(tokenize(_MARKER.sub(" ", check.text)))
+    if len(words) < MIN_CONTENT_WORDS:
+        bare = f" {normalize(_MARKER.sub(' ', check.text))} "
+        copied = len(words) >= 2 and next((n for n, q in enumerate(quotes, 1) if bare in f" {normalize(q)} "), None)
         return [copied] if copied else []
     return [holding_words(check.text, quotes, question)[0] + 1]
 

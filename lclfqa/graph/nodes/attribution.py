@@ -1,20 +1,20 @@
 """Whose words a quote is: the Court's opinion, a concurrence or a dissent — and answers that say so rightly.
 
-A judgment's section path opens with the heading of the opinion a passage belongs to ("JUSTICE ALITO
-delivered the opinion of the Court.", "JUSTICE KAVANAUGH, concurring.", "JUSTICE BREYER, JUSTICE SOTOMAYOR,
-and JUSTICE KAGAN, dissenting."). With no LLM:
+A judgment's section path opens with the heading of the opinion a passage belongs to ("JUSTICE SMITH
+delivered the opinion of the Court.", "JUSTICE LEE, concurring.", "JUSTICE PATEL, JUSTICE JONES, and
+JUSTICE NGUYEN, dissenting."). With no LLM:
 
 - :func:`reading_order` shows the reader the quotes nearest the question first, and, for a question about
   the holding, the Court's quotes before those of separate opinions;
-- :func:`misnamed` finds a sentence that names an opinion or a Justice ("Justice Kavanaugh concurs that …")
+- :func:`misnamed` finds a sentence that names an opinion or a Justice ("Justice Lee concurs that …")
   while every quote it cites comes from another opinion and mentions neither (the 1.5B default put a
   dissent's words in a concurrence's mouth); the reader removes it;
 - :func:`unattributed` finds, in an answer about the holding, a sentence resting on separate opinions alone
   that does not say whose words they are; the reader removes it too;
 - :func:`holding_caveat` says so when an answer about the holding rests on separate opinions alone;
 - :func:`of_the_court` finds a sentence that says what "the Court" or "the majority" did in the words of a
-  separate opinion's quote that speaks of the majority too ("The majority's ruling invites a host of
-  questions" over a dissent's "the majority's ruling today invites a host of questions"): it is that
+  separate opinion's quote that speaks of the majority too ("The majority's rule invites new suits" over
+  a dissent's "the majority's rule today invites a flood of new suits"): it is that
   opinion's view, and, in an answer not about the holding, :func:`in_view_of` says so instead of the
   sentence being removed as misnamed.
 
@@ -30,6 +30,7 @@ from langchain_core.embeddings import Embeddings
 
 from lclfqa import prompts
 from lclfqa.graph.nodes.nearest import rank_by_question
+from lclfqa.index.opinion_scope import named_opinions
 from lclfqa.llm import parsing
 
 _HOLDING = re.compile(r"\b(?:hold|holds|held|holding|majority|the court(?:'s)?|opinion of the court)\b", re.I)
@@ -68,22 +69,31 @@ def who(text: str) -> set[str]:
     return names | {role for role, pattern in _ROLES.items() if pattern.search(text)}
 
 
+def _free_role(text: str) -> bool:
+    """Whether ``text`` names a dissent or a concurrence not tied to a Justice it names ("Unlike Justice Lee,
+    the dissent …" does; "Justice Lee dissents …" does not)."""
+    return any(o.role for o in named_opinions(text))
+
+
 def misnamed(sentence: str, cited: list[dict[str, Any]]) -> bool:
     """Whether ``sentence`` names an opinion or a Justice (outside its quotation marks) that none of the
     ``cited`` quotes comes from or mentions, every cited quote's opinion being known; where it names a
-    Justice, the Justice decides ("Justice Kavanaugh dissents …" over a dissent he did not join is
-    misnamed). A quote's own words
+    Justice and no dissent or concurrence but his, the Justice decides ("Justice Lee dissents …" over a
+    dissent he did not join is misnamed; "Unlike Justice Lee, the dissent …" is judged by both). A quote's
+    own words
     vouch for the Justices and the dissents or concurrences they name, not for "the Court" or "the
     majority": every opinion speaks of those (a dissent's "the approach this Court has used" is not the
     majority's holding)."""
-    named = who(_QUOTED.sub(" ", parsing.CITATION_RE.sub(" ", sentence)))
+    text = _QUOTED.sub(" ", parsing.CITATION_RE.sub(" ", sentence))
+    named = who(text)
     heads = [opinion_of(q) for q in cited]
     if not named or not cited or not all(heads):
         return False
     if not all(who(h) - set(_ROLES) for h in heads):  # a heading naming no Justice cannot contradict a name
         named &= set(_ROLES)
-    elif named - set(_ROLES):  # a Justice named: the quotes must be his or name him, whatever role is said
-        named -= set(_ROLES)
+    elif named - set(_ROLES) and not _free_role(text):
+        # every dissent or concurrence said is a named Justice's: the quotes must be his or name him
+        named -= {"dissent", "concurrence"}
     return bool(named) and not any(
         named & (who(head) | (who(q["text"]) - {"court"})) for q, head in zip(cited, heads, strict=True)
     )

@@ -400,9 +400,9 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             notes["unfounded"] = sum(c.unfounded for c in checks)
             kept, removed = keep_supported(checks, texts, asked, floor)
             if not asks_holding(asked):  # a separate opinion's words about the majority: say whose view they are
-                for i, c in enumerate(kept):
-                    cited = [references[n - 1] for n in resting_on(c, texts, asked)]
-                    if of_the_court(c.text, cited):
+                for i, c in enumerate(kept):  # only a sentence that cites: the rewrite keeps its markers
+                    cited = [references[n - 1] for n in c.cites]
+                    if c.cites and of_the_court(c.text, cited):
                         kept[i] = replace(c, text=in_view_of(c.text, cited))
                         notes["opinion_view"] = notes.get("opinion_view", 0) + 1
             # a sentence naming one opinion while its quotes are another's: the words are not that Justice's

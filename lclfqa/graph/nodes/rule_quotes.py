@@ -76,7 +76,7 @@ def listed_numbers(written: str) -> list[int]:
 
 
 def whose(quote: dict[str, Any]) -> str:
-    """The heading of the separate opinion ``quote`` comes from ("JUSTICE BREYER, …, dissenting"), or ``""``."""
+    """The heading of the separate opinion ``quote`` comes from ("JUSTICE PATEL, …, dissenting"), or ``""``."""
     return separate_opinion(quote).rstrip(" .")
 
 

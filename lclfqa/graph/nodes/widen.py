@@ -9,9 +9,9 @@ fact ("X's mother is not her dependent"); it picks a footnote's opening line ("T
   (a footnote is one note; its sentences are read together);
 - quotes from the same child whose sentences lie at most :data:`GAP` sentences apart become one quote
   spanning them (so the sentences between come along), while it stays within :data:`PASSAGE_CHARS`;
-- a quote that ends in a question the source asks ("May a State tax it?") takes the sentences after it up
-  to the first that is not a question — the source's answer ("In my view, the answer is no …"; the
-  extractor had picked the question alone), within :data:`PASSAGE_CHARS`.
+- a quote that ends in a question the source asks ("May the partner deduct the loss?") takes the
+  sentences after it up to the first that is not a question — the source's answer ("In our view, it may
+  not …"; the extractor had picked the question alone), when that fits in :data:`PASSAGE_CHARS`.
 
 A widened quote is still the source's own text (one span of one child), so it stays verbatim and checked;
 it takes the place of the first quote it joins, so the extractor's order is kept.
@@ -49,14 +49,14 @@ _ASKS = re.compile(r"\?[\s\"”’')\]\d]*$")
 
 
 def with_answer(text: str, sents: list[tuple[int, int]], first: int, last: int) -> tuple[int, int]:
-    """``(first, last)`` with the sentences that follow a quote ending in a question the source asks, up to
-    the first one that is not a question (its answer), while the quote stays within :data:`PASSAGE_CHARS`."""
-    while (
-        _ASKS.search(text[sents[last][0] : sents[last][1]])
-        and last + 1 < len(sents)
-        and sents[last + 1][1] - sents[first][0] <= PASSAGE_CHARS
-    ):
-        last += 1
+    """``(first, last)`` taken on to the first sentence after ``last`` that is not a question — the source's
+    answer — when sentence ``last`` is a question the source asks and the quote then stays within
+    :data:`PASSAGE_CHARS`; else as it was (more questions with no answer are no help)."""
+    end = last
+    while end + 1 < len(sents) and _ASKS.search(text[sents[end][0] : sents[end][1]]):
+        end += 1
+        if not _ASKS.search(text[sents[end][0] : sents[end][1]]):
+            return (first, end) if sents[end][1] - sents[first][0] <= PASSAGE_CHARS else (first, last)
     return first, last
 
 
@@ -76,7 +76,7 @@ def widened(quotes: list[dict[str, Any]], children: list[dict[str, Any]]) -> tup
             originals.append((child["id"], *covered))
             if child.get("kind") == FOOTNOTE and len(child["text"].strip()) <= FOOTNOTE_CHARS:
                 covered = (0, len(sentences[child["id"]]) - 1)
-            else:
+            elif _ASKS.search(q["text"]):  # the quote itself ends in the question
                 covered = with_answer(child["text"], sentences[child["id"]], *covered)
             ranges.append((child["id"], *covered))
         else:
