@@ -152,10 +152,11 @@ def test_each_named_opinion_gets_its_passage(judgment: IndexBackend) -> None:
     assert plain == ["j:c0.0", "j:c0.1"]  # by the whole question, the Court's words about comparing win
     _, hits = search(judgment, emb, asked, params)
     assert [h.chunk.id for h in hits] == ["j:c1.1", "j:c2.0"]  # Baker's on travel, then the dissent's
-    assert hits[0].score >= hits[1].score
+    assert hits[0].score >= hits[1].score and all(h.pick for h in hits)  # marked: the reader sees them first
     # a question naming no opinion ranks as before
     unnamed = "Whether a State may bar residents from traveling, and how the Court would treat it?"
     _, hits = search(judgment, emb, unnamed, params)
+    assert not any(h.pick for h in hits)
     assert [h.chunk.id for h in hits] == [
         cid for cid, _ in judgment.hybrid([unnamed], embed_array(emb, [unnamed]), fusion)
     ]

@@ -28,10 +28,12 @@ __all__ = ["Hit", "RetrievalParams", "search"]
 
 @dataclass(frozen=True)
 class Hit:
-    """A retrieved child chunk with its fused score."""
+    """A retrieved child chunk with its fused score; ``pick``: the best passage of an opinion the question
+    names (:mod:`lclfqa.index.opinion_scope`)."""
 
     chunk: Chunk
     score: float
+    pick: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,7 @@ def search(
     fusion = Fusion(params.k, max(params.depth, params.k), params.rrf_k, params.sparse_weight, params.dense_weight)
     fused = index.hybrid(sparse, vectors, fusion, scope.documents or None)
     named = named_opinions(question) if fused else []
+    picks: list[str] = []
     if named:  # each opinion the question names gets its best passage, ranked without the naming words
         query = ranking_query(scope.ranking_query(question))
         pool = Fusion(fusion.depth, fusion.depth, params.rrf_k, params.sparse_weight, params.dense_weight)
@@ -101,4 +104,4 @@ def search(
         documents = {index.chunk(cid).document for cid, _ in fused}
         picks = opinion_picks(named, [cid for cid, _ in ranked], index.chunk, documents)
         fused = with_picks(fused, picks, params.k)
-    return scope, [Hit(index.chunk(cid), score) for cid, score in fused]
+    return scope, [Hit(index.chunk(cid), score, cid in picks) for cid, score in fused]

@@ -1,12 +1,12 @@
 """``retrieve`` — hybrid retrieval (LCLF-QA §3.4): BM25 + dense for the question and each rewrite, RRF.
 
-Reads ``standalone_question``, ``passage``, ``rewrites``; writes ``retrieved`` (top-k children, best first,
-with their fused ``score``) and ``scope``. BM25 sees the question repeated five times before the query2doc
-passage (query2doc's recipe, so the passage's words do not swamp the question); the embedder sees the
-question, question + passage, and each rewrite. A question that names indexed documents is searched in
-those only, every query without its naming clause (``document_scope``, :mod:`lclfqa.index.scope`); one
-that names separate opinions of a judgment gets each one's best passage at the head of its top k
-(:mod:`lclfqa.index.opinion_scope`).
+Reads ``standalone_question``, ``passage``, ``rewrites``; writes ``retrieved`` (top-k children, best first, with
+their fused ``score``; ``opinion_pick`` on a named opinion's best passage) and ``scope``. BM25 sees the question
+repeated five times before the query2doc passage (query2doc's recipe, so the passage's words do not swamp the
+question); the embedder sees the question, question + passage, and each rewrite. A question that names indexed
+documents is searched in those only, every query without its naming clause (``document_scope``,
+:mod:`lclfqa.index.scope`); one that names separate opinions of a judgment gets each one's best passage at the
+head of its top k (:mod:`lclfqa.index.opinion_scope`).
 """
 
 from __future__ import annotations
@@ -48,7 +48,9 @@ def retrieve(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         sparse_queries=sparse,
         dense_queries=dense,
     )
-    retrieved = [chunk_ref(h.chunk, score=round(h.score, 6)) for h in hits]
+    retrieved = [
+        chunk_ref(h.chunk, score=round(h.score, 6), **({"opinion_pick": True} if h.pick else {})) for h in hits
+    ]
     notes = {"queries": len(sparse) + len(dense), "children": len(retrieved)}
     if scope:
         notes["scope"] = list(scope.documents)
