@@ -281,6 +281,8 @@ def test_a_us_reports_citation_with_spaces_ends_no_sentence():
         "The Court in Roe, 410 U. S. 113, and in Dobbs, 142 S. Ct. 2228, spoke to it.",
         "A third sentence here.",
     ]
+    held = "Barron v. Baltimore, 7 Pet. 243 (1833) (opinion for the Court by Marshall, C. J.), but this Court held it."
+    assert [held[a:b] for a, b in spans(held)] == [held]  # "C. J." is a Chief Justice, not a sentence's end
     assert split("Roe was decided, 410 U. S. 113 [1]. Dobbs overruled it [2].") == [
         "Roe was decided, 410 U. S. 113 [1].",
         "Dobbs overruled it [2].",

@@ -30,7 +30,8 @@ _ABBREVIATIONS = (
 )
 END = re.compile(rf"(?<=[.!?])([\"”’']?(?:\s*{CITATION})*)\s+(?=[A-Z\"“(]|\[[^\]]*\]\s*[^\s\[])")
 ABBREVIATED = re.compile(rf"(?:^|[\s(])(?:{_ABBREVIATIONS})\.$")
-_REPORTER_NEXT = re.compile(r"(?:Ct|Ed)\.")  # "S." before "Ct." and "L." before "Ed." end no sentence
+# "S." before "Ct.", "L." before "Ed." and "C." before "J." ("Marshall, C. J.", a Chief Justice) end no sentence
+_REPORTER_NEXT = re.compile(r"(?:Ct|Ed|J)\.")
 
 
 def _abbreviated(text: str, start: int, period_end: int, next_start: int) -> bool:
