@@ -737,6 +737,21 @@ def test_the_reader_removes_a_sentence_that_echoes_its_instruction(sample_index:
     assert result["removed"] == ["No list of sources at the end [1]."]
 
 
+def test_when_nothing_the_reader_wrote_survives_the_named_opinions_best_passages_lead():
+    from lclfqa.graph.nodes.read import closest_quotes
+
+    texts = ["The first quote shown.", "The second quote shown.", "The concurrence's own answer."]
+    assert closest_quotes("q?", texts, None, in_order=True) == (
+        "The sources state: “The first quote shown.” [1]; and “The second quote shown.” [2]; and "
+        "“The concurrence's own answer.” [3]"
+    )
+    led = closest_quotes("q?", texts, None, in_order=True, leading=[2])
+    assert led.startswith("The sources state: “The concurrence's own answer.” [3]; and “The first quote shown.” [1]")
+    assert led.count("[3]") == 1  # each quote once
+    labelled = closest_quotes("q?", texts, None, True, [2], ["", "", "JUSTICE LEE, concurring"])
+    assert labelled.startswith("The sources state: JUSTICE LEE, concurring: “The concurrence's own answer.” [3]")
+
+
 @pytest.mark.parametrize(
     ("sentence", "asks"),
     [

@@ -38,6 +38,7 @@ Reads the question fields, ``history``, ``quotes``, ``filtered``, ``retrieved``,
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -66,6 +67,7 @@ from lclfqa.graph.nodes.attribution import (
     of_the_court,
     opinion_of,
     reading_order,
+    separate_opinion,
     unattributed,
 )
 from lclfqa.graph.nodes.extract import information_text
@@ -163,22 +165,33 @@ QUOTED_ANSWER_CHARS = 700
 
 
 def closest_quotes(
-    question: str, texts: list[str], embeddings: Embeddings | None = None, in_order: bool = False
+    question: str,
+    texts: list[str],
+    embeddings: Embeddings | None = None,
+    in_order: bool = False,
+    leading: Sequence[int] = (),
+    whose: Sequence[str] = (),
 ) -> str:
-    """The answer when nothing the reader wrote survives the check: the quotes closest to the question (or,
-    ``in_order``, the first quotes: those already in :func:`~lclfqa.graph.nodes.attribution.reading_order`),
-    as many as fit in :data:`QUOTED_ANSWER_CHARS` (at least one), each cited."""
+    """The answer when nothing the reader wrote survives the check: the ``leading`` quotes (the best passages
+    of the opinions the question names), then the quotes closest to the question (or, ``in_order``, the
+    first quotes: those already in :func:`~lclfqa.graph.nodes.attribution.reading_order`), as many as fit in
+    :data:`QUOTED_ANSWER_CHARS` (at least one), each cited, and each led by ``whose`` words it is where that
+    is given (a dissent's or a concurrence's heading: "JUSTICE LEE, concurring: “…” [2]")."""
     picked: list[int] = []
     size = 0
-    for i in range(len(texts)) if in_order else rank_by_question(question, texts, embeddings):
+    rest = range(len(texts)) if in_order else rank_by_question(question, texts, embeddings)
+    for i in dict.fromkeys([*leading, *rest]):
         n = len(texts[i].strip())
         if picked and size + n > QUOTED_ANSWER_CHARS:
             break
         picked.append(i)
         size += n
-    return prompts.phrase(
-        "quoted_answer", quotes="; and ".join(f"“{' '.join(texts[i].split())}” [{i + 1}]" for i in picked)
-    )
+
+    def shown(i: int) -> str:
+        label = whose[i] if i < len(whose) else ""
+        return f"{label + ': ' if label else ''}“{' '.join(texts[i].split())}” [{i + 1}]"
+
+    return prompts.phrase("quoted_answer", quotes="; and ".join(shown(i) for i in picked))
 
 
 _QUOTATION = re.compile(r"[“\"][^“”\"]*[”\"]")
@@ -424,7 +437,12 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             answer = _cite_uncited(kept, texts)
             if not answer.strip() or _VERDICT_ONLY.fullmatch(answer.strip()):
                 # nothing but (at most) a bare verdict survived: state the quotes closest to the question
-                answer = closest_quotes(fields["question"], texts, index_embeddings(ctx), in_order=ctx.plan.extract)
+                picks = {c["id"] for c in retrieved if c.get("opinion_pick")}
+                leading = [i for i, q in enumerate(references) if q.get("child") in picks]
+                whose = [separate_opinion(q).strip().rstrip(".") for q in references] if ctx.plan.extract else []
+                answer = closest_quotes(
+                    fields["question"], texts, index_embeddings(ctx), ctx.plan.extract, leading, whose
+                )
                 notes["answer_from_quote"] = True
     if not refused and verdict in ("yes", "no"):
         answer, notes["verdict_enforced"] = opening_verdict(answer, verdict)
