@@ -79,7 +79,7 @@ def search(
     search: query2doc gives BM25 the question repeated before its passage, the embedder question and
     passage as written. Within the documents ``question`` names (:mod:`lclfqa.index.scope`) every query
     loses its naming clause; the whole index, queries unchanged, when it names none or the scope is off.
-    Each separate opinion of a judgment the question names gets its best passage into the top ``k``
+    Each opinion of a judgment the question names gets its best passage into the top ``k``
     (:mod:`lclfqa.index.opinion_scope`).
     """
     sparse = list(sparse_queries) if sparse_queries is not None else [question]
