@@ -169,3 +169,24 @@ def test_with_the_default_weights_each_named_opinion_is_read(judgment: IndexBack
     _, hits = search(judgment, emb, asked, RetrievalParams(k=2))
     titles = [h.chunk.section_path[0] for h in hits]
     assert titles == ["JUSTICE BAKER, concurring.", "JUSTICE CRUZ, dissenting."]
+
+
+def test_cli_search_says_which_passage_is_a_named_opinions_pick(tmp_path: Path, monkeypatch) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from lclfqa.cli import app
+
+    records, chunks = _judgment()
+    index = open_index(Settings(), tmp_path / "index", create=True)
+    index.add_documents(DocumentBatch(records, chunks, vectors_of(chunks), MODEL, {"v": 1}))
+    index.close()
+    monkeypatch.setattr("lclfqa.llm.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=DIM))
+    asked = "Compare how Justice Baker's concurrence and the dissent treat whether a State may bar residents' travel."
+    runner = CliRunner()
+    out = runner.invoke(app, ["search", asked, "--index", str(tmp_path / "index"), "-k", "2"])
+    assert out.exit_code == 0, out.output
+    assert " ".join(out.output.split()).count("(the named opinion's best passage)") == 2  # wrapped or not
+    out = runner.invoke(app, ["search", asked, "--index", str(tmp_path / "index"), "-k", "2", "--json"])
+    assert [row.get("opinion_pick") for row in json.loads(out.output)] == [True, True]

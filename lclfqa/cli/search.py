@@ -58,7 +58,8 @@ def search(
     finally:
         idx.close()
     if as_json:
-        rows = [h.chunk.to_json() | {"score": round(h.score, 6)} for h in hits]
+        picked = {"opinion_pick": True}
+        rows = [h.chunk.to_json() | {"score": round(h.score, 6)} | (picked if h.pick else {}) for h in hits]
         json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return
@@ -69,6 +70,6 @@ def search(
         out.print("No matching passages in this index.")
     for n, h in enumerate(hits, 1):
         c = h.chunk
-        out.print(f"[bold][{n}][/] {c.document}, p. {c.pages} — {' › '.join(c.section_path[-3:])}", highlight=False)
-        snippet = " ".join(c.text.split())
-        out.print(f"    {snippet[:400]}{'…' if len(snippet) > 400 else ''}", highlight=False)
+        why = " [dim](the named opinion's best passage)[/]" if h.pick else ""
+        where = " › ".join(c.section_path[-3:])
+        out.print(f"[bold][{n}][/] {c.document}, p. {c.pages} — {where}{why}", highlight=False)
