@@ -773,6 +773,43 @@ def test_joining_stops_at_the_passage_limit_and_a_quote_not_in_its_child_is_left
     assert [q["text"] for q in out] == [a["text"], far["text"]] and changed == 0
 
 
+def test_an_examples_variant_is_found_and_added_after_an_answer_citing_the_example():
+    from lclfqa.graph.nodes.rule_quotes import with_variants
+    from lclfqa.graph.nodes.widen import variants
+
+    def child(cid: str, title: str, text: str, document: str = "reg.pdf") -> dict:
+        section = ["§ 1.99-1 Payments to relatives.", "(c) Examples.", title]
+        return {**_section_child(cid, text), "section": section, "document": document}
+
+    base = child("e2", "Example 2.", "Example 2. Y pays his ex-wife, the child's parent. Y may not count it.")
+    variant = child(
+        "e3",
+        "Example 3.",
+        "Example 3. The facts are the same as in Example 2, except that the payee is an aunt. Y may count it.\n"
+        "[T.D. 9999, 1 FR 2, Jan. 1, 2030]",
+    )
+    other = child("e4", "Example 4.", "Example 4. The facts are the same as in Example 1, except that X moves.")
+    elsewhere = child("x3", "Example 3.", variant["text"], document="other.pdf")
+    quotes = [_quote(base, "Y may not count it.", 1)]
+    (found,) = variants(quotes, [base, other, elsewhere, variant])
+    assert found["child"] == "e3" and found["how"] == "variant" and found["ref"] == 4  # its own reference number
+    assert found["text"].endswith("Y may count it.") and "T.D." not in found["text"]  # no source note
+    assert variants([found, *quotes], [base, variant]) == []  # already quoted
+    plain = [_quote(_section_child("r1", "A rule. Another rule."), "A rule.")]
+    assert variants(plain, [variant]) == []  # not an example: nothing
+    # an answer citing the example gets its variant in the source's words, numbered after the quotes
+    answer, out, added = with_variants("No, Y may not count it [1].", quotes, [base, variant])
+    assert (
+        added == 1
+        and out[1]["child"] == "e3"
+        and answer.endswith("except that the payee is an aunt. Y may count it.” [2]")
+    )
+    assert with_variants("No [1].", [*quotes, found], [base, variant])[0].endswith("[2]")  # quoted: by its number
+    assert with_variants("No.", quotes, [base, variant]) == ("No.", quotes, 0)  # cites no example: nothing
+    cited_both = "No, Y may not count it [1]; with an aunt, Y may count it [2]."
+    assert with_variants(cited_both, [*quotes, found], [base, variant])[2] == 0  # the variant cited already
+
+
 def test_a_question_the_source_asks_is_quoted_with_its_answer():
     from lclfqa.graph.nodes import widen
 

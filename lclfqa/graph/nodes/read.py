@@ -76,7 +76,7 @@ from lclfqa.graph.nodes.nearest import index_embeddings, nearest_quotes, rank_by
 from lclfqa.graph.nodes.reading import instruction, passages, prefix
 from lclfqa.graph.nodes.refs import body, citation
 from lclfqa.graph.nodes.refusal import provision, refusal_reason, subject_not_found
-from lclfqa.graph.nodes.rule_quotes import stating, with_part_quotes
+from lclfqa.graph.nodes.rule_quotes import stating, with_part_quotes, with_variants
 from lclfqa.graph.nodes.sentences import split as sentences
 from lclfqa.graph.nodes.verdict import decide
 from lclfqa.graph.state import QAState, question_fields
@@ -452,6 +452,10 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         )
         if added:
             notes["rule_quoted"] = added
+    if not refused and ctx.plan.extract and not notes.get("answer_from_quote"):
+        answer, quotes, varied = with_variants(answer, quotes, retrieved)
+        if varied:
+            notes["example_variants"] = varied
     if not refused and ctx.plan.extract:
         caveat = holding_caveat(fields["question"], answer, quotes)
         if caveat:

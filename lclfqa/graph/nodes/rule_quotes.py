@@ -25,6 +25,7 @@ from lclfqa.graph.nodes.answer_check import support
 from lclfqa.graph.nodes.attribution import asks_holding, separate_opinion
 from lclfqa.graph.nodes.grounding import dollar_amounts, percentages
 from lclfqa.graph.nodes.nearest import closeness_by_part
+from lclfqa.graph.nodes.widen import variants
 from lclfqa.index.tokens import tokenize
 from lclfqa.llm import parsing
 
@@ -141,3 +142,30 @@ def with_part_quotes(
         else:
             added.append(prompts.phrase("rule_quote", quote=text, n=i + 1))
     return " ".join([answer.rstrip(), *added]).strip(), len(added)
+
+
+MAX_VARIANTS = 2
+"""At most this many varied examples are added to one answer."""
+
+
+def with_variants(
+    answer: str, quotes: list[dict[str, Any]], children: list[dict[str, Any]]
+) -> tuple[str, list[dict[str, Any]], int]:
+    """``(answer, quotes, added)``: ``answer`` followed by the retrieved examples that vary an example it cites
+    (:func:`lclfqa.graph.nodes.widen.variants`: "Example 3. The facts are the same as in Example 2, except …"),
+    each as "The source reads: “…” [k]" — a quote already among ``quotes`` by its number, another one appended
+    to ``quotes`` — at most :data:`MAX_VARIANTS`, shortened to :data:`RULE_QUOTE_CHARS`. The example's
+    variant says where the rule it shows stops; it is the source's text, so it needs no check."""
+    numbers = parsing.cited_numbers(answer)
+    cited = [quotes[n - 1] for n in numbers if 1 <= n <= len(quotes)]
+    out = list(quotes)
+    added: list[str] = []
+    for variant in variants(cited, children)[:MAX_VARIANTS]:
+        known = next((k for k, q in enumerate(out, 1) if q.get("child") == variant["child"]), None)
+        if known in numbers:
+            continue
+        if known is None:  # (not "given" by shared words: a variant shares nearly all of its example's)
+            out.append(variant)
+            known = len(out)
+        added.append(prompts.phrase("rule_quote", quote=shortened(out[known - 1]["text"], RULE_QUOTE_CHARS), n=known))
+    return " ".join([answer.rstrip(), *added]).strip(), out, len(added)
