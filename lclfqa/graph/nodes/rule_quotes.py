@@ -11,6 +11,10 @@ the first part's quote is the one stating the rule the verdict call decided (:fu
 quote is the source's own text, so it needs no check. A dissent's or a concurrence's words are added only
 to an answer whose question names a separate opinion or a Justice, and then say whose they are; at most
 :data:`MAX_PART_QUOTES` quotes and :data:`MAX_ADDED_CHARS` characters are added.
+
+An answer citing a regulation's example is then followed by the retrieved examples that vary it
+(:func:`with_variants`: "Example 3. The facts are the same as in Example 2, except …"), which show where the rule
+the example illustrates stops.
 """
 
 from __future__ import annotations
