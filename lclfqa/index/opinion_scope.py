@@ -168,13 +168,9 @@ def with_picks(hits: Sequence[tuple[str, float]], picks: Sequence[str], k: int) 
     if not missing:
         return list(hits)
     kept = [cid for cid, _ in hits]
-    for _ in missing:
-        if len(kept) + len(missing) <= k:
-            break
-        drop = next((i for i in range(len(kept) - 1, -1, -1) if kept[i] not in picks), None)
-        if drop is None:
-            break
-        kept.pop(drop)
+    droppable = [i for i in range(len(kept) - 1, -1, -1) if kept[i] not in picks]  # lowest-ranked first
+    for i in droppable[: max(len(kept) + len(missing) - k, 0)]:
+        kept.pop(i)  # descending indices: the ones left stay valid
     ids = [*missing[: max(k - len(kept), 0)], *kept]
     scores = [score for _, score in hits] or [0.0]
     return [(cid, scores[min(i, len(scores) - 1)]) for i, cid in enumerate(ids)]

@@ -95,13 +95,20 @@ def search(
     vectors = embed_array(embeddings, dense) if dense else np.zeros((0, index.dimension), dtype=np.float32)
     fusion = Fusion(params.k, max(params.depth, params.k), params.rrf_k, params.sparse_weight, params.dense_weight)
     fused = index.hybrid(sparse, vectors, fusion, scope.documents or None)
+    read: dict[str, Chunk] = {}
+
+    def chunk(cid: str) -> Chunk:  # each chunk read from the backend once per question
+        if cid not in read:
+            read[cid] = index.chunk(cid)
+        return read[cid]
+
     named = named_opinions(question) if fused else []
     picks: list[str] = []
     if named:  # each opinion the question names gets its best passage, ranked without the naming words
         query = ranking_query(scope.ranking_query(question))
         pool = Fusion(fusion.depth, fusion.depth, params.rrf_k, params.sparse_weight, params.dense_weight)
         ranked = index.hybrid([query], embed_array(embeddings, [query]), pool, scope.documents or None)
-        documents = {index.chunk(cid).document for cid, _ in fused}
-        picks = opinion_picks(named, [cid for cid, _ in ranked], index.chunk, documents)
+        documents = {chunk(cid).document for cid, _ in fused}
+        picks = opinion_picks(named, [cid for cid, _ in ranked], chunk, documents)
         fused = with_picks(fused, picks, params.k)
-    return scope, [Hit(index.chunk(cid), score, cid in picks) for cid, score in fused]
+    return scope, [Hit(chunk(cid), score, cid in picks) for cid, score in fused]
