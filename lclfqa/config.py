@@ -15,9 +15,26 @@ from typing import Any, Literal, get_args
 
 FootnoteChunks = Literal["page", "footnote"]
 Chunking = Literal["layout", "plain"]
-Pipeline = Literal["lclf", "longrag", "rag"]
+Pipeline = Literal["lclf", "longrag", "rag", "rag+"]
 Reader = Literal["domain", "basic"]
 IndexBackendName = Literal["embedded", "milvus"]
+
+
+READ_STAGES: dict[str, str] = {
+    "verdict": "the yes/no verdict call and the answer's opening forced to agree with it",
+    "recite": "a sentence re-cited to the quote that holds it",
+    "repair": "one repair call for sentences stating figures no cited quote holds",
+    "support": "sentences still unsupported after the repair are removed",
+    "attribution": "a separate opinion's words said to be its view; misnamed and unattributed sentences removed",
+    "echo": "a sentence copying the instruction is removed",
+    "asks-back": "a sentence that asks a question is removed",
+    "cite-uncited": "an uncited sentence stating figures gets the quote holding them",
+    "fallback": "when nothing the model wrote survives, the quotes closest to the question are the answer",
+    "part-quotes": "each part of the question the answer leaves open gets its nearest quote, verbatim",
+    "variants": "an answer citing a regulation's example gets the examples that vary it",
+    "caveat": "an answer about the holding resting only on separate opinions says so",
+}
+"""Every post-processing stage of ``read`` that ``--ablations`` can switch off, and what it does."""
 
 
 def setting(default: Any, help_text: str) -> Any:
@@ -56,7 +73,9 @@ class Settings:
     n_threads: int | None = setting(None, "CPU threads for the local model (all cores)")
     # --- question answering (LCLF-QA §3.3-3.5)
     pipeline: Pipeline = setting(
-        "lclf", "'lclf' (the paper), 'longrag' (no rewriter/footnotes, basic reader) or 'rag' (naive)"
+        "lclf",
+        "'lclf' (the paper), 'longrag' (no rewriter/footnotes, basic reader), 'rag' (retrieve and read, "
+        "same reader and instruction) or 'rag+' (rag with the source's words lclf adds)",
     )
     rewrites: int | None = setting(
         None,
@@ -64,6 +83,12 @@ class Settings:
         "models, where they cost ~25 s a question and did not raise retrieval (benchmarks/README.md)",
     )
     reader: Reader = setting("domain", "'domain' (key legal phrases) or 'basic' reader")
+    stages_off: str = setting(
+        "",
+        "comma-separated post-processing stages of the reader to switch off, for ablations (READ_STAGES: "
+        "verdict, recite, repair, support, attribution, echo, asks-back, cite-uncited, fallback, part-quotes, "
+        "variants, caveat)",
+    )
     top_k: int = setting(8, "child chunks retrieved per question")
     document_scope: bool = setting(
         True,
@@ -133,6 +158,9 @@ class Settings:
             allowed = get_args(kind)
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
+        unknown = sorted({x.strip() for x in self.stages_off.split(",") if x.strip()} - set(READ_STAGES))
+        if unknown:
+            raise ValueError(f"stages_off: unknown stage(s) {', '.join(unknown)}; known: {', '.join(READ_STAGES)}")
         if self.rewrites not in (None, 0, 1, 3):
             raise ValueError(f"rewrites must be 0, 1 or 3; got {self.rewrites!r}")
         if not 0 <= self.min_answer_support <= 1:

@@ -33,3 +33,32 @@ def configure(env: MutableMapping[str, str] | None = None) -> None:
     target = os.environ if env is None else env
     for key, value in QUIET_ENV.items():
         target.setdefault(key, value)
+
+
+CPU_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_tile", "amx_int8", "amx_bf16", "fma", "f16c")
+"""The CPU flags that decide which llama.cpp kernels run (and so its speed and its exact logits)."""
+
+
+def machine(cpuinfo: str = "/proc/cpuinfo") -> dict[str, object]:
+    """What an eval run ran on: the CPU model, its :data:`CPU_FLAGS` present, cores, and the platform. Tokens
+    compare across machines; seconds only with this beside them. Empty fields where ``cpuinfo`` is unreadable."""
+    import platform
+
+    model, flags = "", set()
+    try:
+        with open(cpuinfo, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name" and not model:
+                    model = value.strip()
+                elif key.strip() == "flags" and not flags:
+                    flags = set(value.split())
+    except OSError:
+        pass
+    return {
+        "cpu_model": model or platform.processor(),
+        "cpu_flags": [f for f in CPU_FLAGS if f in flags],
+        "cores": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+    }

@@ -256,7 +256,7 @@ def _answering(fail_on: str | None = None) -> ScriptedChat:
             raise TimeoutError("the model timed out")
         if "home office" in text:
             return "The documents do not address this question."
-        if "Key legal phrases" not in text:  # the basic reader (rag) invents a figure
+        if "verified quotes" not in text:  # rag (the retrieved children, not verified quotes) invents a figure
             return "No. Married taxpayers must file a joint return to claim the 45% credit [1]."
         return "No. Married taxpayers must file a joint return to claim the credit [1]."
 

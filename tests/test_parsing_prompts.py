@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 
 import pytest
 
@@ -185,6 +186,19 @@ def test_weights_are_joined_atomically_and_verified(tmp_path, monkeypatch):
 
     weights._verified.clear()
     path.write_bytes(b"tampered")
+    assert ensure_joined(w, tmp_path / "cache").read_bytes() == b"".join(parts)
+    # a later process trusts the stamp of an unchanged file and does not hash it again; a changed file
+    # (another size, mtime or inode) is hashed again
+    weights._verified.clear()
+    hashed = []
+    real = weights._sha256
+    monkeypatch.setattr("lclfqa.llm.weights._sha256", lambda p: hashed.append(p) or real(p))
+    assert ensure_joined(w, tmp_path / "cache") == path and hashed == []
+    weights._verified.clear()
+    os.utime(path, ns=(1, 1))
+    assert ensure_joined(w, tmp_path / "cache") == path and hashed == [path]
+    weights._verified.clear()
+    path.write_bytes(b"x" * len(b"".join(parts)))  # same size, other bytes, new mtime: refused and rebuilt
     assert ensure_joined(w, tmp_path / "cache").read_bytes() == b"".join(parts)
     # parts that are not the expected bytes are refused, and nothing is left behind
     weights._verified.clear()

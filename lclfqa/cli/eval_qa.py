@@ -36,17 +36,32 @@ def qa(
         typer.Option("--benchmark", help="With a LegalBench-RAG long-answer CSV as --dataset: its benchmark JSON."),
     ] = None,
     pipeline: Annotated[
-        str, typer.Option("--pipeline", help="Comma-separated pipelines: lclf, longrag, rag.")
+        str,
+        typer.Option(
+            "--pipeline",
+            help="Comma-separated pipelines: lclf, longrag, rag (lclf's reader and instruction, no filter or "
+            "extractor), rag+ (rag with the source's words lclf adds).",
+        ),
     ] = "lclf,longrag,rag",
     ablations: Annotated[
         str,
         typer.Option(
             "--ablations",
-            help="Comma-separated: no-rewriter, 1-rewrite, no-layout (needs --plain-index), basic-reader; or all.",
+            help="Comma-separated: no-rewriter, 1-rewrite, no-layout (needs --plain-index), basic-reader, "
+            "no-<stage> for a read stage switched off (verdict, recite, repair, support, attribution, echo, "
+            "asks-back, cite-uncited, fallback, part-quotes, variants, caveat), 'stages' for every one of them; "
+            "or all.",
         ),
     ] = "",
     runs: Annotated[int, typer.Option("--runs", min=1, help="Runs per question and variant.")] = 1,
-    model: Annotated[str | None, typer.Option("--model", help="Answering chat model (default: settings).")] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            help="Answering chat model (default: settings); replay:FILE.jsonl returns each row's gold answer as "
+            "the reader's answer, every other call and check real (the expert-answer replay).",
+        ),
+    ] = None,
     judge: Annotated[str | None, typer.Option("--judge", help=_JUDGE_HELP)] = None,
     baseline: Annotated[
         str | None, typer.Option("--baseline", help="Variant the others are tested against (default: rag).")
@@ -92,6 +107,7 @@ def qa(
     )
 
     from lclfqa.config import Settings
+    from lclfqa.environment import machine
     from lclfqa.eval.datasets import DatasetError, load_long_answers, load_qa_jsonl
     from lclfqa.eval.qa_runner import EvalConfigMismatch, QARunConfig, read_rows, run_qa_eval
     from lclfqa.eval.report import write_report
@@ -201,6 +217,7 @@ def qa(
         "judge_model": judge or settings.chat_model,
         "runs": runs,
         "wall_seconds": round(time.perf_counter() - started, 1),
+        "machine": machine(),
     }
     try:
         summary = write_report(rows, variants, out, meta, baseline=baseline)
@@ -211,8 +228,10 @@ def qa(
         k = s["key_facts"]
         line = f"{name:<13} "
         if k["rows"]:
+            model, added = s["key_facts_model"], s["key_facts_added"]
             line += (
-                f"key facts {k['key_fact_recall']:.3f}  verdicts {k['verdict_accuracy']:.2f}  "
+                f"key facts {k['key_fact_recall']:.3f} (model's words {model['key_fact_recall']:.3f}, source "
+                f"words added {added['key_fact_recall']:.3f})  verdicts {k['verdict_accuracy']:.2f}  "
                 f"wrong {k['wrong_fact_rate']:.2f}  refused {k['unanswerable_refused']:.2f} / "
                 f"over-refused {k['over_refusals']}  "
             )
@@ -221,7 +240,7 @@ def qa(
                 f"score {s['coverage_score']:.3f}  recall {s['claim_recall']:.3f}  "
                 f"C/P/I {s['complete']}/{s['partial']}/{s['incorrect']}  "
             )
-        line += f"p50 {s['seconds_p50']:.1f} s  failed {s['failed']}"
+        line += f"p50 {s['seconds_p50']:.1f} s, {s['tokens_p50']:,.0f} tokens  failed {s['failed']}"
         console.print(line, highlight=False)
     console.print(f"report: {out / 'report.md'}", highlight=False)
     if failed:

@@ -201,8 +201,8 @@ def _grading_key(row: dict[str, Any], where: str) -> GradingKey | None:
     if not any(k in row for k in _KEY_FIELDS):
         return None
     verdict = row.get("verdict")
-    if verdict is not None and verdict not in ("yes", "no"):
-        raise DatasetError(f'{where}: \'verdict\' must be "yes", "no" or null; got {verdict!r}')
+    if verdict is not None and verdict not in ("yes", "no", "true", "false"):
+        raise DatasetError(f'{where}: \'verdict\' must be "yes", "no", "true", "false" or null; got {verdict!r}')
     unanswerable = row.get("unanswerable", False)
     if not isinstance(unanswerable, bool):
         raise DatasetError(f"{where}: 'unanswerable' must be true or false; got {unanswerable!r}")

@@ -3,7 +3,8 @@
 A QA row may carry a grading key (``../shared/data/README.md``; :class:`~lclfqa.eval.datasets.GradingKey`):
 
 - ``key_facts`` — facts a correct answer must state, each a list of accepted surface forms (any one counts);
-- ``verdict`` — ``"yes"``/``"no"`` where the gold answer opens with one; the answer's opening must agree;
+- ``verdict`` — ``"yes"``/``"no"`` where the gold answer opens with one (``"true"``/``"false"`` for a statement
+  to judge, which an opening "True"/"Yes" or "False"/"No" agrees with); the answer's opening must agree;
 - ``wrong_facts`` — tempting wrong values from the same documents; stating one is an error;
 - ``unanswerable`` — the documents do not answer: the answer must decline.
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lclfqa.eval.datasets import QAItem
 from lclfqa.textnorm import QUOTE_MAP, matches, normalize
@@ -32,11 +33,14 @@ _FILLER = re.compile(
     r"|ordinarily|typically|briefly)\s*[:,.\-]*\s*",
     re.I,
 )
-_OPENING = re.compile(r"^(yes|no|not)\b", re.I)
+_OPENING = re.compile(r"^(yes|no|not|true|false)\b", re.I)
+_SAME_VERDICT = {"true": "yes", "false": "no"}
+"""A true-or-false statement's verdict is a yes/no one: "True" agrees as "Yes" does."""
 
 
 def verdict_of(answer: str) -> str | None:
-    """``"yes"``/``"no"`` when the answer opens with one ("No.", "Generally not.", "**Yes**, …"), else None.
+    """``"yes"``/``"no"`` when the answer opens with one ("No.", "Generally not.", "**Yes**, …", or "True."/
+    "False." for a statement to judge), else None.
 
     Only the opening counts: a "not" later in the answer is a condition, not the verdict."""
     head = re.sub(r"^[\s*_#>\"'“(\[]+", "", answer.translate(QUOTE_MAP))
@@ -48,7 +52,8 @@ def verdict_of(answer: str) -> str | None:
     m = _OPENING.match(head)
     if not m:
         return None
-    return "yes" if m.group(1).lower() == "yes" else "no"
+    word = m.group(1).lower()
+    return "yes" if word in ("yes", "true") else "no"
 
 
 # ------------------------------------------------------------------------------------------- scoring
@@ -81,7 +86,8 @@ class KeyFactScore:
         """``None`` for a row without a verdict; a refusal has no verdict, so it is wrong."""
         if self.verdict_expected is None:
             return None
-        return not self.refused and self.verdict_given == self.verdict_expected
+        expected = _SAME_VERDICT.get(self.verdict_expected, self.verdict_expected)
+        return not self.refused and self.verdict_given == expected
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -187,3 +193,36 @@ def score_from_json(data: dict[str, object]) -> KeyFactScore:
         refused=bool(data.get("refused")),
         unanswerable=bool(data.get("unanswerable")),
     )
+
+
+VIEWS = ("model", "added", "whole")
+"""The three views of an answer's key facts: the model's own sentences, the source's words code added after
+the check (part quotes, example variants, the quoted fallback), and the whole answer as shown."""
+
+
+def model_words(answer: str, added: Sequence[str]) -> str:
+    """``answer`` without the pieces code ``added`` to it (each removed once): the model's own sentences."""
+    text = answer
+    for piece in added:
+        if piece:
+            text = text.replace(piece, " ", 1)
+    return " ".join(text.split())
+
+
+def score_views(item: QAItem, answer: str, added: Sequence[str], refused: bool) -> dict[str, KeyFactScore] | None:
+    """:func:`score_item` on each of :data:`VIEWS`; ``None`` for a row without a grading key. The ``added`` view
+    has no verdict of its own (the source's words open no answer); a refusal states nothing in any view."""
+    whole = score_item(item, answer, refused)
+    if whole is None:
+        return None
+    model = score_item(item, model_words(answer, added), refused)
+    extra = score_item(item, " ".join(a for a in added if a), refused)
+    assert model is not None and extra is not None
+    return {"model": model, "added": replace(extra, verdict_given=None), "whole": whole}
+
+
+def facts_found(item: QAItem, text: str) -> list[bool]:
+    """Per key fact of ``item`` (none without a grading key), whether ``text`` states one of its forms."""
+    key = item.key
+    norm = normalize(text)
+    return [any(matches(f, norm) for f in forms) for forms in (key.key_facts if key else ())]

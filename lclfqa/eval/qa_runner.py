@@ -34,10 +34,11 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from lclfqa.config import Settings
+from lclfqa.environment import machine
 from lclfqa.eval import answer_metrics as am
 from lclfqa.eval.datasets import QAItem
 from lclfqa.eval.judge import POINTS, Claims, GoldAnswer, check_claims, extract_claims, judge_coverage
-from lclfqa.eval.key_facts import score_item
+from lclfqa.eval.key_facts import facts_found, score_views
 from lclfqa.eval.variants import Variant
 from lclfqa.graph.result import QAResult
 from lclfqa.llm.calls import Meter
@@ -210,9 +211,18 @@ def judge_row(
     outcome = am.refusal_outcome(item, refused)
     metrics: dict[str, Any] = {"refusal": outcome, **am.evidence_scores(item, result)}
     metrics["retrieval"] = am.retrieval_curve(item, result, ks)
-    facts = score_item(item, result.get("answer", ""), refused)
-    if facts is not None:
-        metrics["key_facts"] = facts.to_json()
+    views = score_views(item, result.get("answer", ""), result.get("added") or [], refused)
+    if views is not None:  # the whole answer as shown, the model's own sentences, the source's words code added
+        metrics["key_facts"] = views["whole"].to_json()
+        metrics["key_facts_model"] = views["model"].to_json()
+        metrics["key_facts_added"] = views["added"].to_json()
+        quoted = " ".join(str(q.get("text", "")) for q in result.get("quotes") or [])
+        if quoted and not refused:  # the funnel: of the key facts the quotes hold, those the answer states
+            in_quotes, in_answer = facts_found(item, quoted), facts_found(item, result.get("answer", ""))
+            metrics["quoted_facts"] = {
+                "in_quotes": sum(in_quotes),
+                "stated": sum(q and a for q, a in zip(in_quotes, in_answer, strict=True)),
+            }
     meter = Meter("judge")
     judge_notes: dict[str, Any] = {}
     if judge is None or claims is None:
@@ -345,6 +355,11 @@ def run_qa_eval(
         row: dict[str, Any] = {"id": item.id, "variant": variant.name, "run": run, "question": item.question}
         t = time.perf_counter()
         try:
+            # no row starts from another row's KV cache: a pipeline's answers do not depend on the order
+            # the rows run in (a reused prefix evaluates in other batches, so its logits differ slightly)
+            forget = getattr(llm, "forget_prompt", None)
+            if callable(forget):
+                forget()
             result = dict(graphs[variant.name].invoke({"question": item.question}))
             row |= _answer_fields(result)
             row["seconds"] = round(time.perf_counter() - t, 3)
@@ -394,5 +409,6 @@ def _check_config(out: Path, config: QARunConfig) -> None:
             "runs": config.runs,
             "settings": config.settings.as_record(),
             "plain_index": str(config.plain_index) if config.plain_index else None,
+            "machine": machine(),
         },
     )

@@ -96,6 +96,32 @@ def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]
         "key_facts": summarize_scores(
             score_from_json(r["metrics"]["key_facts"]) for r in rows if r["metrics"].get("key_facts")
         ),
+        # the model's own sentences and the source's words code added, scored apart (rows before these views
+        # have neither: ``nan``)
+        "key_facts_model": summarize_scores(
+            score_from_json(r["metrics"]["key_facts_model"]) for r in rows if r["metrics"].get("key_facts_model")
+        ),
+        "key_facts_added": summarize_scores(
+            score_from_json(r["metrics"]["key_facts_added"]) for r in rows if r["metrics"].get("key_facts_added")
+        ),
+        "facts_stated": {
+            view: sum(
+                len(r["metrics"][f"key_facts{suffix}"].get("key_facts_hit") or [])
+                for r in rows
+                if r["metrics"].get(f"key_facts{suffix}")
+            )
+            for view, suffix in (("whole", ""), ("model", "_model"), ("added", "_added"))
+        },
+        "quoted_facts": sum(int((r["metrics"].get("quoted_facts") or {}).get("in_quotes", 0)) for r in rows),
+        "quoted_facts_stated": sum(int((r["metrics"].get("quoted_facts") or {}).get("stated", 0)) for r in rows),
+        "tokens_p50": _quantile(
+            [
+                (r.get("tokens") or {}).get("prompt", 0) + (r.get("tokens") or {}).get("completion", 0)
+                for r in rows
+                if r.get("tokens")
+            ],
+            0.5,
+        ),
         "seconds": mean(r.get("seconds") for r in rows),
         "seconds_p50": _quantile([r.get("seconds") for r in rows], 0.5),
         "seconds_p95": _quantile([r.get("seconds") for r in rows], 0.95),
@@ -169,7 +195,7 @@ def summarize(
     base_facts = _key_fact_recall(judged[base])
     for v in variants:
         s = summarize_variant(judged[v.name], failed[v.name])
-        s |= {"description": v.description, "ablation": v.ablation}
+        s |= {"description": v.description, "ablation": v.ablation, "stage": v.overrides.get("stages_off", "")}
         if v.name != base:
             points = _per_question(judged[v.name], "points")
             recall = _per_question(judged[v.name], "claim_recall")
@@ -253,9 +279,10 @@ def _table(summary: dict[str, Any], names: list[str]) -> list[str]:
 def _key_fact_table(summary: dict[str, Any], names: list[str]) -> list[str]:
     base = summary["baseline"]
     lines = [
-        f"| variant | key-fact recall | p vs {base} | verdicts right | wrong-fact rate | unanswerable refused "
-        "| answerable refused | unsupported figures |",
-        "|" + "---|" * 8,
+        f"| variant | key-fact recall: whole answer | model's own words | source words code added "
+        f"| p vs {base} | verdicts right | wrong-fact rate | unanswerable refused | answerable refused "
+        "| unsupported figures | facts in the quotes → stated |",
+        "|" + "---|" * 11,
     ]
     for n in names:
         s = summary["variants"][n]
@@ -268,12 +295,42 @@ def _key_fact_table(summary: dict[str, Any], names: list[str]) -> list[str]:
             _row(
                 n,
                 f"{_f(k['key_fact_recall'])} (n={k['key_fact_rows']})",
+                _f(s.get("key_facts_model", {}).get("key_fact_recall")),
+                _f(s.get("key_facts_added", {}).get("key_fact_recall")),
                 p,
                 f"{verdicts}/{k['verdict_rows']}",
                 f"{_f(k['wrong_fact_rate'], 2)} ({k['wrong_fact_answers']} answers)",
                 f"{refused}/{k['unanswerable_rows']}",
                 f"{k['over_refusals']}/{k['answerable_rows']}",
                 _unsupported(s),
+                f"{s.get('quoted_facts', 0)} → {s.get('quoted_facts_stated', 0)}" if s.get("quoted_facts") else "–",
+            )
+        )
+    return lines
+
+
+def _stage_table(summary: dict[str, Any], names: list[str]) -> list[str]:
+    """Per read stage switched off: the key facts it adds (whole answer and the model's own words, as counts
+    over the answerable rows), the wrong facts it adds, and the seconds per question it costs."""
+    full = summary["variants"]["lclf"]
+
+    def facts(s: dict[str, Any], view: str) -> float:
+        return float((s.get("facts_stated") or {}).get(view, 0))
+
+    lines = [
+        "| stage off | facts it adds: whole answer | model's own words | wrong-fact answers it adds "
+        "| seconds / question it costs |",
+        "|---|---|---|---|---|",
+    ]
+    for n in names:
+        s = summary["variants"][n]
+        lines.append(
+            _row(
+                s["stage"],
+                _f(facts(full, "whole") - facts(s, "whole"), 0),
+                _f(facts(full, "model") - facts(s, "model"), 0),
+                _f(float(full["key_facts"]["wrong_fact_answers"] - s["key_facts"]["wrong_fact_answers"]), 0),
+                _f(full["seconds"] - s["seconds"], 1),
             )
         )
     return lines
@@ -284,10 +341,9 @@ def _latency_table(summary: dict[str, Any], names: list[str]) -> list[str]:
     for n in names:
         nodes += [node for node in summary["variants"][n]["node_seconds"] if node not in nodes]
     lines = [
-        "| variant | s / question p50 | p95 | mean | "
-        + " | ".join(f"{node}: s, tokens in/out" for node in nodes)
-        + " |",
-        "|" + "---|" * (4 + len(nodes)),
+        "| variant | s / question p50 | p95 | mean | tokens / question p50 (in + out) |"
+        + "".join(f" {node}: s, tokens in/out |" for node in nodes),
+        "|" + "---|" * (5 + len(nodes)),
     ]
     for n in names:
         s = summary["variants"][n]
@@ -301,8 +357,7 @@ def _latency_table(summary: dict[str, Any], names: list[str]) -> list[str]:
             cells.append(f"{_f(sec, 1)}, {tokens_in}/{_f(s['node_completion_tokens'].get(node), 0)}")
         lines.append(
             f"| {n} | {_f(s['seconds_p50'], 1)} | {_f(s['seconds_p95'], 1)} | {_f(s['seconds'], 1)} | "
-            + " | ".join(cells)
-            + " |"
+            f"{_f(s.get('tokens_p50'), 0)} |" + "".join(f" {c} |" for c in cells)
         )
     return lines
 
@@ -322,6 +377,14 @@ def _key_fact_cell(m: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def _machine_line(machine: Any) -> list[str]:
+    """The CPU the seconds were measured on (tokens compare across machines, seconds do not)."""
+    if not isinstance(machine, dict) or not machine.get("cpu_model"):
+        return []
+    flags = ", ".join(machine.get("cpu_flags") or []) or "none of AVX2/AVX-512/AMX"
+    return [f"- machine: {machine['cpu_model']}, {machine.get('cores')} cores ({flags})"]
+
+
 def render_report(
     summary: dict[str, Any], rows: Sequence[dict[str, Any]], meta: dict[str, Any], plots: Sequence[str] = ()
 ) -> str:
@@ -337,6 +400,7 @@ def render_report(
         f"- dataset: `{meta.get('dataset')}` ({meta.get('questions')} questions)",
         f"- index: `{meta.get('index')}`",
         f"- answering model: `{meta.get('chat_model')}`; judge: `{meta.get('judge_model')}`; runs: {meta.get('runs')}",
+        *_machine_line(meta.get("machine")),
         "",
     ]
     judged = any(s["complete"] + s["partial"] + s["incorrect"] for s in variants.values())
@@ -350,6 +414,14 @@ def render_report(
             out += ["", "## Ablations (LCLF-QA Table 2)", ""]
             out += [f"- **{n}**: {variants[n]['description']}" for n in ablations]
             out += ["", *_table(summary, ablations)]
+    stages = [n for n in ablations if variants[n].get("stage")]
+    if keyed and stages and "lclf" in variants:
+        out += [
+            "",
+            "## What each read stage adds (lclf minus lclf with the stage off)",
+            "",
+            *_stage_table(summary, stages),
+        ]
     out += ["", "## Latency and tokens per node (means over rows; p50/p95 over rows)", ""]
     out += _latency_table(summary, list(variants))
     ks = sorted({int(k) for s in variants.values() for k in s["drm_at_k"]})
@@ -389,6 +461,18 @@ def render_report(
             cells[(r["id"], r["variant"])].append("; ".join(cell) or "–")
     for q in ids:
         out.append(f"| {q} | " + " | ".join("/".join(cells.get((q, n), ["–"])) for n in names) + " |")
+    removed = [
+        (r["id"], r["variant"], e)
+        for r in rows
+        for e in ((r.get("steps") or {}).get("read") or {}).get("removed_by") or []
+        if isinstance(e, dict)
+    ]
+    if removed:
+        out += ["", "## Sentences the checks removed, and the rule that removed each", ""]
+        out += ["| question | variant | rule | sentence |", "|---|---|---|---|"]
+        for q, v, e in removed:
+            sentence = " ".join(str(e.get("sentence", "")).split()).replace("|", "\\|")
+            out.append(f"| {q} | {v} | {e.get('by', '')} | {sentence} |")
     for p in plots:
         out += ["", f"![{Path(p).stem}]({Path(p).name})"]
     out += [

@@ -1,4 +1,5 @@
-"""What ``lclfqa eval qa`` compares: the three pipelines and the paper's ablations (LCLF-QA Tables 1-2).
+"""What ``lclfqa eval qa`` compares: the pipelines, the paper's ablations (LCLF-QA Tables 1-2) and the read
+stages switched off one at a time.
 
 A variant is a name, the :class:`~lclfqa.config.Settings` fields it changes, and which index it runs on
 (``"layout"``: the index given; ``"plain"``: the same documents chunked without layout, for H3).
@@ -8,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from lclfqa.config import READ_STAGES
 
 
 @dataclass(frozen=True)
@@ -22,7 +25,14 @@ class Variant:
 PIPELINES: dict[str, Variant] = {
     "lclf": Variant("lclf", {"pipeline": "lclf"}, description="LCLF-QA: query2doc rewriter, footnotes, domain reader"),
     "longrag": Variant("longrag", {"pipeline": "longrag"}, description="LongRAG: hybrid retrieval, filter, extractor"),
-    "rag": Variant("rag", {"pipeline": "rag"}, description="naive RAG: retrieve and read"),
+    "rag": Variant(
+        "rag", {"pipeline": "rag"}, description="RAG: retrieve and read, with lclf's reader and instruction"
+    ),
+    "rag+": Variant(
+        "rag+",
+        {"pipeline": "rag+"},
+        description="rag with the source's words lclf adds after the checked answer (part quotes, variants, caveat)",
+    ),
 }
 
 ABLATIONS: dict[str, Variant] = {
@@ -51,6 +61,20 @@ ABLATIONS: dict[str, Variant] = {
 }
 
 
+STAGE_ABLATIONS: dict[str, Variant] = {
+    f"no-{stage}": Variant(
+        f"no-{stage}",
+        {"pipeline": "lclf", "stages_off": stage},
+        description=f"lclf without the read stage '{stage}': {what}",
+        ablation=True,
+    )
+    for stage, what in READ_STAGES.items()
+}
+"""One variant per post-processing stage of ``read``, switched off alone (``--ablations stages`` runs them
+all); only the reader's stages change, so with the response cache the earlier calls are not made again."""
+ABLATIONS.update(STAGE_ABLATIONS)
+
+
 def select_variants(pipelines: str, ablations: str = "") -> list[Variant]:
     """Variants from comma-separated names (``"lclf,rag"``, ``"all"`` for every ablation); order kept,
     duplicates dropped. Raises ``ValueError`` naming the unknown ones and the known ones."""
@@ -59,6 +83,9 @@ def select_variants(pipelines: str, ablations: str = "") -> list[Variant]:
         names = [n.strip() for n in raw.split(",") if n.strip()]
         if names == ["all"]:
             names = list(table)
+        if "stages" in names and table is ABLATIONS:  # every read stage, switched off one at a time
+            at = names.index("stages")
+            names[at : at + 1] = list(STAGE_ABLATIONS)
         unknown = [n for n in names if n not in table]
         if unknown:
             raise ValueError(f"unknown {what}(s): {', '.join(unknown)}; known: {', '.join(table)}")

@@ -29,17 +29,24 @@ class Plan:
     filter: bool
     extract: bool
     reader: Literal["domain", "basic"]
+    additions: bool = False
+    """The source's words code adds after the checked answer (part quotes, example variants, caveat)."""
+    off: frozenset[str] = frozenset()
+    """Stages of ``read`` switched off (:data:`lclfqa.config.READ_STAGES`; ``lclfqa eval qa``'s ablations)."""
 
 
 def plan_for(settings: Settings) -> Plan:
     """``lclf``: the paper (settings choose rewrites and reader); ``longrag``: LongRAG — no rewriter, no
-    footnote expansion, CoT filter + extractor, basic reader; ``rag``: top-k children straight to a basic
-    reader."""
-    if settings.pipeline == "rag":
-        return Plan(0, False, False, False, False, "basic")
+    footnote expansion, CoT filter + extractor, basic reader; ``rag``: top-k children straight to the same
+    reader and instruction as ``lclf`` (a fair baseline: it differs only in the steps it skips); ``rag+``:
+    ``rag`` with the source's words ``lclf`` adds after the checked answer (part quotes, variants, caveat).
+    ``stages_off`` names :data:`lclfqa.config.READ_STAGES` to switch off."""
+    off = frozenset(s.strip() for s in settings.stages_off.split(",") if s.strip())
+    if settings.pipeline in ("rag", "rag+"):
+        return Plan(0, False, False, False, False, settings.reader, settings.pipeline == "rag+", off)
     if settings.pipeline == "longrag":
-        return Plan(0, False, True, True, True, "basic")
-    return Plan(settings.query_rewrites, True, True, True, True, settings.reader)
+        return Plan(0, False, True, True, True, "basic", True, off)
+    return Plan(settings.query_rewrites, True, True, True, True, settings.reader, True, off)
 
 
 class Resources:

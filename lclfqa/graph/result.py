@@ -100,6 +100,7 @@ class QAResult(dict):
             "refused": bool(self.get("refused", False)),
             "unsupported": self.unsupported,
             "removed": list(self.get("removed") or []),
+            "added": list(self.get("added") or []),
             "quotes": [quote_json(q) for q in self.get("quotes") or []],
             "citations": self.citations,
             "rewrites": self.get("rewrites", []),

@@ -87,6 +87,9 @@ class QAState(TypedDict, total=False):
     removed: list[str]
     """Sentences of the reader's answer removed because they stated what no cited quote contains (after one
     repair call; :mod:`lclfqa.graph.nodes.answer_check`)."""
+    added: list[str]
+    """The source's words code added to the answer after the check, in order (part quotes, example variants,
+    a caveat; the whole answer when it is the quoted fallback): the rest of the answer is the model's own."""
     steps: Annotated[dict[str, Any], merge_steps]
     """Per node: ``{"seconds", "llm_calls", "prompt_tokens", "completion_tokens", ...notes}``."""
 

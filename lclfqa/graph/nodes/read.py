@@ -89,6 +89,8 @@ _REFUSAL = re.compile(
     re.I,
 )
 FALLBACK_QUOTES = 3
+ADDITION_SENTENCES = 8
+"""Without the extractor (``rag+``), the retrieved sentences nearest the question that the part quotes choose from."""
 
 
 def is_refusal(answer: str) -> bool:
@@ -150,6 +152,7 @@ def _refused(turn: list[dict[str, str]], answer: str) -> dict[str, Any]:
         "refused": True,
         "unsupported": [],
         "removed": [],
+        "added": [],
         "history": [*turn, {"role": "assistant", "content": answer}],
     }
 
@@ -297,6 +300,74 @@ def opening_verdict(answer: str, verdict: str) -> tuple[str, bool]:
     return (f"{word}. {rest}" if rest else f"{word}."), True
 
 
+def _why_unsupported(check: SentenceCheck | None) -> str:
+    """The rule that removed a sentence in the support stage (for ``steps.read.removed_by``)."""
+    if check is None:
+        return "support"
+    if check.missing:
+        return "support: figures or quotations no cited quote holds"
+    if check.unknown:
+        return "support: a marker with no quote behind it"
+    if check.unfounded:
+        return "support: under the share of words found in the quotes"
+    return "support: a pointer to the sources"
+
+
+def _appended(before: str, after: str) -> str:
+    """What ``after`` adds to the end of ``before`` (``""`` when it adds nothing)."""
+    head = before.rstrip()
+    return after[len(head) :].strip() if after.startswith(head) else ""
+
+
+def _with_additions(
+    ctx: QAContext,
+    answer: str,
+    question: str,
+    quotes: list[dict[str, Any]],
+    retrieved: list[dict[str, Any]],
+    written: str,
+    rule: int | None,
+    notes: dict[str, Any],
+) -> tuple[str, list[dict[str, Any]], list[str]]:
+    """``(answer, quotes, added)``: the checked ``answer`` followed by the source's words code adds — each
+    part's nearest quote (:func:`~lclfqa.graph.nodes.rule_quotes.with_part_quotes`), a cited example's
+    variants (:func:`~lclfqa.graph.nodes.rule_quotes.with_variants`), the note that only a separate opinion
+    says it (:func:`~lclfqa.graph.nodes.attribution.holding_caveat`) — and each piece added, in order.
+
+    With the extractor the pieces are taken from the verified ``quotes`` and numbered as they are; without it
+    (``rag+``) from the retrieved children the answer was read from: the part quotes are the children's
+    sentences nearest the question, numbered as their child, so a baseline gets the same additions."""
+    off, added = ctx.plan.off, []
+    embeddings = index_embeddings(ctx)
+    if ctx.plan.extract:
+        numbers, pool, cited_pool = None, quotes, quotes
+    else:
+        pool = nearest_quotes(question, passages(retrieved), retrieved, [], ADDITION_SENTENCES, embeddings)
+        position = {c["id"]: i for i, c in enumerate(retrieved, 1)}
+        numbers = [position[q["child"]] for q in pool]
+        rule = None
+        cited_pool = [dict(c, child=c["id"]) for c in retrieved]
+    if "part-quotes" not in off:
+        before = answer
+        answer, n = with_part_quotes(answer, question, pool, rule, embeddings, written, numbers=numbers)
+        if n:
+            notes["rule_quoted"] = n
+            added.append(_appended(before, answer))
+    if "variants" not in off:
+        before = answer
+        answer, cited_pool, n = with_variants(answer, cited_pool, retrieved)
+        if n:
+            notes["example_variants"] = n
+            added.append(_appended(before, answer))
+    if "caveat" not in off:
+        caveat = holding_caveat(question, answer, cited_pool)
+        if caveat:
+            answer = f"{answer} {caveat}"
+            notes["separate_opinion_only"] = True
+            added.append(caveat)
+    return answer, (cited_pool if ctx.plan.extract else quotes), [a for a in added if a]
+
+
 def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     ctx = runtime.context
     meter = Meter("read")
@@ -327,11 +398,10 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         return _refused(turn, prompts.refusal()) | meter.record(skipped=True)
     fields = question_fields(state)
     judged = (state.get("steps") or {}).get("filter", {})
-    relevant = (
-        ctx.plan.filter
-        and bool(judged.get("well_formed"))
-        and not judged.get("none_relevant_kept_all")
-        and state.get("answered") != "no"
+    # a pipeline without the filter (rag, rag+) is told what lclf is told when its filter finds the sources
+    # relevant: the same instruction, so the baselines differ from lclf only in the steps they skip
+    relevant = not ctx.plan.filter or (
+        bool(judged.get("well_formed")) and not judged.get("none_relevant_kept_all") and state.get("answered") != "no"
     )
     rule = prompts.reader_rule(relevant, missing=[provision(n) for n in missing])
     quotes: list[dict[str, Any]] = list(state.get("quotes") or [])
@@ -356,7 +426,8 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         references = retrieved
     shared = prefix(state, references)
     verdict, decided_rule = "", None
-    if ctx.plan.extract and prompts.is_yes_no(fields["question"]):
+    off = ctx.plan.off
+    if ctx.plan.extract and "verdict" not in off and prompts.is_yes_no(fields["question"]):
         verdict, decided_rule = decide(ctx.resources.llm, shared, fields["question"], texts, meter)
         notes["verdict"] = verdict
         if decided_rule is not None:
@@ -369,7 +440,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         unit_plural=units,
         refusal_rule=rule,
         verdict_rule=prompts.verdict_rule(fields["question"], verdict),
-        parts_rule=prompts.parts_rule(fields["question"]) if ctx.plan.extract else "",
+        parts_rule=prompts.parts_rule(fields["question"]),
         # rules that cannot apply are not given (each ~30 prompt tokens, ~0.3 s on 2 cores)
         comfort_rule=prompts.phrase("comfort_rule", unit_plural=units) if prompts.asks_for_comfort(asked) else "",
         opinion_rule=prompts.phrase("opinion_rule", unit=unit) if any(opinion_of(r) for r in references) else "",
@@ -383,6 +454,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     written, answer = written_answer(ctx, msgs, meter, ctx.settings.max_answer_tokens)
     refused = is_refusal(answer)
     removed: list[str] = []
+    added: list[str] = []  # the source's words code adds (the model's own words are the rest of the answer)
     if not refused:
         floor = ctx.settings.min_answer_support
         checks = check_answer(answer, texts, asked, floor)
@@ -393,11 +465,11 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             notes["recited"] = notes.get("recited", 0) + count
             return answer, check_answer(answer, texts, asked, floor)
 
-        if not all(c.ok and not c.misattributed for c in checks):
+        if "recite" not in off and not all(c.ok and not c.misattributed for c in checks):
             answer, checks = recite(answer, checks)
         # a figure no quote holds is worth one repair call (the sentence carries a fact); a sentence that
         # only says what no quote says is removed below without one (it has no figure to save; a call is ~10 s)
-        if any(c.missing for c in checks):
+        if "repair" not in off and any(c.missing for c in checks):
             notes["repaired"] = sum(not c.ok for c in checks)
             try:
                 answer = repaired(ctx, msgs, written, checks, units, meter)
@@ -405,14 +477,20 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
                 notes["repair_error"] = str(exc)
             refused = is_refusal(answer)
             checks = check_answer(answer, texts, asked, floor)
-            if not refused and any(c.misattributed for c in checks):  # the rewrite cites anew
+            if "recite" not in off and not refused and any(c.misattributed for c in checks):  # it cites anew
                 answer, checks = recite(answer, checks)
         if not refused:
             # a removed sentence takes its verdict with it: kept alone, the 1.5B default's verdicts from
             # failing sentences were wrong 2 times of 2 ("Yes. The sources state: “No credit is allowed …”")
             notes["unfounded"] = sum(c.unfounded for c in checks)
-            kept, removed = keep_supported(checks, texts, asked, floor)
-            if not asks_holding(asked):  # a separate opinion's words about the majority: say whose view they are
+            if "support" in off:
+                kept, removed = list(checks), []
+            else:
+                kept, removed = keep_supported(checks, texts, asked, floor)
+            by_text = {c.text: c for c in checks}
+            why = [(t, _why_unsupported(by_text.get(t))) for t in removed]
+            # a separate opinion's words about the majority: say whose view they are
+            if "attribution" not in off and not asks_holding(asked):
                 for i, c in enumerate(kept):  # only a sentence that cites: the rewrite keeps its markers
                     cited = [references[n - 1] for n in c.cites]
                     if c.cites and of_the_court(c.text, cited):
@@ -427,15 +505,21 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
                 "echoed_instruction": lambda c, _: echoes(c.text, told, texts),
                 "asked_back": lambda c, _: asks_back(c.text),
             }
+            stage_of = {"misnamed_opinion": "attribution", "unattributed_opinion": "attribution"}
+            stage_of |= {"echoed_instruction": "echo", "asked_back": "asks-back"}
             for name, fault in faults.items():
+                if stage_of[name] in off:
+                    continue
                 # a sentence citing nothing is judged by the quote holding most of its words
                 wrong = [c for c in kept if fault(c, [references[n - 1] for n in resting_on(c, texts, asked)])]
                 if wrong:
                     kept = [c for c in kept if c not in wrong]
                     removed += [c.text for c in wrong]
+                    why += [(c.text, name) for c in wrong]
                     notes[name] = len(wrong)
-            answer = _cite_uncited(kept, texts)
-            if not answer.strip() or _VERDICT_ONLY.fullmatch(answer.strip()):
+            notes["removed_by"] = [{"sentence": t, "by": by} for t, by in why]
+            answer = " ".join(c.text for c in kept) if "cite-uncited" in off else _cite_uncited(kept, texts)
+            if "fallback" not in off and (not answer.strip() or _VERDICT_ONLY.fullmatch(answer.strip())):
                 # nothing but (at most) a bare verdict survived: state the quotes closest to the question
                 picks = {c["id"] for c in retrieved if c.get("opinion_pick")}
                 leading = [i for i, q in enumerate(references) if q.get("child") in picks]
@@ -444,23 +528,14 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
                     fields["question"], texts, index_embeddings(ctx), ctx.plan.extract, leading, whose
                 )
                 notes["answer_from_quote"] = True
+                added.append(answer)
     if not refused and verdict in ("yes", "no"):
         answer, notes["verdict_enforced"] = opening_verdict(answer, verdict)
-    if not refused and ctx.plan.extract and not notes.get("answer_from_quote"):
-        answer, added = with_part_quotes(
-            answer, fields["question"], quotes, stating(decided_rule, texts), index_embeddings(ctx), written
+    if not refused and ctx.plan.additions and not notes.get("answer_from_quote"):
+        answer, quotes, pieces = _with_additions(
+            ctx, answer, fields["question"], quotes, retrieved, written, stating(decided_rule, texts), notes
         )
-        if added:
-            notes["rule_quoted"] = added
-    if not refused and ctx.plan.extract and not notes.get("answer_from_quote"):
-        answer, quotes, varied = with_variants(answer, quotes, retrieved)
-        if varied:
-            notes["example_variants"] = varied
-    if not refused and ctx.plan.extract:
-        caveat = holding_caveat(fields["question"], answer, quotes)
-        if caveat:
-            answer = f"{answer} {caveat}"
-            notes["separate_opinion_only"] = True
+        added += pieces
     # a source list the model wrote at the end is not shown, but its numbers count as cited
     cited = answer if parsing.cited_numbers(answer) else written
     if refused:
@@ -479,6 +554,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         "information": information_text(quotes) if ctx.plan.extract else "",
         "unsupported": [] if refused else unsupported(answer, documents),
         "removed": removed,
+        "added": added,
         "history": [*turn, {"role": "assistant", "content": answer}],
     } | meter.record(
         reader=ctx.plan.reader,

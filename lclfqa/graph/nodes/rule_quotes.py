@@ -92,12 +92,14 @@ def part_quotes(
     rule: int | None = None,
     embeddings: Embeddings | None = None,
     written: str = "",
+    numbers: list[int] | None = None,
 ) -> list[int]:
     """The quotes (0-based, in the order of the parts they answer) to add to ``answer``: for each part of
     ``question``, the quote nearest it (``rule`` for the first part, when given) that the answer neither
     cites nor gives (:func:`given`); each quote once, at most :data:`MAX_PART_QUOTES` and
     :data:`MAX_ADDED_CHARS`; a separate opinion's only when the question names one (not the holding). A
-    source list the model ``written`` at the end (not shown) counts as citing (:func:`listed_numbers`)."""
+    source list the model ``written`` at the end (not shown) counts as citing (:func:`listed_numbers`).
+    ``numbers`` are the quotes' reference numbers where they are not 1…n (quotes of the retrieved children)."""
     texts = [q["text"] for q in quotes]
     if not texts:
         return []
@@ -105,7 +107,9 @@ def part_quotes(
     scores = closeness_by_part(parts, texts, embeddings)
     separate_ok = not asks_holding(question) and bool(_NAMES_OPINION.search(question))
     allowed = [i for i, q in enumerate(quotes) if separate_ok or not separate_opinion(q)]
-    cited = {n - 1 for n in [*parsing.cited_numbers(answer), *listed_numbers(written)]}
+    marks = numbers or list(range(1, len(quotes) + 1))
+    said = {*parsing.cited_numbers(answer), *listed_numbers(written)}
+    cited = {i for i, n in enumerate(marks) if n in said}
     picked: list[int] = []
     size = 0
     for j in range(len(parts)):
@@ -134,17 +138,19 @@ def with_part_quotes(
     rule: int | None = None,
     embeddings: Embeddings | None = None,
     written: str = "",
+    numbers: list[int] | None = None,
 ) -> tuple[str, int]:
     """``(answer, added)``: ``answer`` followed by :func:`part_quotes`, each as "The source reads: “…” [n]"
     (a separate opinion's as "JUSTICE …, concurring, reads: “…” [n]")."""
-    picked = part_quotes(question, quotes, answer, rule, embeddings, written)
+    picked = part_quotes(question, quotes, answer, rule, embeddings, written, numbers)
+    marks = numbers or list(range(1, len(quotes) + 1))
     added = []
     for i in picked:
         text, opinion = shortened(quotes[i]["text"], RULE_QUOTE_CHARS), whose(quotes[i])
         if opinion:
-            added.append(prompts.phrase("opinion_quote", whose=opinion, quote=text, n=i + 1))
+            added.append(prompts.phrase("opinion_quote", whose=opinion, quote=text, n=marks[i]))
         else:
-            added.append(prompts.phrase("rule_quote", quote=text, n=i + 1))
+            added.append(prompts.phrase("rule_quote", quote=text, n=marks[i]))
     return " ".join([answer.rstrip(), *added]).strip(), len(added)
 
 
