@@ -118,7 +118,7 @@ class Settings:
     max_answer_tokens: int = setting(
         280, "longest answer the reader may write, in tokens (gold answers: 300-900 characters)"
     )
-    # --- where the index lives (lclfqa/index/factory.py; README "Scaling out")
+    # --- where the index lives (lclfqa/index/factory.py; docs/scaling.md)
     index_backend: IndexBackendName = setting(
         "embedded",
         "'embedded' (files in the --index folder: SQLite, bm25s, FAISS) or 'milvus' (Milvus Lite in a "

@@ -94,7 +94,7 @@ def milvus_client(uri: str, token: str | None = None, *, create: bool = False) -
         if local:
             raise BackendUnavailable(
                 f"cannot open Milvus Lite file {uri} ({exc.message}): Milvus Lite lets one process open a file "
-                "at a time; stop the other lclfqa using it, or serve it from a Milvus server (README, Scaling out)"
+                "at a time; stop the other lclfqa using it, or serve it from a Milvus server (docs/scaling.md)"
             ) from None
         raise BackendUnavailable(
             f"cannot reach Milvus at {uri} ({exc.message}); check that the server runs, the URI and the token"

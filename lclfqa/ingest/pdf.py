@@ -22,7 +22,7 @@ The rules, in the order they run (each in a module named for its job):
 Where footnotes get linked: markers are recorded per section here (superscripts, ``[N]`` endnote
 markers); ``chunking.link_footnotes`` turns them into links from footnote chunks to parents.
 
-Known limits (documented in README): two-column pages are read line by line across both columns;
+Known limits (documented in docs/ingest.md): two-column pages are read line by line across both columns;
 tables are flattened to text; a single light-grey line is kept (only repeated ones are watermarks).
 """
 

@@ -54,7 +54,7 @@ def cpu_has_amx(cpuinfo: str | Path = "/proc/cpuinfo") -> bool:
 def safe_model_params() -> Iterator[None]:
     """Inside this block llama.cpp loads models without its extra buffer types (AMX, repacking) where the
     CPU has AMX (module doc); elsewhere it changes nothing. Also wraps ``python -m llama_cpp.server``
-    (README, "Serve it"). Not thread-safe: callers serialise loads."""
+    (docs/serving.md). Not thread-safe: callers serialise loads."""
     if not cpu_has_amx():
         yield
         return
