@@ -53,3 +53,31 @@ def test_a_failed_load_restores_the_defaults(monkeypatch):
     with pytest.raises(ValueError, match="bad model file"):
         llama._llama("model.gguf", 2048, 2)
     assert native.llama_model_default_params is defaults
+
+
+_CONSTRAINED = """
+import sys
+from langchain_core.messages import HumanMessage
+from lclfqa.graph.nodes.verdict import verdict_schema
+from lclfqa.llm.llama import ChatLlama
+from lclfqa.llm.weights import smollm2_path
+model = ChatLlama(model_path=str(smollm2_path()), n_ctx=1024, max_tokens=60)
+schema = verdict_schema(sys.argv[1:])
+fmt = {"type": "json_object", "schema": schema}
+reply = model.invoke([HumanMessage("Which rule decides it? Yes or no?")], response_format=fmt)
+print("REPLY", reply.content)
+"""
+
+
+def test_a_quote_with_double_quotes_and_a_backslash_is_a_choice_the_grammar_can_hold(tmp_path: Path):
+    # llama-cpp-python's schema-to-grammar escapes a straight double quote in an enum string so that llama.cpp's
+    # parser ends the literal there, and the process aborts at the first token: the verdict call's choices are
+    # made safe (lclfqa.graph.nodes.verdict.rule_choices). Run in a subprocess, since the failure is an abort.
+    import subprocess
+    import sys
+
+    quotes = ['the general rule was that "damages for breach of contract" were limited', "a C:\\path and a rule"]
+    done = subprocess.run(
+        [sys.executable, "-c", _CONSTRAINED, *quotes], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0 and "REPLY {" in done.stdout, done.stderr[-2000:]

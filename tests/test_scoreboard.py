@@ -109,7 +109,7 @@ def test_the_report_shows_the_three_views_the_tokens_and_each_stages_gain():
     assert lclf["key_facts_added"]["key_fact_recall"] == 0.5 and lclf["tokens_p50"] == 3010
     report = render_report(summary, rows, {"dataset": "x.jsonl", "questions": 1})
     assert "| lclf | 1.000 (n=1) | 0.500 | 0.500 |" in report
-    assert "| part-quotes | 1 | 0 | 0 | 1.0 |" in report  # one fact, none of the model's, 1 s
+    assert "| part-quotes | 1 | 0 | 0 | 0 |" in report  # one fact, none of the model's, no tokens
     assert "tokens / question p50" in report and "| 3010 |" in report
 
 

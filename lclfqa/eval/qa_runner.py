@@ -38,7 +38,7 @@ from lclfqa.environment import machine
 from lclfqa.eval import answer_metrics as am
 from lclfqa.eval.datasets import QAItem
 from lclfqa.eval.judge import POINTS, Claims, GoldAnswer, check_claims, extract_claims, judge_coverage
-from lclfqa.eval.key_facts import facts_found, score_views
+from lclfqa.eval.key_facts import facts_found, model_words, score_views
 from lclfqa.eval.variants import Variant
 from lclfqa.graph.result import QAResult
 from lclfqa.llm.calls import Meter
@@ -219,9 +219,11 @@ def judge_row(
         quoted = " ".join(str(q.get("text", "")) for q in result.get("quotes") or [])
         if quoted and not refused:  # the funnel: of the key facts the quotes hold, those the answer states
             in_quotes, in_answer = facts_found(item, quoted), facts_found(item, result.get("answer", ""))
+            own = facts_found(item, model_words(result.get("answer", ""), result.get("added") or []))
             metrics["quoted_facts"] = {
                 "in_quotes": sum(in_quotes),
                 "stated": sum(q and a for q, a in zip(in_quotes, in_answer, strict=True)),
+                "stated_by_model": sum(q and a for q, a in zip(in_quotes, own, strict=True)),
             }
     meter = Meter("judge")
     judge_notes: dict[str, Any] = {}

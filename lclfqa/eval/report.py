@@ -114,6 +114,12 @@ def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]
         },
         "quoted_facts": sum(int((r["metrics"].get("quoted_facts") or {}).get("in_quotes", 0)) for r in rows),
         "quoted_facts_stated": sum(int((r["metrics"].get("quoted_facts") or {}).get("stated", 0)) for r in rows),
+        # None for rows written before the count existed
+        "quoted_facts_stated_by_model": sum(
+            int((r["metrics"].get("quoted_facts") or {}).get("stated_by_model", 0)) for r in rows
+        )
+        if any("stated_by_model" in (r["metrics"].get("quoted_facts") or {}) for r in rows)
+        else None,
         "tokens_p50": _quantile(
             [
                 (r.get("tokens") or {}).get("prompt", 0) + (r.get("tokens") or {}).get("completion", 0)
@@ -303,23 +309,29 @@ def _key_fact_table(summary: dict[str, Any], names: list[str]) -> list[str]:
                 f"{refused}/{k['unanswerable_rows']}",
                 f"{k['over_refusals']}/{k['answerable_rows']}",
                 _unsupported(s),
-                f"{s.get('quoted_facts', 0)} → {s.get('quoted_facts_stated', 0)}" if s.get("quoted_facts") else "–",
+                _funnel(s),
             )
         )
     return lines
 
 
+def _tokens(s: dict[str, Any]) -> float:
+    """Mean prompt + completion tokens per row (hardware-free; rows replayed from the cache keep theirs)."""
+    return float(s.get("prompt_tokens") or 0) + float(s.get("completion_tokens") or 0)
+
+
 def _stage_table(summary: dict[str, Any], names: list[str]) -> list[str]:
     """Per read stage switched off: the key facts it adds (whole answer and the model's own words, as counts
-    over the answerable rows), the wrong facts it adds, and the seconds per question it costs."""
+    over the answerable rows), the wrong facts it adds, and the tokens per question it costs (not seconds:
+    the ablated rows replay the earlier calls from the cache)."""
     full = summary["variants"]["lclf"]
 
     def facts(s: dict[str, Any], view: str) -> float:
         return float((s.get("facts_stated") or {}).get(view, 0))
 
     lines = [
-        "| stage off | facts it adds: whole answer | model's own words | wrong-fact answers it adds "
-        "| seconds / question it costs |",
+        "| stage off | facts it adds: whole answer | model's own words "
+        "| wrong-fact answers it adds (−: it prevents one) | tokens / question it costs (mean, in + out) |",
         "|---|---|---|---|---|",
     ]
     for n in names:
@@ -330,7 +342,7 @@ def _stage_table(summary: dict[str, Any], names: list[str]) -> list[str]:
                 _f(facts(full, "whole") - facts(s, "whole"), 0),
                 _f(facts(full, "model") - facts(s, "model"), 0),
                 _f(float(full["key_facts"]["wrong_fact_answers"] - s["key_facts"]["wrong_fact_answers"]), 0),
-                _f(full["seconds"] - s["seconds"], 1),
+                _f(_tokens(full) - _tokens(s), 0),
             )
         )
     return lines
@@ -375,6 +387,16 @@ def _key_fact_cell(m: dict[str, Any]) -> str:
     if k.get("wrong_facts_stated"):
         parts.append("wrong: " + ", ".join(k["wrong_facts_stated"]))
     return ", ".join(parts)
+
+
+def _funnel(s: dict[str, Any]) -> str:
+    """``52 → 41 (32 in the model's words)``: key facts in the verified quotes → stated in the answer."""
+    if not s.get("quoted_facts"):
+        return "–"
+    own = s.get("quoted_facts_stated_by_model")
+    return f"{s['quoted_facts']} → {s.get('quoted_facts_stated', 0)}" + (
+        f" ({own} in the model's words)" if own is not None else ""
+    )
 
 
 def _machine_line(machine: Any) -> list[str]:

@@ -47,11 +47,18 @@ def is_exception(text: str) -> bool:
     return bool(_EXCEPTION.match(text.strip()))
 
 
+_GRAMMAR_UNSAFE = str.maketrans({'"': "'", "\\": "/"})
+"""llama-cpp-python's JSON-schema grammar escapes a straight double quote inside an ``enum`` string so that
+llama.cpp's grammar parser ends the literal there, and the process aborts at the first token (a judgment
+quoting "damages for breach of contract" did): the choices carry single quotes and no backslash instead."""
+
+
 def rule_choices(texts: list[str]) -> list[str]:
     """The rules the verdict call may copy: each quote's first :data:`RULE_WORDS` words, once each; the
-    exceptions only when no quote states anything else."""
+    exceptions only when no quote states anything else. Straight double quotes become single quotes and a
+    backslash a slash (:data:`_GRAMMAR_UNSAFE`); the rule chosen is matched back to its quote by its words."""
     rules = [t for t in texts if t.strip() and not is_exception(t)] or [t for t in texts if t.strip()]
-    return list(dict.fromkeys(" ".join(t.split()[:RULE_WORDS]) for t in rules))
+    return list(dict.fromkeys(" ".join(t.translate(_GRAMMAR_UNSAFE).split()[:RULE_WORDS]) for t in rules))
 
 
 def verdict_schema(texts: list[str]) -> dict[str, Any]:
