@@ -12,6 +12,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from typer.testing import CliRunner
 
 from lclfqa.cli import app
+from lclfqa.config import READ_STAGES
 from lclfqa.eval import answer_metrics as am
 from lclfqa.eval.datasets import Evidence, QAItem, load_qa_jsonl
 from lclfqa.eval.judge import (
@@ -220,7 +221,7 @@ def test_bootstrap_and_exact_paired_permutation_test():
 def test_variant_selection():
     names = [v.name for v in select_variants("lclf,rag", "basic-reader,no-rewriter")]
     assert names == ["lclf", "rag", "basic-reader", "no-rewriter"]
-    assert len(select_variants("", "all")) == 4
+    assert len(select_variants("", "all")) == 4 + len(READ_STAGES)  # the paper's four and one per read stage
     with pytest.raises(ValueError, match="unknown pipeline.*known: lclf"):
         select_variants("lclf,gpt")
 
@@ -458,7 +459,8 @@ def test_judge_none_scores_the_grading_key_without_any_llm_judge(
     assert k1["steps"]["extract"]["quotes_pointed"] == 0 and k1["steps"]["read"]["verdict"] == ""
     report = (out / "report.md").read_text()
     assert "## Judge-free scores" in report and "## Pipelines" not in report
-    assert "| lclf | 0.500 (n=1) | 1.00 (n=1) | 1/1 | 0.00 (0 answers) | 1/1 | 0/1 | 0/2 |" in report
+    # whole answer, the model's own words (all of it: nothing added), the source words added (none)
+    assert "| lclf | 0.500 (n=1) | 0.500 | 0.000 | 1.00 (n=1) | 1/1 | 0.00 (0 answers) | 1/1 | 0/1 | 0/2 |" in report
     assert "| K1 | facts 1/2, verdict ✓ |" in report
     assert (out / "key_facts.png").stat().st_size > 1000 and not (out / "score.png").exists()
     assert "key facts 0.500" in _flat(res.output)

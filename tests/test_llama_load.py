@@ -61,7 +61,7 @@ from langchain_core.messages import HumanMessage
 from lclfqa.graph.nodes.verdict import verdict_schema
 from lclfqa.llm.llama import ChatLlama
 from lclfqa.llm.weights import smollm2_path
-model = ChatLlama(model_path=str(smollm2_path()), n_ctx=1024, max_tokens=60)
+model = ChatLlama(model_path=str(smollm2_path()), n_ctx=1024, n_threads=1, max_tokens=60)
 schema = verdict_schema(sys.argv[1:])
 fmt = {"type": "json_object", "schema": schema}
 reply = model.invoke([HumanMessage("Which rule decides it? Yes or no?")], response_format=fmt)
@@ -78,6 +78,6 @@ def test_a_quote_with_double_quotes_and_a_backslash_is_a_choice_the_grammar_can_
 
     quotes = ['the general rule was that "damages for breach of contract" were limited', "a C:\\path and a rule"]
     done = subprocess.run(
-        [sys.executable, "-c", _CONSTRAINED, *quotes], capture_output=True, text=True, timeout=300, check=False
+        [sys.executable, "-c", _CONSTRAINED, *quotes], capture_output=True, text=True, timeout=900, check=False
     )
     assert done.returncode == 0 and "REPLY {" in done.stdout, done.stderr[-2000:]
