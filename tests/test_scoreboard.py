@@ -243,3 +243,7 @@ def test_the_eval_table_stays_the_same_for_sets_without_the_new_views():
     summary = summarize([old], select_variants("lclf"))
     assert math.isnan(summary["variants"]["lclf"]["key_facts_model"]["key_fact_recall"])
     assert summarize_scores([])["rows"] == 0
+
+
+def test_the_replay_retrieves_as_the_local_model_it_wraps():
+    assert Settings(chat_model="replay:set.jsonl").query_rewrites == Settings(chat_model="local").query_rewrites == 0
