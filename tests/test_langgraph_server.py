@@ -24,6 +24,11 @@ FIRST = "Can a married couple filing separately claim the American Opportunity T
 FOLLOW_UP = "And what about the lifetime learning credit?"
 
 
+def _all_streamed(answer: str, streamed: str) -> bool:
+    """Whether every sentence of ``answer`` is in ``streamed`` (letters and digits compared)."""
+    return all(_norm(s) in _norm(streamed) for s in re.split(r"(?<=[.!?])\s+", answer) if _norm(s))
+
+
 def _norm(text: str) -> str:
     """Letters and digits only, ``[n]`` placeholders dropped: the streamed tokens and the cleaned answer
     compare equal when the answer came out of the stream."""
@@ -82,7 +87,8 @@ def test_langgraph_dev_serves_the_graph_to_the_sdk_two_turns_on_one_thread(local
         streamed, first = _ask(client, thread_id, FIRST)
         answer = first["answer"]
         assert answer and "[n]" not in answer
-        assert streamed.strip() and _norm(answer) in _norm(streamed), (answer, streamed)  # it was streamed
+        # it was streamed: every sentence of the checked answer came out of the stream (the check may remove one)
+        assert streamed.strip() and _all_streamed(answer, streamed), (answer, streamed)
         assert len(first["retrieved"]) == 3
         assert first["citations"], first
         for cited in first["citations"]:
@@ -92,7 +98,7 @@ def test_langgraph_dev_serves_the_graph_to_the_sdk_two_turns_on_one_thread(local
 
         # the follow-up: same thread, and a per-run setting through the run's context
         streamed, second = _ask(client, thread_id, FOLLOW_UP, context={"top_k": 2})
-        assert second["answer"] and _norm(second["answer"]) in _norm(streamed)
+        assert second["answer"] and _all_streamed(second["answer"], streamed)
         assert len(second["retrieved"]) == 2
         # the server's checkpoint carried the first turn into the second: its history, and the condense call
         # that made the follow-up stand-alone from it
