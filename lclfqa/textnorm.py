@@ -1,6 +1,7 @@
 """Canonical text for comparing what an answer states with what a source or a grading key says.
 
-:func:`normalize` maps both sides to the same space-separated tokens: case, quotes and dashes; ``§`` =
+:func:`normalize` maps both sides to the same space-separated tokens: case, quotes, dashes and a typeset
+fraction's slash (``2⁄3`` = ``2/3``); ``§`` =
 "section"; ``%`` = "percent"; thousands separators; dollar amounts with a scale word ("$24 million" =
 "$24,000,000"); number words ("ninety" = "90", "fifteenth" = "15th", "one-twelfth" = "1/12"); ordinal
 suffixes ("15th" = "15"); ranges ("1st through 7th" = "1-7"). :func:`form_pattern` compiles a surface form
@@ -15,6 +16,7 @@ from functools import cache
 
 QUOTE_MAP = str.maketrans({"‘": "'", "’": "'", "‛": "'", "`": "'", "“": '"', "”": '"', "„": '"'})
 _DASHES = re.compile(r"[\u2010-\u2015\u2212]")
+_SLASHES = str.maketrans({"\u2044": "/", "\u2215": "/"})  # a typeset fraction's slash: "2⁄3" = "2/3"
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
@@ -57,7 +59,7 @@ def _number(word: str) -> int:
 
 def normalize(text: str) -> str:
     """``text`` as space-separated tokens in the canonical forms the module docstring lists."""
-    t = _DASHES.sub("-", text.translate(QUOTE_MAP).lower())
+    t = _DASHES.sub("-", text.translate(QUOTE_MAP).lower()).translate(_SLASHES)
     t = t.replace("§", " section ").replace("sections", "section")
     t = _COMPOUND_ORD.sub(lambda m: f"{_TENS[m.group(1)] + _ORDINALS[m.group(2)]}th", t)
     t = _COMPOUND.sub(lambda m: str(_TENS[m.group(1)] + _UNITS[m.group(2)]), t)

@@ -1503,7 +1503,8 @@ ECFR_TREES = {
     "26 CFR 1.25-7T (up to date as of 6-26-2026).pdf": (12, "c731b6b0c0c2"),
     "26 CFR 1.25A-1 (up to date as of 6-26-2026).pdf": (27, "be6ad496ecc4"),
     "26 CFR 1.25A-2 (up to date as of 6-26-2026).pdf": (28, "a0616212b898"),
-    "26 CFR 1.30-1 (up to date as of 6-26-2026).pdf": (29, "b80bae866c13"),
+    # 1.30-1: its paths "(ii) 66 2⁄3, if …" read the mixed fraction as printed (issue 32; was "662⁄3")
+    "26 CFR 1.30-1 (up to date as of 6-26-2026).pdf": (29, "159e46f9746f"),
     "26 CFR 1.30C-3 (up to date as of 6-26-2026).pdf": (10, "6f5606279908"),
     "26 CFR 32.1 (up to date as of 6-26-2026).pdf": (44, "fa6924e3433c"),
     "26 CFR 32.2 (up to date as of 6-26-2026).pdf": (47, "9e240ab4b4ab"),

@@ -49,7 +49,7 @@ _LONE = [
     (re.compile(r"^(\d{1,2})$"), "1."),
     (re.compile(r"^([a-z])$"), "a"),
 ]
-LINE_NUMBER = re.compile(r"^(\d{1,2})\s+")
+LINE_NUMBER = re.compile(r"^(\d{1,2})\s+(?!\d+[\u2044\u2215])")  # not the whole part of "16 2⁄3"
 _CAPS_SUBJECT = re.compile(r"^([‘'“\"]*\([\w]{1,4}\)\s+[A-Z][A-Z0-9 ,’'\-–&()]{2,}?\.—)")
 _DYNAMIC_PAREN = re.compile(_QUOTED + r"\(\w{1,5}\)\s")
 _ROMAN_AFTER = {"I": "H", "V": "U", "X": "W", "L": "K", "C": "B", "i": "h", "v": "u", "x": "w"}

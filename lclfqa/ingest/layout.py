@@ -228,6 +228,8 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
             sup_start = None
     if sup_start is not None:
         sups.append((sup_start, len(chars)))
+    if sups and any(c.ch in FRACTION_SLASHES for c in chars):
+        chars, sups = _fraction_numerators(chars, sups)
     text = "".join([c.ch for c in chars])
     first_small = bool(visible) and visible[0].height < 0.85 * main_h
     # Fonts: sample the first letters to tell bold headings and emphasised paragraph subjects.
@@ -256,6 +258,30 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
         first_char_small=first_small,
         light=light,
     )
+
+
+FRACTION_SLASHES = "\u2044\u2215"  # FRACTION SLASH, DIVISION SLASH: how a typeset fraction joins its parts
+
+
+def _fraction_numerators(chars: list[_Char], sups: list[tuple[int, int]]) -> tuple[list[_Char], list[tuple[int, int]]]:
+    """A raised run of digits right before a fraction slash is a numerator, not a marker (``66²⁄₃``).
+
+    It leaves the superscripts, and a whole number printed right before it is set apart by a space, as
+    a reader would copy it: ``66 2⁄3``, not ``662⁄3``.
+    """
+    out = list(chars)
+    kept: list[tuple[int, int]] = []
+    shift = 0
+    for a, b in sups:
+        run = "".join(c.ch for c in chars[a:b])
+        if run.isdigit() and b < len(chars) and chars[b].ch in FRACTION_SLASHES:
+            if a > 0 and chars[a - 1].ch.isdigit():
+                c = chars[a]
+                out.insert(a + shift, _Char(" ", c.left, c.bottom, c.left, c.bottom, -1, 0.0))
+                shift += 1
+            continue
+        kept.append((a + shift, b + shift))
+    return out, kept
 
 
 def _emphasis_prefix(chars: list[_Char], raw, buf, flags) -> str:

@@ -1,0 +1,86 @@
+"""The parser on layouts it was not written against (issue 32): real prints and synthetic pages per class.
+
+Real prints come from ``../shared/data`` (skipped with the reason when it is absent); the synthetic pages
+are drawn here with reportlab, each isolating one class of layout.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import reportlab
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen import canvas
+
+from lclfqa.ingest.pdf import parse_pdf
+from lclfqa.textnorm import matches, normalize
+
+DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+ECFR_30_1 = DATA / "pdfs" / "treasury-regulations" / "26 CFR 1.30-1 (up to date as of 6-26-2026).pdf"
+
+
+def _need(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"the shared data is not at {path.resolve()} (the shared data checkout next to the repo)")
+    return path
+
+
+# --- fidelity: mixed fractions with a raised numerator ----------------------------------------------
+
+
+def test_ecfr_mixed_fractions_read_as_printed():
+    # 26 CFR 1.30-1(b)(3) prints the recapture percentages as 66²⁄₃ and 33¹⁄₃: a raised numerator after the
+    # whole number. Read as the eye reads it, "66 2⁄3", not "662⁄3"; the numerator is no footnote marker.
+    doc = parse_pdf(_need(ECFR_30_1))
+    text = "\n".join(s.text for s in doc.sections)
+    assert "(ii) 66 2⁄3, if the recapture date is within the second full year" in text
+    assert "(iii) 33 1⁄3, if the recapture date is within the third full year" in text
+    assert "($2,000 × 66 2⁄3 percent)" in text
+    assert "662⁄3" not in text and "331⁄3" not in text
+    assert not [s.footnote_refs for s in doc.sections if s.footnote_refs]
+
+
+def test_mixed_fraction_with_a_raised_numerator_synthetic(tmp_path):
+    # Vera (shipped with reportlab) has the division slash U+2215; the rule reads it like U+2044.
+    pdfmetrics.registerFont(TTFont("Vera", os.path.join(os.path.dirname(reportlab.__file__), "fonts", "Vera.ttf")))
+    path = tmp_path / "fractions.pdf"
+    c = canvas.Canvas(str(path), pagesize=(595, 842))
+    y = 700.0
+    for whole, num, den, tail in (("66", "2", "3", " percent of the credit is recaptured."), ("", "1", "2", " of it")):
+        t = c.beginText(72, y)
+        t.setFont("Vera", 11)
+        t.textOut(f"In the second year {whole}")
+        t.setFont("Vera", 7)
+        t.setRise(4)
+        t.textOut(num)
+        t.setRise(0)
+        t.textOut("\u2215")
+        t.setRise(-1)
+        t.textOut(den)
+        t.setRise(0)
+        t.setFont("Vera", 11)
+        t.textOut(tail)
+        c.drawText(t)
+        y -= 15
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert [s.text for s in doc.sections] == [
+        "In the second year 66 2\u22153 percent of the credit is recaptured.\nIn the second year 1\u22152 of it"
+    ]
+    assert doc.footnotes == () and doc.sections[0].footnote_refs == ()
+
+
+def test_fraction_slash_normalises_to_a_slash():
+    assert normalize("66 2⁄3 percent") == normalize("66 2/3 percent") == normalize("66 2\u22153 %")
+    assert matches("66 2/3", normalize("recaptured at 66 2⁄3 percent"))
+
+
+def test_printed_line_number_is_not_the_whole_part_of_a_fraction():
+    from lclfqa.ingest.headings import strip_line_number
+
+    assert strip_line_number("16 2⁄3 percent, but not more than", True) == "16 2⁄3 percent, but not more than"
+    assert strip_line_number("12 than 16 2⁄3 percent", True) == "than 16 2⁄3 percent"
