@@ -84,3 +84,39 @@ def test_printed_line_number_is_not_the_whole_part_of_a_fraction():
 
     assert strip_line_number("16 2⁄3 percent, but not more than", True) == "16 2⁄3 percent, but not more than"
     assert strip_line_number("12 than 16 2⁄3 percent", True) == "than 16 2⁄3 percent"
+
+
+# --- markers drawn apart from their lines --------------------------------------------------------
+
+
+def test_markers_drawn_apart_from_their_lines_join_them(tmp_path):
+    # A word processor's print: each raised marker drawn after the line it sits in, and each note's own
+    # number drawn apart from the note's text; notes a point smaller than the body, under no rule.
+    path = tmp_path / "memo.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    font, y = "Times-Roman", 700.0
+    cites = {2: ("The Act (DMCA)", "1"), 6: ("as the Office", "2")}
+    for i in range(12):
+        c.setFont(font, 12)
+        text = f"{cites[i][0]} was signed into law on the day, line {i}." if i in cites else f"Body line {i} of it."
+        c.drawString(108, y, text)
+        if i in cites:  # the marker after the line, at its place in the line
+            c.setFont(font, 7)
+            c.drawString(108 + c.stringWidth(cites[i][0], font, 12), y + 5, cites[i][1])
+        y -= 14
+    for number, note, ny in (("1", "Pub. L. No. 105-304, 112 Stat. 2860.", 110), ("2", "2830-34 (Oct. 27, 1998).", 96)):
+        c.setFont(font, 11)
+        c.drawString(112, ny, note)
+        c.setFont(font, 7)
+        c.drawString(108, ny + 5, number)
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert [(f.number, f.page, f.text) for f in doc.footnotes] == [
+        ("1", 1, "Pub. L. No. 105-304, 112 Stat. 2860."),
+        ("2", 1, "2830-34 (Oct. 27, 1998)."),
+    ]
+    text = doc.sections[0].text
+    assert "The Act (DMCA)1 was signed" in text and "as the Office2 was signed" in text
+    assert doc.sections[0].footnote_refs == ("1", "2")
+    assert "Pub. L." not in text

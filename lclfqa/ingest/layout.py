@@ -154,6 +154,7 @@ def _lines(
     if current:
         groups.append(current)
         angles.append(cur_angle)
+    groups, angles = _attach_markers(groups, angles)
 
     buf = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
@@ -162,6 +163,68 @@ def _lines(
     lines = [ln for ln in lines if ln.text.strip()]
     lines.sort(key=lambda ln: (-round(ln.top), ln.x0))
     return _merge_same_baseline(lines)
+
+
+_MARKER_CHARS = frozenset("0123456789*†‡§¶")
+
+
+def _main_band(group: list[_Char]) -> tuple[float, float, float]:
+    """A group's main size and the bottom and top of its main-size characters."""
+    alnum = [c for c in group if c.index >= 0 and c.ch.isalnum()] or [c for c in group if c.index >= 0]
+    h = max(c.height for c in alnum)
+    body = [c for c in alnum if c.height >= 0.85 * h]
+    return h, min(c.bottom for c in body), max(c.top for c in body)
+
+
+def _attach_markers(groups: list[list[_Char]], angles: list[float]) -> tuple[list[list[_Char]], list[float]]:
+    """A note marker that PDFium gives apart from its line joins that line where it is printed.
+
+    Some word processors draw each raised marker after the line it sits in (``(DMCA)¹ was signed`` comes
+    out as the line and a lone ``1`` above it), and set a note's own number apart from the note's text.
+    A group of one to three small marker characters (digits, ``*†‡§¶``) whose middle lies inside a larger
+    line's band, raised above its baseline and within its width, is put back among that line's
+    characters by position; a marker that opens the line is followed by a space (``1 Pub. L. No. …``).
+    """
+    lone = [
+        k
+        for k, g in enumerate(groups)
+        if not angles[k]
+        and 0 < sum(c.index >= 0 for c in g) <= 3
+        and all(c.ch in _MARKER_CHARS for c in g if c.index >= 0)
+    ]
+    if not lone:
+        return groups, angles
+    lone_set = set(lone)
+    bands = {k: _main_band(g) for k, g in enumerate(groups) if not angles[k] and k not in lone_set}
+    moved: set[int] = set()
+    for k in lone:
+        marker = [c for c in groups[k] if c.index >= 0]
+        bottom, top = min(c.bottom for c in marker), max(c.top for c in marker)
+        left, right = marker[0].left, marker[-1].right
+        size, middle = top - bottom, (top + bottom) / 2
+        best, best_d = None, 0.0
+        for j, (h, hb, ht) in bands.items():
+            host = groups[j]
+            if not (size < 0.8 * h and hb < middle < ht and bottom > hb + 0.15 * h):
+                continue
+            if not (host[0].left - h <= left and right <= max(c.right for c in host) + h):
+                continue
+            d = abs(middle - (hb + ht) / 2)
+            if best is None or d < best_d:
+                best, best_d = j, d
+        if best is None:
+            continue
+        host = groups[best]
+        pos = next((i for i, c in enumerate(host) if c.left >= left), len(host))
+        if pos == 0:
+            c = host[0]
+            marker = [*marker, _Char(" ", c.left, c.bottom, c.left, c.bottom, -1, 0.0)]
+        host[pos:pos] = marker
+        moved.add(k)
+    if not moved:
+        return groups, angles
+    keep = [k for k in range(len(groups)) if k not in moved]
+    return [groups[k] for k in keep], [angles[k] for k in keep]
 
 
 def _apart(a: _Char, b: _Char) -> bool:
