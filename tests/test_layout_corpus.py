@@ -120,3 +120,81 @@ def test_markers_drawn_apart_from_their_lines_join_them(tmp_path):
     assert "The Act (DMCA)1 was signed" in text and "as the Office2 was signed" in text
     assert doc.sections[0].footnote_refs == ("1", "2")
     assert "Pub. L." not in text
+
+
+# --- body-size notes found by their markers; no marker, no note ----------------------------------------
+
+
+def _raised(t, font: str, size: float, marker: str) -> None:
+    t.setFont(font, 0.6 * size)
+    t.setRise(0.4 * size)
+    t.textOut(marker)
+    t.setRise(0)
+    t.setFont(font, size)
+
+
+def test_notes_in_body_size_type_found_by_their_raised_markers(tmp_path):
+    # An appeals court's print: double-spaced 12 pt body, the notes in the same 12 pt single-spaced at the
+    # foot; only the markers are small and raised, in the text and before each note. Page 2 cites note 2.
+    path = tmp_path / "opinion.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    font = "Times-Roman"
+    for page, (number, at) in enumerate((("1", 4), ("2", 2)), start=1):
+        y = 700.0
+        for i in range(9):
+            t = c.beginText(72, y)
+            t.setFont(font, 12)
+            t.textOut(f"The district court denied the motion on page {page}, line {i}, for want of a hearing.")
+            if i == at:
+                _raised(t, font, 12, number)
+            c.drawText(t)
+            y -= 27
+        y -= 30
+        note = (f"Even if the order were appealable, note {number} says, the record", "is too sparse.")
+        for k, text in enumerate(note):
+            t = c.beginText(72, y - 14 * k)
+            t.setFont(font, 12)
+            if k == 0:
+                _raised(t, font, 12, number)
+                t.textOut(" ")
+            t.textOut(text)
+            c.drawText(t)
+        c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert [(f.number, f.page, f.text) for f in doc.footnotes] == [
+        ("1", 1, "Even if the order were appealable, note 1 says, the record is too sparse."),
+        ("2", 2, "Even if the order were appealable, note 2 says, the record is too sparse."),
+    ]
+    text = "\n".join(s.text for s in doc.sections)
+    assert "record" not in text and "for want of a hearing.1" in text
+    assert [r for s in doc.sections for r in s.footnote_refs] == ["1", "2"]
+
+
+def test_no_marker_no_note(tmp_path):
+    # An Act: numbered sections in 11 pt and, at each page's foot, a numbered line in 9 pt (a
+    # subsection set small, a table's row). The text cites no raised marker, so nothing is a note.
+    path = tmp_path / "act.pdf"
+    c = canvas.Canvas(str(path), pagesize=(595, 842))
+    for page in (1, 2):
+        y = 740.0
+        for i in range(12):
+            c.setFont("Times-Roman", 11)
+            c.drawString(72, y, f"{page}{i} A person must keep the record of each contract for five years.")
+            y -= 15
+        c.setFont("Times-Roman", 9)
+        foot = FOOT[page - 1]
+        c.drawString(72, 100 + 20 * page, f"{page} {foot[0]}")
+        c.drawString(72, 88 + 20 * page, foot[1])
+        c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert doc.footnotes == ()
+    text = "\n".join(s.text for s in doc.sections)
+    assert all(line in text for foot in FOOT for line in foot)
+
+
+FOOT = (
+    ("This Act may be cited as the Record Keeping Act 2024, and it", "commences on the day after the Royal Assent."),
+    ("In this Act, a record is a document kept in writing or in an", "electronic form from which it can be read."),
+)

@@ -66,8 +66,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: are body, not headings; 7: a section an Act inserts ("‘‘SEC. 6418. …") is a level of its own, and a
 #: child's header keeps its innermost section title; 8: and its opinion's title; 9: small items join the child
 #: of their lead-in, not the next section's; 10: a mixed fraction's raised numerator is set apart, "66 2⁄3";
-#: 11: a raised marker drawn apart from its line joins it, issue 32).
-PARSER_VERSION = 11
+#: 11: a raised marker drawn apart from its line joins it; 12: no marker, no note; body-size notes by their
+#: markers, issue 32).
+PARSER_VERSION = 12
 
 Summarizer = Callable[[ParsedDocument], str]
 

@@ -58,6 +58,20 @@ def page_markers(lines: list[Line]) -> set[str]:
     return out
 
 
+def cites_markers(lines: list[Line]) -> bool:
+    """Whether the text cites any note: a raised number or note symbol inside a line (not opening it).
+
+    No marker, no note: a document whose text cites none has no footnotes, whatever is printed small
+    at its pages' feet (an Act's numbered subsections, a form's numbered lines).
+    """
+    for ln in lines:
+        for a, b in ln.superscripts:
+            marker = ln.text[a:b].strip()
+            if a > 0 and marker and (marker.isdigit() or set(marker) <= set("*†‡§¶")):
+                return True
+    return False
+
+
 def footnote_zone(lines: list[Line], limit: float, page_h: float, state: FootnoteState) -> int:
     """Index of the first footnote line of the page (``len(lines)`` when there is none).
 
@@ -83,7 +97,45 @@ def footnote_zone(lines: list[Line], limit: float, page_h: float, state: Footnot
     # No rule above: keep the zone only from a line that opens with a footnote number.
     while start < len(lines) and not _opens_note(lines[start], state, first=True):
         start += 1
+    if start == len(lines):
+        start = _marked_start(lines, page_h, state)
     return start
+
+
+def _raised_number(ln: Line) -> str | None:
+    """The number a line opens with when it is printed raised or small (a note's own marker), else ``None``."""
+    if not ln.superscripts or ln.superscripts[0][0] > 0:
+        return None
+    a, b = ln.superscripts[0]
+    number = ln.text[a:b].strip()
+    return number if number.isdigit() and b < len(ln.text) else None
+
+
+def _marked_start(lines: list[Line], page_h: float, state: FootnoteState) -> int:
+    """Notes set in the body's own size, found by their markers alone: the first line in the page's lower
+    three quarters that opens with a raised number which the body above it cites as a raised marker, and
+    which is the next note in sequence (``len(lines)`` when there is none).
+
+    A note exists because the text cites it: the page's own body must cite the number before the note
+    starts, so a numbered line of an Act or a list (no raised markers) never opens a note.
+    """
+    cited: set[str] = set()
+    expected = state.next_number()
+    for i, ln in enumerate(lines):
+        number = _raised_number(ln)
+        if (
+            number is not None
+            and i > 0
+            and ln.bottom <= ZONE_TOP * page_h
+            and number in cited
+            and (expected is None or int(number) >= int(expected))
+        ):
+            return i
+        for a, b in ln.superscripts:
+            marker = ln.text[a:b].strip()
+            if marker.isdigit() and a > 0:
+                cited.add(marker)
+    return len(lines)
 
 
 def _opens_note(ln: Line, state: FootnoteState, first: bool = False) -> bool:

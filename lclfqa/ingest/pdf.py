@@ -37,7 +37,14 @@ from lclfqa.ingest.contents import find_contents
 from lclfqa.ingest.document import Footnote, ParsedDocument, Section, UnreadableDocument, file_sha256, require_file
 from lclfqa.ingest.endnotes import find_endnotes
 from lclfqa.ingest.fonts import body_height, note_ratio, page_body_height
-from lclfqa.ingest.footnotes import FootnoteState, check_lengths, footnote_zone, page_markers, split_footnotes
+from lclfqa.ingest.footnotes import (
+    FootnoteState,
+    check_lengths,
+    cites_markers,
+    footnote_zone,
+    page_markers,
+    split_footnotes,
+)
 from lclfqa.ingest.headings import (
     LINE_NUMBER,
     OPINION,
@@ -162,6 +169,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
     endnotes = find_endnotes([ln for ln in all_lines if ln not in running])
     block = endnotes.block if endnotes else set()
     cites = endnotes.markers if endnotes else {}
+    marked = cites_markers([ln for ln in all_lines if ln not in running and id(ln) not in block])
 
     for lines, page_h in zip(pages, heights, strict=True):
         listed = [ln for ln in lines if ln not in running and id(ln) not in block]
@@ -170,7 +178,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             continue
         page_no = listed[0].page
         zone_start = len(content)
-        if content:
+        if content and marked:  # no marker, no note
             notes.cited = page_markers(content)
             zone_start = footnote_zone(content, page_body_height(content) * ratio, page_h, notes)
             split_footnotes(content[zone_start:], page_no, notes)
