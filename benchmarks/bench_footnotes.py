@@ -185,8 +185,8 @@ def expanded(index, children: list) -> list[str]:  # noqa: ANN001 - EmbeddedBack
 
 def graph_context(index, children: list, budget: int) -> list[str]:  # noqa: ANN001
     """Texts the graph's ``expand`` node hands on (parents with injected footnotes, within ``budget``)."""
+    from lclfqa.graph.evidence.refs import chunk_ref
     from lclfqa.graph.nodes.expand import build_sources
-    from lclfqa.graph.nodes.refs import chunk_ref
 
     sources, _ = build_sources(
         [chunk_ref(c) for c in children], index, parents=True, expand_footnotes=True, budget=budget

@@ -26,8 +26,8 @@ from lclfqa.eval.answer_metrics import context_texts, retrieval_curve
 from lclfqa.eval.datasets import load_qa_jsonl
 from lclfqa.eval.retrieval_eval import graph_rewriter
 from lclfqa.eval.retrieval_metrics import evidence_recall
+from lclfqa.graph.evidence.refs import chunk_ref
 from lclfqa.graph.nodes.expand import build_sources
-from lclfqa.graph.nodes.refs import chunk_ref
 from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.index.scope import find_scope
 from lclfqa.index.search import RetrievalParams, search

@@ -21,18 +21,12 @@ IndexBackendName = Literal["embedded", "milvus"]
 
 
 READ_STAGES: dict[str, str] = {
-    "verdict": "the yes/no verdict call and the answer's opening forced to agree with it",
-    "recite": "a sentence re-cited to the quote that holds it",
+    "cite": "each sentence cited to the quotes that hold its figures and words",
     "repair": "one repair call for sentences stating figures no cited quote holds",
-    "support": "sentences still unsupported after the repair are removed",
-    "attribution": "a separate opinion's words said to be its view; misnamed and unattributed sentences removed",
-    "echo": "a sentence copying the instruction is removed",
-    "asks-back": "a sentence that asks a question is removed",
-    "cite-uncited": "an uncited sentence stating figures gets the quote holding them",
-    "fallback": "when nothing the model wrote survives, the quotes closest to the question are the answer",
-    "part-quotes": "each part of the question the answer leaves open gets its nearest quote, verbatim",
-    "variants": "an answer citing a regulation's example gets the examples that vary it",
-    "caveat": "an answer about the holding resting only on separate opinions says so",
+    "support": "sentences still unsupported (figures, words, markers, opinions named) are removed",
+    "verdict": "the yes/no (true/false) verdict call, and the answer opening with its verdict",
+    "sources": "each part of the question the answer leaves open gets its nearest quote, verbatim",
+    "refuse": "an answer with no cited sentence left is the refusal; a refusal beside an answer is dropped",
 }
 """Every post-processing stage of ``read`` that ``--ablations`` can switch off, and what it does."""
 
@@ -86,8 +80,7 @@ class Settings:
     stages_off: str = setting(
         "",
         "comma-separated post-processing stages of the reader to switch off, for ablations (READ_STAGES: "
-        "verdict, recite, repair, support, attribution, echo, asks-back, cite-uncited, fallback, part-quotes, "
-        "variants, caveat)",
+        "cite, repair, support, verdict, sources, refuse)",
     )
     top_k: int = setting(8, "child chunks retrieved per question")
     document_scope: bool = setting(

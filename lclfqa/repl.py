@@ -108,7 +108,7 @@ def run_streaming(
 
 
 def correction_note(result: QAResult) -> str:
-    """What the check did to the streamed answer (``lclfqa.graph.nodes.answer_check``)."""
+    """What the check did to the streamed answer (``lclfqa.graph.answer.check``)."""
     removed = len(result.get("removed") or [])
     what = f"{removed} sentence(s) stating what no cited quote contains were removed" if removed else "it was corrected"
     return f"Checked against the quotes: {what}. The checked answer:"

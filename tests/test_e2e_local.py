@@ -10,9 +10,9 @@ import pytest
 
 from lclfqa import load_graph
 from lclfqa.config import Settings
+from lclfqa.graph.evidence.reading import instruction, passages, references
 from lclfqa.graph.nodes.extract import pointed_quotes, proposed, quotes_schema
 from lclfqa.graph.nodes.filter import THOUGHT_CHARS, verdict_schema
-from lclfqa.graph.nodes.reading import instruction, passages, references
 from lclfqa.index.ingest import ingest
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat

@@ -258,7 +258,7 @@ def _answering(fail_on: str | None = None) -> ScriptedChat:
         if "home office" in text:
             return "The documents do not address this question."
         if "verified quotes" not in text:  # rag (the retrieved children, not verified quotes) invents a figure
-            return "No. Married taxpayers must file a joint return to claim the 45% credit [1]."
+            return "No. Married taxpayers must file a joint return to claim the credit [1]. The credit is 45% [1]."
         return "No. Married taxpayers must file a joint return to claim the credit [1]."
 
     return ScriptedChat(
@@ -316,8 +316,8 @@ def test_runner_writes_judged_rows_summary_report_and_plots(sample_index: Path, 
     assert lclf["necessary_recall"] == 1.0 and lclf["coverage_score_claims"] == 1.0
     assert lclf["correct_refusals"] == 1 and lclf["unanswerable"] == 1 and lclf["wrong_refusals"] == 0
     # rag's invented figure never reaches the answer: the check removed its sentence (the repair kept it)
-    assert rows[1]["answer"].startswith("The sources state: “") and rows[1]["unsupported"] == t1["unsupported"] == []
-    assert rows[1]["removed"] == ["Married taxpayers must file a joint return to claim the 45% credit [1]."]
+    assert "45%" not in rows[1]["answer"] and rows[1]["unsupported"] == t1["unsupported"] == []
+    assert rows[1]["removed"] == ["The credit is 45% [1]."]
     assert (lclf["unsupported_answers"], summary["variants"]["rag"]["unsupported_answers"]) == (0, 0)
     assert summary["baseline"] == "rag" and lclf["vs_baseline"]["p_score"] == 1.0
     report = (out / "report.md").read_text()
@@ -460,7 +460,7 @@ def test_judge_none_scores_the_grading_key_without_any_llm_judge(
     report = (out / "report.md").read_text()
     assert "## Judge-free scores" in report and "## Pipelines" not in report
     # whole answer, the model's own words (all of it: nothing added), the source words added (none)
-    assert "| lclf | 0.500 (n=1) | 0.500 | 0.000 | 1.00 (n=1) | 1/1 | 0.00 (0 answers) | 1/1 | 0/1 | 0/2 |" in report
+    assert "| lclf | 0.500 (n=1) | 0.500 | 0.000 | 1.00 (n=1) | 1/1 | 0.00 (0 answers) | 1/1 | 0/1 | 0/1 |" in report
     assert "| K1 | facts 1/2, verdict ✓ |" in report
     assert (out / "key_facts.png").stat().st_size > 1000 and not (out / "score.png").exists()
     assert "key facts 0.500" in _flat(res.output)

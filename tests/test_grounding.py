@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lclfqa.graph.nodes.grounding import dollar_amounts, percentages, quotations, unsupported
+from lclfqa.graph.evidence.grounding import dollar_amounts, percentages, quotations, unsupported
 from lclfqa.graph.result import QAResult
 from tests.test_graph import QUESTION, _count_refs, good_script, graph_with
 
@@ -96,7 +96,7 @@ def test_a_quotation_from_a_footnote_is_quoted_as_the_footnote_and_supported(sam
 
 
 def test_a_citation_marker_inside_a_quotation_is_not_part_of_it():
-    from lclfqa.graph.nodes.grounding import unsupported
+    from lclfqa.graph.evidence.grounding import unsupported
 
     source = "The indictment ended: against the peace of our Lady the Queen, her crown and dignity."
     answer = "It ended “against the peace of our Lady the Queen, her crown and dignity [4].”"

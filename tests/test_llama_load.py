@@ -58,7 +58,7 @@ def test_a_failed_load_restores_the_defaults(monkeypatch):
 _CONSTRAINED = """
 import sys
 from langchain_core.messages import HumanMessage
-from lclfqa.graph.nodes.verdict import verdict_schema
+from lclfqa.graph.answer.verdict import verdict_schema
 from lclfqa.llm.llama import ChatLlama
 from lclfqa.llm.weights import smollm2_path
 model = ChatLlama(model_path=str(smollm2_path()), n_ctx=1024, n_threads=1, max_tokens=60)
@@ -72,7 +72,7 @@ print("REPLY", reply.content)
 def test_a_quote_with_double_quotes_and_a_backslash_is_a_choice_the_grammar_can_hold(tmp_path: Path):
     # llama-cpp-python's schema-to-grammar escapes a straight double quote in an enum string so that llama.cpp's
     # parser ends the literal there, and the process aborts at the first token: the verdict call's choices are
-    # made safe (lclfqa.graph.nodes.verdict.rule_choices). Run in a subprocess, since the failure is an abort.
+    # made safe (lclfqa.graph.answer.verdict.rule_choices). Run in a subprocess, since the failure is an abort.
     import subprocess
     import sys
 

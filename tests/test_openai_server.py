@@ -17,8 +17,8 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from lclfqa import prompts
 from lclfqa.config import Settings
+from lclfqa.graph.evidence.reading import instruction
 from lclfqa.graph.nodes.filter import FILTER_VERDICTS, THOUGHT_CHARS, verdict_schema
-from lclfqa.graph.nodes.reading import instruction
 from lclfqa.graph.nodes.rewrite import rewrites_schema
 from lclfqa.llm import calls, parsing
 from lclfqa.llm.calls import Meter, chat

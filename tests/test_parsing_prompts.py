@@ -10,7 +10,7 @@ import pytest
 from lclfqa import prompts
 from lclfqa.config import Settings
 from lclfqa.graph.context import plan_for
-from lclfqa.graph.nodes.refusal import (
+from lclfqa.graph.evidence.refusal import (
     FILTER_VERDICTS,
     cited_sections,
     defined_terms,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from lclfqa.graph.nodes.answer_check import check_answer, keep_supported, stated
-from lclfqa.graph.nodes.quotes import check_quotes, locate
-from lclfqa.graph.nodes.sentences import split as sentences
+from lclfqa.graph.answer.check import check_answer, keep_supported, stated
+from lclfqa.graph.evidence.quotes import check_quotes, locate
+from lclfqa.graph.evidence.sentences import split as sentences
 
 SOURCE = (
     "(a) No credit is allowed under section 21 for taxpayers who are married (within the meaning of section 7703 "
@@ -198,7 +198,7 @@ def test_a_sentence_claiming_no_exception_no_quote_claims_is_unfounded() -> None
     ],
 )
 def test_a_sentence_that_only_points_at_sources_is_dropped(sentence, pointer):
-    from lclfqa.graph.nodes.answer_check import is_pointer
+    from lclfqa.graph.answer.check import is_pointer
 
     assert is_pointer(sentence) is pointer
     quotes = ["No credit is allowed unless the spouses file a joint return under section 6013, the rule"] * 4
@@ -244,7 +244,7 @@ def test_a_runaway_list_of_citations_is_stopped_and_cut():
 
 
 def test_source_sentences_are_spans_split_at_sentence_paragraph_and_enumeration_ends():
-    from lclfqa.graph.nodes.sentences import spans
+    from lclfqa.graph.evidence.sentences import spans
 
     text = (
         "(c) Limitation.\n"  # a heading fragment joins the sentence after it
@@ -270,7 +270,7 @@ def test_source_sentences_are_spans_split_at_sentence_paragraph_and_enumeration_
 
 
 def test_a_us_reports_citation_with_spaces_ends_no_sentence():
-    from lclfqa.graph.nodes.sentences import spans, split
+    from lclfqa.graph.evidence.sentences import spans, split
 
     text = (
         "Planned Parenthood of Southeastern Pa. v. Casey, 505 U. S. 833, 979 (1992) (concurring in part). "
@@ -290,8 +290,8 @@ def test_a_us_reports_citation_with_spaces_ends_no_sentence():
 
 
 def test_a_span_that_is_its_sections_own_title_joins_the_rule_after_it():
-    from lclfqa.graph.nodes.reading import passages
-    from lclfqa.graph.nodes.sentences import spans
+    from lclfqa.graph.evidence.reading import passages
+    from lclfqa.graph.evidence.sentences import spans
 
     title = "(3) Period during which tax is considered as collected."
     text = f"{title} For purposes of this section, the tax is considered as collected during the first seven days."
@@ -307,8 +307,8 @@ def _child(cid: str, document: str, page: int, section: str, text: str, kind: st
 
 
 def test_the_extractor_quotes_by_pointing_at_numbered_sentences():
+    from lclfqa.graph.evidence.reading import passages, references
     from lclfqa.graph.nodes.extract import pointed_quotes, proposed, quotes_schema
-    from lclfqa.graph.nodes.reading import passages, references
 
     children = [
         _child(
@@ -360,14 +360,14 @@ def test_the_extractor_quotes_by_pointing_at_numbered_sentences():
     ],
 )
 def test_the_answer_opens_with_the_extractors_verdict(answer: str, verdict: str, expected: str):
-    from lclfqa.graph.nodes.read import opening_verdict
+    from lclfqa.graph.answer.verdict import opening_verdict
 
     assert opening_verdict(answer, verdict)[0] == expected
     assert opening_verdict(answer, verdict)[1] is (answer != expected)
 
 
 def test_headings_and_lead_ins_travel_with_the_sentence_after_them():
-    from lclfqa.graph.nodes.sentences import spans
+    from lclfqa.graph.evidence.sentences import spans
 
     text = (
         "§ 1.21-4 Payments to certain related individuals.\n"
@@ -408,7 +408,7 @@ def test_amounts_with_a_scale_word_are_checked_whole():
 
 
 def test_each_part_gets_its_nearest_quote_unless_the_answer_cites_or_gives_it():
-    from lclfqa.graph.nodes.rule_quotes import RULE_QUOTE_CHARS, with_part_quotes
+    from lclfqa.graph.answer.sources import RULE_QUOTE_CHARS, with_part_quotes
 
     quotes = [
         {"text": "A partnership must file a return for each year."},
@@ -435,7 +435,7 @@ def test_each_part_gets_its_nearest_quote_unless_the_answer_cites_or_gives_it():
 
 
 def test_a_separate_opinions_words_are_added_only_when_asked_for_and_say_whose():
-    from lclfqa.graph.nodes.rule_quotes import part_quotes, with_part_quotes
+    from lclfqa.graph.answer.sources import part_quotes, with_part_quotes
 
     quotes = [
         {
@@ -453,7 +453,7 @@ def test_a_separate_opinions_words_are_added_only_when_asked_for_and_say_whose()
 
 
 def test_an_answer_missing_a_quotes_amount_does_not_give_it_and_only_a_source_list_counts_as_citing():
-    from lclfqa.graph.nodes.rule_quotes import given, listed_numbers, part_quotes
+    from lclfqa.graph.answer.sources import given, listed_numbers, part_quotes
 
     quote = "The credit is $2,500 per eligible student for each year."
     assert not given(quote, "Yes, each eligible student qualifies for the credit each year.")  # words, no amount
@@ -466,13 +466,13 @@ def test_an_answer_missing_a_quotes_amount_does_not_give_it_and_only_a_source_li
 
 
 def test_no_quote_states_a_rule_sharing_no_word_with_any():
-    from lclfqa.graph.nodes.rule_quotes import stating
+    from lclfqa.graph.answer.sources import stating
 
     assert stating("zebras graze", ["The credit is $2,500."]) is None
 
 
 def test_a_sentence_citing_the_wrong_quote_is_cited_to_the_one_that_holds_it():
-    from lclfqa.graph.nodes.answer_check import with_recitations
+    from lclfqa.graph.answer.check import with_recitations
 
     quotes = [
         "At least 90 days prior to the issuance, the issuer must give public notice.",
@@ -492,8 +492,8 @@ def test_a_sentence_citing_the_wrong_quote_is_cited_to_the_one_that_holds_it():
 
 
 def test_a_question_naming_a_provision_leads_with_a_sentence_that_names_it():
+    from lclfqa.graph.evidence.reading import passages
     from lclfqa.graph.nodes.extract import naming_quote, pointed_quotes
-    from lclfqa.graph.nodes.reading import passages
 
     children = [
         _child(
@@ -526,8 +526,8 @@ def test_a_question_naming_a_provision_leads_with_a_sentence_that_names_it():
 
 
 def test_the_nearest_sentences_are_ranked_by_the_question_and_skip_fragments_and_repeats():
-    from lclfqa.graph.nodes.nearest import nearest_quotes
-    from lclfqa.graph.nodes.reading import passages
+    from lclfqa.graph.evidence.nearest import nearest_quotes
+    from lclfqa.graph.evidence.reading import passages
 
     married = "Married taxpayers who file separately may claim neither education credit."
     children = [
@@ -549,7 +549,7 @@ def test_the_nearest_sentences_are_ranked_by_the_question_and_skip_fragments_and
 
 
 def test_the_rule_quote_is_the_one_stating_the_decided_rule():
-    from lclfqa.graph.nodes.rule_quotes import stating
+    from lclfqa.graph.answer.sources import stating
 
     texts = ["The credit is $2,500.", "Married taxpayers who file separately may claim neither credit."]
     assert stating("married taxpayers filing separately may claim neither credit", texts) == 1
@@ -569,7 +569,7 @@ def test_the_rule_quote_is_the_one_stating_the_decided_rule():
     ],
 )
 def test_a_sentence_must_rest_on_the_quotes_in_its_words(sentence: str, ok: bool):
-    from lclfqa.graph.nodes.answer_check import MIN_SUPPORT
+    from lclfqa.graph.answer.check import MIN_SUPPORT
 
     quotes = ["Married taxpayers who file separately may claim neither credit: no education credit is allowed."]
     question = "Can a married couple filing separately claim the education credits?"
@@ -580,7 +580,7 @@ def test_a_sentence_must_rest_on_the_quotes_in_its_words(sentence: str, ok: bool
 
 
 def test_an_unsupported_sentence_is_named_as_such_for_the_repair():
-    from lclfqa.graph.nodes.answer_check import problems_text
+    from lclfqa.graph.answer.check import problems_text
 
     quotes = ["The credit is 20 percent of expenses."]
     checks = check_answer("The credit is 45% [1]. The majority avoided the penalty without any disclosure [1].", quotes)
@@ -616,7 +616,7 @@ def test_a_sentence_that_quotes_a_quote_inside_an_invented_lead_in_keeps_the_quo
 
 
 def test_a_prompt_label_names_the_file_without_folder_or_extension_and_keeps_the_opinion():
-    from lclfqa.graph.nodes.refs import label
+    from lclfqa.graph.evidence.refs import label
 
     ref = _child("x", "treasury-regulations/26 CFR 1.21-3.pdf", 3, "§ 1.21-3", "text")
     assert label(ref) == "26 CFR 1.21-3, p. 3, § 1.21-3"
@@ -626,7 +626,7 @@ def test_a_prompt_label_names_the_file_without_folder_or_extension_and_keeps_the
 
 
 def test_the_verdict_call_may_only_copy_a_quote_as_its_rule():
-    from lclfqa.graph.nodes.verdict import RULE_WORDS, verdict_schema
+    from lclfqa.graph.answer.verdict import RULE_WORDS, verdict_schema
 
     long = " ".join(f"w{i}" for i in range(60))
     texts = [
@@ -660,13 +660,13 @@ def test_the_verdict_call_may_only_copy_a_quote_as_its_rule():
     ],
 )
 def test_the_verdict_follows_a_general_rule_rather_than_its_exception(texts, rules):
-    from lclfqa.graph.nodes.verdict import rule_choices
+    from lclfqa.graph.answer.verdict import rule_choices
 
     assert rule_choices(texts) == rules
 
 
 def test_a_sentence_citing_a_quote_that_does_not_hold_its_words_is_cited_to_the_one_that_does():
-    from lclfqa.graph.nodes.answer_check import with_recitations
+    from lclfqa.graph.answer.check import with_recitations
 
     quotes = [
         "The student has no felony drug conviction as of the end of the year. IRC §25A(b)(2).",
@@ -721,14 +721,14 @@ def _section_child(cid: str, text: str, kind: str = "section") -> dict:
 
 
 def _quote(child: dict, sentence: str, number: int = 1, how: str = "pointed") -> dict:
-    from lclfqa.graph.nodes.quotes import quote_record
+    from lclfqa.graph.evidence.quotes import quote_record
 
     start = child["text"].index(sentence)
     return quote_record(child, number, start, start + len(sentence), how)
 
 
 def test_quotes_of_one_passage_are_joined_with_the_sentences_between_and_footnotes_quoted_whole():
-    from lclfqa.graph.nodes.widen import widened
+    from lclfqa.graph.evidence.widen import widened
 
     example, note = _section_child("a:c1", EXAMPLE), _section_child("a:f1", NOTE, kind="footnote")
     other = _section_child("b:c2", SOURCE)
@@ -756,7 +756,7 @@ def test_quotes_of_one_passage_are_joined_with_the_sentences_between_and_footnot
 
 
 def test_joining_stops_at_the_passage_limit_and_a_quote_not_in_its_child_is_left_alone():
-    from lclfqa.graph.nodes import widen
+    from lclfqa.graph.evidence import widen
 
     long = " ".join(f"Sentence number {i} states one more rule of this long section in full." for i in range(40))
     child = _section_child("c:c1", long)
@@ -773,45 +773,8 @@ def test_joining_stops_at_the_passage_limit_and_a_quote_not_in_its_child_is_left
     assert [q["text"] for q in out] == [a["text"], far["text"]] and changed == 0
 
 
-def test_an_examples_variant_is_found_and_added_after_an_answer_citing_the_example():
-    from lclfqa.graph.nodes.rule_quotes import with_variants
-    from lclfqa.graph.nodes.widen import variants
-
-    def child(cid: str, title: str, text: str, document: str = "reg.pdf") -> dict:
-        section = ["§ 1.99-1 Payments to relatives.", "(c) Examples.", title]
-        return {**_section_child(cid, text), "section": section, "document": document}
-
-    base = child("e2", "Example 2.", "Example 2. Y pays his ex-wife, the child's parent. Y may not count it.")
-    variant = child(
-        "e3",
-        "Example 3.",
-        "Example 3. The facts are the same as in Example 2, except that the payee is an aunt. Y may count it.\n"
-        "[T.D. 9999, 1 FR 2, Jan. 1, 2030]",
-    )
-    other = child("e4", "Example 4.", "Example 4. The facts are the same as in Example 1, except that X moves.")
-    elsewhere = child("x3", "Example 3.", variant["text"], document="other.pdf")
-    quotes = [_quote(base, "Y may not count it.", 1)]
-    (found,) = variants(quotes, [base, other, elsewhere, variant])
-    assert found["child"] == "e3" and found["how"] == "variant" and found["ref"] == 4  # its own reference number
-    assert found["text"].endswith("Y may count it.") and "T.D." not in found["text"]  # no source note
-    assert variants([found, *quotes], [base, variant]) == []  # already quoted
-    plain = [_quote(_section_child("r1", "A rule. Another rule."), "A rule.")]
-    assert variants(plain, [variant]) == []  # not an example: nothing
-    # an answer citing the example gets its variant in the source's words, numbered after the quotes
-    answer, out, added = with_variants("No, Y may not count it [1].", quotes, [base, variant])
-    assert (
-        added == 1
-        and out[1]["child"] == "e3"
-        and answer.endswith("except that the payee is an aunt. Y may count it.” [2]")
-    )
-    assert with_variants("No [1].", [*quotes, found], [base, variant])[0].endswith("[2]")  # quoted: by its number
-    assert with_variants("No.", quotes, [base, variant]) == ("No.", quotes, 0)  # cites no example: nothing
-    cited_both = "No, Y may not count it [1]; with an aunt, Y may count it [2]."
-    assert with_variants(cited_both, [*quotes, found], [base, variant])[2] == 0  # the variant cited already
-
-
 def test_a_question_the_source_asks_is_quoted_with_its_answer():
-    from lclfqa.graph.nodes import widen
+    from lclfqa.graph.evidence import widen
 
     text = (
         "Some questions are not hard. For example, may the partner deduct the loss in the first year? "
@@ -852,7 +815,7 @@ def test_a_question_the_source_asks_is_quoted_with_its_answer():
     ],
 )
 def test_a_last_sentence_cut_off_by_the_token_limit_is_dropped(answer: str, kept: str) -> None:
-    from lclfqa.graph.nodes.read import finished
+    from lclfqa.graph.answer.tidy import finished
 
     assert finished(answer) == kept
 
@@ -914,7 +877,7 @@ class _KeywordEmbeddings:
 
 
 def test_closeness_to_a_question_is_closeness_to_one_of_the_things_it_asks():
-    from lclfqa.graph.nodes.nearest import rank_by_question
+    from lclfqa.graph.evidence.nearest import rank_by_question
 
     texts = ["other rules on tax collected and returns filed", "tax collected on billing", "returns filed by mail"]
     question = "When is the tax collected, and where must the return be filed?"
@@ -922,26 +885,6 @@ def test_closeness_to_a_question_is_closeness_to_one_of_the_things_it_asks():
     # texts that each answer one part do (1.0 vs 0.58)
     assert rank_by_question(question, texts, _KeywordEmbeddings()) == [1, 2, 0]
     assert rank_by_question("When is the tax collected and the return filed?", texts, _KeywordEmbeddings())[0] == 0
-
-
-@pytest.mark.parametrize(
-    ("sentence", "echo"),
-    [
-        ("No list of sources at the end [3].", True),  # the instruction, written as the answer's last sentence
-        ("No list of sources at the end.", True),
-        ("The general rule applies to married taxpayers [2].", False),  # says something of its own
-        ("No list [3].", False),  # too short to tell
-        ("Married taxpayers must file a joint return [1].", False),  # the instruction's words, but a quote's too
-    ],
-)
-def test_a_sentence_copying_the_readers_instruction_is_an_echo(sentence, echo):
-    from lclfqa.graph.nodes.answer_check import echoes
-
-    instruction = (
-        "- The general rule first, then its conditions and exceptions. No list of sources at the end.\n"
-        "- For example: married taxpayers must file a joint return."
-    )
-    assert echoes(sentence, instruction, ["Married taxpayers must file a joint return for the year."]) is echo
 
 
 BUYBACK = [
@@ -1021,7 +964,7 @@ def test_a_cut_clause_takes_its_own_marker_with_it():
 
 
 def test_a_negated_sentence_is_no_repeat_of_the_same_words_without_the_negation():
-    from lclfqa.graph.nodes.answer_check import repeats
+    from lclfqa.graph.answer.check import repeats
 
     said = "The credit is refundable for married taxpayers who file a joint return [1]."
     assert not repeats("The credit is not refundable for married taxpayers who file a joint return [1].", said)
@@ -1039,7 +982,7 @@ class _SceneEmbeddings:
 
 
 def test_a_question_setting_the_scene_is_also_read_without_it():
-    from lclfqa.graph.nodes.nearest import rank_by_question
+    from lclfqa.graph.evidence.nearest import rank_by_question
 
     texts = [
         "This section sets forth the installment method for reporting sales.",  # only the scene
@@ -1060,7 +1003,7 @@ def test_a_question_setting_the_scene_is_also_read_without_it():
 
 
 def test_a_question_asking_many_things_gets_at_most_three_quotes_and_700_characters():
-    from lclfqa.graph.nodes.rule_quotes import MAX_ADDED_CHARS, MAX_PART_QUOTES, part_quotes
+    from lclfqa.graph.answer.sources import MAX_ADDED_CHARS, MAX_PART_QUOTES, part_quotes
 
     topics = ["deposits", "returns", "refunds", "penalties", "interest"]
     quotes = [{"text": f"The rules on {t} are set out in this paragraph in full."} for t in topics]
@@ -1068,3 +1011,73 @@ def test_a_question_asking_many_things_gets_at_most_three_quotes_and_700_charact
     assert len(part_quotes(question, quotes, "It depends.")) == MAX_PART_QUOTES == 3
     long = [{"text": f"The rules on {t} are " + "set out in this long paragraph " * 12} for t in topics]
     assert len(part_quotes(question, long, "It depends.")) == 2 and MAX_ADDED_CHARS == 700  # 2 × 320 fit
+
+
+# ------------------------------------------------------------------------------- the answer stages
+
+
+def test_a_figure_the_sentence_computes_from_its_quote_is_held_but_a_shifted_year_is_not():
+    quotes = ["The State ceiling is reduced by 1.25 times the correction amount of $20 million."]
+    derived = "The ceiling is reduced by 1.25 times that amount, i.e. $25 million [1]."
+    assert check_answer(derived, quotes)[0].ok  # 1.25 × $20 million, and the sentence says so
+    assert not check_answer("The ceiling is reduced by $26 million [1].", quotes)[0].ok
+    dated = ["It applies to repurchases after December 31, 2022, under paragraph (1)."]
+    assert not check_answer("Under paragraph (1) it applies after December 31, 2023 [1].", dated)[0].ok
+
+
+def test_a_sentence_is_recited_to_the_quotes_that_hold_its_figures_one_each():
+    from lclfqa.graph.answer.check import with_recitations
+
+    quotes = [
+        "Married taxpayers must file a joint return to claim the credit.",
+        "The credit is phased out between $80,000 and $90,000 of modified adjusted gross income.",
+        "For a joint return the phase-out runs from $160,000 to $180,000.",
+    ]
+    answer = "The phase-out runs from $80,000 to $90,000, and from $160,000 to $180,000 on a joint return [1]."
+    fixed, count = with_recitations(check_answer(answer, quotes), quotes)
+    assert count == 1 and fixed.endswith("on a joint return [3] [2].") and check_answer(fixed, quotes)[0].ok
+    uncited = "The credit is phased out between $80,000 and $90,000."
+    assert with_recitations(check_answer(uncited, quotes), quotes)[0] == uncited[:-1] + " [2]."
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict", "statement", "expected"),
+    [
+        ("Generally not. The rule is X [1].", "no", False, "Generally not. The rule is X [1]."),
+        ("Generally, yes [1].", "no", False, "No. [1]."),
+        ("True. The court held X [1].", "no", True, "False. The court held X [1]."),
+        ("The court held X [1].", "yes", True, "True. The court held X [1]."),
+        ("False, it did not [2].", "no", True, "False, it did not [2]."),
+    ],
+)
+def test_the_answer_opens_with_the_decided_verdict_or_truth(answer, verdict, statement, expected):
+    from lclfqa.graph.answer.verdict import opening_verdict
+
+    assert opening_verdict(answer, verdict, statement)[0] == expected
+
+
+def test_statements_to_judge_and_questions_after_an_opening_phrase_get_a_verdict():
+    from lclfqa import prompts
+
+    statement = "True or false: under the Act, a lessor must give 30 days' notice."
+    assert prompts.is_statement(statement) and prompts.is_yes_no(statement)
+    assert prompts.yes_no_question(statement) == "under the Act, a lessor must give 30 days' notice."
+    assert 'begin the answer with "False."' in prompts.verdict_rule(statement, "no")
+    assert prompts.is_yes_no("Under the lease and its schedules, can the tenant sublet the premises?")
+    assert prompts.is_yes_no("After the 2012 decision, is that fee a penalty?")
+    assert not prompts.is_yes_no("Under the lease, what notice must the tenant give?")
+
+
+def test_a_glossary_gloss_never_reaches_the_answer_and_a_sense_follows_the_sources():
+    from lclfqa import prompts
+    from lclfqa.graph.answer.tidy import ungloss
+
+    asked = prompts.expand_acronyms("Does the IRA change the LLC rules for an MFS filer?")
+    assert "(or " in asked  # retrieval looks for every sense
+    sources = "Section 13401 of the Inflation Reduction Act amends the rules; the lifetime learning credit"
+    shown = prompts.expand_acronyms(prompts.unexpand(asked), sources)
+    assert "IRA (Inflation Reduction Act)" in shown and "LLC (Lifetime Learning Credit)" in shown
+    assert "LLC (Lifetime Learning Credit)" not in prompts.expand_acronyms("the LLC", "a limited company")
+    answer = "Yes, the LLC (Lifetime Learning Credit (or limited liability company)) and MFS (married filing "
+    answer += "separately) [1]."
+    assert ungloss(answer) == "Yes, the LLC and MFS [1]."

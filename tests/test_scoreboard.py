@@ -100,16 +100,16 @@ def test_the_report_shows_the_three_views_the_tokens_and_each_stages_gain():
     rows = [
         _row("lclf", full, [quote], item, 50.0, 3000),
         _row("rag", "The installment method applies [1].", [], item, 15.0, 1500),
-        _row("no-part-quotes", "The installment method applies [1].", [], item, 49.0, 3000),
+        _row("no-sources", "The installment method applies [1].", [], item, 49.0, 3000),
     ]
-    variants = select_variants("lclf,rag", "no-part-quotes")
+    variants = select_variants("lclf,rag", "no-sources")
     summary = summarize(rows, variants)
     lclf = summary["variants"]["lclf"]
     assert lclf["key_facts"]["key_fact_recall"] == 1.0 and lclf["key_facts_model"]["key_fact_recall"] == 0.5
     assert lclf["key_facts_added"]["key_fact_recall"] == 0.5 and lclf["tokens_p50"] == 3010
     report = render_report(summary, rows, {"dataset": "x.jsonl", "questions": 1})
     assert "| lclf | 1.000 (n=1) | 0.500 | 0.500 |" in report
-    assert "| part-quotes | 1 | 0 | 0 | 0 |" in report  # one fact, none of the model's, no tokens
+    assert "| sources | 1 | 0 | 0 | 0 |" in report  # one fact, none of the model's, no tokens
     assert "tokens / question p50" in report and "| 3010 |" in report
 
 
@@ -158,7 +158,7 @@ def test_a_stage_switched_off_is_not_run(sample_index: Path, monkeypatch):
     question = "Can a married couple filing MFS claim the AOTC, and what is the maximum credit per student?"
     script = good_script(answer="No. Married couples must file jointly [8].")
     on, _ = graph_with(sample_index, script, pipeline="rag+")
-    off, _ = graph_with(sample_index, script, pipeline="rag+", stages_off="part-quotes")
+    off, _ = graph_with(sample_index, script, pipeline="rag+", stages_off="sources")
     with_quotes, without = on.invoke({"question": question}), off.invoke({"question": question})
     assert with_quotes["added"] and "rule_quoted" in with_quotes["steps"]["read"]
     assert without["added"] == [] and "rule_quoted" not in without["steps"]["read"]
@@ -169,7 +169,7 @@ def test_a_stage_switched_off_is_not_run(sample_index: Path, monkeypatch):
 
 def test_unknown_stages_are_refused_and_every_stage_has_an_ablation():
     with pytest.raises(ValueError, match="unknown stage"):
-        Settings(stages_off="part-quotes,spellcheck")
+        Settings(stages_off="sources,spellcheck")
     assert [v.overrides["stages_off"] for v in select_variants("", "stages")] == list(READ_STAGES)
     assert set(STAGE_ABLATIONS) == {f"no-{s}" for s in READ_STAGES}
     names = [v.name for v in select_variants("lclf,rag,rag+", "no-repair")]

@@ -20,8 +20,8 @@ from typing import Any
 
 from lclfqa.eval.datasets import QAItem
 from lclfqa.eval.retrieval_metrics import evidence_recall
-from lclfqa.graph.nodes.read import is_refusal
-from lclfqa.graph.nodes.refs import body
+from lclfqa.graph.answer.tidy import is_refusal
+from lclfqa.graph.evidence.refs import body
 
 
 def coverage_score(categories: Iterable[str]) -> float:

@@ -19,11 +19,11 @@ from langgraph.graph.state import CompiledStateGraph
 
 from lclfqa.config import Settings
 from lclfqa.graph.context import QAContext, Resources
+from lclfqa.graph.evidence.refusal import subject_not_found
 from lclfqa.graph.nodes.expand import expand
 from lclfqa.graph.nodes.extract import extract_information
 from lclfqa.graph.nodes.filter import filter_children
 from lclfqa.graph.nodes.read import read
-from lclfqa.graph.nodes.refusal import subject_not_found
 from lclfqa.graph.nodes.retrieve import retrieve
 from lclfqa.graph.nodes.rewrite import rewrite
 from lclfqa.graph.result import QAResult
@@ -43,7 +43,7 @@ def build_graph(
     evaluates the shared references once), then ``read``. ``parallel=True`` (pass the settings' value)
     runs filter and extract in the same step instead, for API models; ``read`` waits for both. A
     question citing provisions that no retrieved source mentions goes from ``expand`` straight to
-    ``read``, which refuses (:mod:`lclfqa.graph.nodes.refusal`). ``context_schema`` is what LangGraph coerces a
+    ``read``, which refuses (:mod:`lclfqa.graph.evidence.refusal`). ``context_schema`` is what LangGraph coerces a
     run's context into; a LangGraph server passes a JSON dict, so :mod:`lclfqa.graph.server` gives one
     that builds the context from it.
     """

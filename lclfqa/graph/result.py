@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from lclfqa.graph.nodes.refs import page_label
+from lclfqa.graph.evidence.refs import page_label
 
 QUOTE_SHOWN = 240
 
@@ -79,7 +79,7 @@ class QAResult(dict):
 
     @property
     def unsupported(self) -> list[str]:
-        """Figures and quotations of the answer found in no source (see :mod:`lclfqa.graph.nodes.grounding`)."""
+        """Figures and quotations of the answer found in no source (see :mod:`lclfqa.graph.evidence.grounding`)."""
         return list(self.get("unsupported", []))
 
     def warning_text(self) -> str:

@@ -65,17 +65,17 @@ class QAState(TypedDict, total=False):
     """The filter's verdict whether the kept children state the answer: ``yes``, ``partly``, ``no``, or
     ``""`` (not judged, or unreadable)."""
     transcript: list[dict[str, str]]
-    """The reading conversation after its shared prefix (:mod:`lclfqa.graph.nodes.reading`): each step's instruction
+    """The reading conversation after its shared prefix (:mod:`lclfqa.graph.evidence.reading`): each step's instruction
     and reply as ``{"role", "content"}``, so the next step continues it and llama.cpp reuses the prefix."""
     quotes: list[dict[str, Any]]
     """The extractor's quotes that were found in the references, numbered in order from 1 as the reader cites
     them: ``{"text", "ref", "child", "source", "document", "pages", "section", "kind", "how"}``, the text
-    being the source's own words (:mod:`lclfqa.graph.nodes.quotes`)."""
+    being the source's own words (:mod:`lclfqa.graph.evidence.quotes`)."""
     information: str
     """The verified quotes as the reader got them (``[k] “…” (where)`` lines), for display."""
     # --- read
     verdict: str
-    """For a yes/no question, the verdict decided over the final quotes (:mod:`lclfqa.graph.nodes.verdict`):
+    """For a yes/no question, the verdict decided over the final quotes (:mod:`lclfqa.graph.answer.verdict`):
     ``yes``, ``no``, or ``""`` (not a yes/no question, or not given); the answer opens with it."""
     answer: str
     citations: list[dict[str, Any]]
@@ -86,7 +86,7 @@ class QAState(TypedDict, total=False):
     """Percentages, dollar amounts and quotations of the answer that no source contains (a warning)."""
     removed: list[str]
     """Sentences of the reader's answer removed because they stated what no cited quote contains (after one
-    repair call; :mod:`lclfqa.graph.nodes.answer_check`)."""
+    repair call; :mod:`lclfqa.graph.answer.check`)."""
     added: list[str]
     """The source's words code added to the answer after the check, in order (part quotes, example variants,
     a caveat; the whole answer when it is the quoted fallback): the rest of the answer is the model's own."""
@@ -95,9 +95,13 @@ class QAState(TypedDict, total=False):
 
 
 def question_fields(state: QAState) -> dict[str, str]:
-    """``question`` (stand-alone, acronyms expanded), ``translated_question`` and the ``plain_terms`` line
+    """``question`` (stand-alone, acronyms expanded in the sense the retrieved texts use),
+    ``translated_question`` and the ``plain_terms`` line
     (empty when the translation is missing or repeats the question) for a prompt template."""
     question = state.get("standalone_question") or state.get("question", "")
+    retrieved = state.get("retrieved") or []
+    if retrieved:  # an acronym of several senses glossed in the sense the retrieved texts use (or not at all)
+        question = prompts.expand_acronyms(prompts.unexpand(question), " ".join(c.get("text", "") for c in retrieved))
     translation = state.get("translation") or ""
     return {
         "question": question,

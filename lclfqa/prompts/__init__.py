@@ -128,23 +128,46 @@ def find_acronyms(text: str) -> dict[str, str]:
     return found
 
 
-def expand_acronyms(text: str) -> str:
+def senses(acronym: str) -> list[str]:
+    """The glossary's senses of ``acronym``: ``"Inflation Reduction Act (or individual retirement account)"``
+    gives both."""
+    expansion = glossary()[acronym]
+    first, _, rest = expansion.partition(" (or ")
+    return [first, rest.rstrip(")")] if rest else [expansion]
+
+
+def expand_acronyms(text: str, context: str | None = None) -> str:
     """``text`` with the first use of each glossary acronym followed by its expansion in parentheses.
 
-    An acronym already followed by its expansion (``"AOTC (American Opportunity Tax Credit)"``) is left alone.
+    With ``context`` (the retrieved texts), an acronym with several senses gets the one ``context`` uses
+    most, and none when it uses none of them; without it (retrieval), every sense. An acronym already
+    followed by its expansion (``"AOTC (American Opportunity Tax Credit)"``) is left alone.
     """
     seen: set[str] = set()
+    lowered = context.lower() if context is not None else ""
 
     def fill(m: re.Match[str]) -> str:
         acronym = m.group(1)
         expansion = glossary()[acronym]
+        meanings = senses(acronym)
+        if context is not None and len(meanings) > 1:
+            used = sorted((lowered.count(s.lower()), s) for s in meanings if s.lower() in lowered)
+            expansion = used[-1][1] if used else ""
         rest = text[m.end() : m.end() + len(expansion) + 3]
-        if acronym in seen or rest.lower().startswith(f" ({expansion.lower()}"):
+        if not expansion or acronym in seen or rest.lower().startswith(f" ({expansion.lower()}"):
             return acronym
         seen.add(acronym)
         return f"{acronym} ({expansion})"
 
     return _acronym_pattern().sub(fill, text)
+
+
+def unexpand(text: str) -> str:
+    """``text`` without the glosses :func:`expand_acronyms` gave it ("MFS (married filing separately)" →
+    "MFS")."""
+    for acronym, expansion in glossary().items():
+        text = re.sub(rf"(?<![\w&]){re.escape(acronym)} \({re.escape(expansion)}\)", acronym, text, flags=re.I)
+    return text
 
 
 # --- reader material ------------------------------------------------------------------------------
@@ -195,8 +218,18 @@ def answer_examples() -> str:
 
 
 _YES_NO = re.compile(
-    r"^\W*(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|am|do|does|did|has|have|had)\b", re.I
+    r"^\W*(?:[^,?.]{1,80},\s*)?"  # an opening phrase: "After the 2012 decision, is …", "Under the NDA, can I …"
+    r"(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|am|do|does|did|has|have|had)\b",
+    re.I,
 )
+_STATEMENT = re.compile(r"\btrue\s+or\s+false\b\W*", re.I)
+
+
+def is_statement(question: str) -> bool:
+    """Whether ``question`` gives a statement to judge true or false ("True or false: …")."""
+    return bool(_STATEMENT.search(question))
+
+
 _ASKS_WHETHER = re.compile(r"^(?:(?!\b(?:how|what|which|why|when|where|who|whom|whose)\b).)*\bwhether\b", re.I | re.S)
 _QUESTION_SENTENCE = re.compile(r"[^.?!]*(?:\?|\bwhether\b[^.?!]*[.?!]?)")
 
@@ -204,6 +237,8 @@ _QUESTION_SENTENCE = re.compile(r"[^.?!]*(?:\?|\bwhether\b[^.?!]*[.?!]?)")
 def yes_no_question(question: str) -> str:
     """The part of ``question`` that asks yes or no: everything up to the end of its first interrogative
     sentence (the facts set out before it included), or ``""`` when it is not a yes/no question."""
+    if is_statement(question):
+        return " ".join(_STATEMENT.sub(" ", question).split())
     if not is_yes_no(question):
         return ""
     m = _QUESTION_SENTENCE.search(question)
@@ -216,6 +251,8 @@ def is_yes_no(question: str) -> bool:
     ("Can …", "Is that allowed?") or asks whether with no wh-word before it ("Walk me through whether …",
     not "Compare how … treat whether …"). A later question ("… Are
     there exceptions?") does not make the whole a yes/no one."""
+    if is_statement(question):
+        return True
     m = _QUESTION_SENTENCE.search(question)
     first = m.group(0) if m else question
     return bool(_YES_NO.match(first) or _ASKS_WHETHER.search(first))
@@ -307,9 +344,23 @@ def parts_rule(question: str) -> str:
 
 def verdict_rule(question: str, verdict: str = "") -> str:
     """The reader's verdict-first rule (with a line break) for a yes/no question, else ``""``; with the
-    decided ``verdict`` (``yes``/``no``, :mod:`lclfqa.graph.nodes.verdict`), the rule names it."""
+    decided ``verdict`` (``yes``/``no``, :mod:`lclfqa.graph.answer.verdict`), the rule names it."""
     if not is_yes_no(question):
         return ""
+    t = load("templates")
+    if is_statement(question):
+        if verdict in ("yes", "no"):
+            word = verdict_word(verdict, True)
+            return render(t["given_statement_rule"], verdict=word.lower(), Verdict=word) + "\n"
+        return t["statement_rule"] + "\n"
     if verdict in ("yes", "no"):
-        return render(load("templates")["given_verdict_rule"], verdict=verdict, Verdict=verdict.capitalize()) + "\n"
-    return load("templates")["verdict_rule"] + "\n"
+        return render(t["given_verdict_rule"], verdict=verdict, Verdict=verdict.capitalize()) + "\n"
+    return t["verdict_rule"] + "\n"
+
+
+def verdict_word(verdict: str, statement: bool = False) -> str:
+    """The word an answer opens with for ``verdict`` (``yes``/``no``): "Yes"/"No", or for a statement
+    to judge "True"/"False"."""
+    if statement:
+        return "True" if verdict == "yes" else "False"
+    return verdict.capitalize()

@@ -3,7 +3,7 @@
 Reads ``retrieved``; writes ``sources`` and ``retrieved`` again with each child's ``source`` number, and
 ``cited_sections`` / ``missing_sections``: the provisions the question cites and those none of the
 sources mentions, and ``missing_terms``: the terms it defines ("… credit (ERC)") that no source names
-(:mod:`lclfqa.graph.nodes.refusal`; all sections or any term missing routes the graph straight to ``read``).
+(:mod:`lclfqa.graph.evidence.refusal`; all sections or any term missing routes the graph straight to ``read``).
 Walking the children best first, a section child brings its parent; a footnote child brings *every*
 parent it is linked to (its page's parents and the one holding its marker), each with the footnote text
 injected inside ``<footnote>`` tags. Parents are de-duplicated and kept while they fit the
@@ -19,8 +19,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
-from lclfqa.graph.nodes.refs import chunk_ref
-from lclfqa.graph.nodes.refusal import state_missing_sections, state_missing_terms
+from lclfqa.graph.evidence.refs import chunk_ref
+from lclfqa.graph.evidence.refusal import state_missing_sections, state_missing_terms
 from lclfqa.graph.state import QAState
 from lclfqa.index.protocol import IndexBackend
 from lclfqa.ingest.document import FOOTNOTE

@@ -1,7 +1,7 @@
 """``extract`` — the long-context extractor (LCLF-QA §3.5), made to quote: verbatim quotes, by pointing.
 
 Reads ``retrieved`` (the children, as numbered references whose sentences are numbered ``[i.j]``,
-:mod:`lclfqa.graph.nodes.reading`), the question fields and the filter's ``transcript`` (continued, so llama.cpp
+:mod:`lclfqa.graph.evidence.reading`), the question fields and the filter's ``transcript`` (continued, so llama.cpp
 reuses the references' KV cache); writes ``quotes``, ``information`` and ``transcript``.
 
 The model names up to :data:`MAX_QUOTES` sentence numbers, constrained by a JSON schema whose only
@@ -9,14 +9,14 @@ allowed values are the numbers shown, and each quote is that sentence of the sou
 quote cannot be misquoted, and naming costs a few tokens where copying cost hundreds (output tokens are
 the dearest part of a local answer: ~5 a second under a grammar on 2 cores). A reply that quotes text
 instead (an endpoint without grammars) is checked against the references
-(:func:`lclfqa.graph.nodes.quotes.check_quotes`: exact after normalisation, or a bounded fuzzy match; the kept
+(:func:`lclfqa.graph.evidence.quotes.check_quotes`: exact after normalisation, or a bounded fuzzy match; the kept
 quote is the source's own text), and what is found nowhere is dropped and counted. A footnote child is a
 reference of its own, so footnote text is quoted as the footnote. The sentences nearest the question by
-embedding that the model passed over are added after its picks (:mod:`lclfqa.graph.nodes.nearest`;
+embedding that the model passed over are added after its picks (:mod:`lclfqa.graph.evidence.nearest`;
 ``nearest_quotes`` setting). Then a footnote quote becomes the whole footnote and quotes a sentence or two
-apart in one child join into one passage (:mod:`lclfqa.graph.nodes.widen`). An LLM failure leaves no
+apart in one child join into one passage (:mod:`lclfqa.graph.evidence.widen`). An LLM failure leaves no
 quotes (the reader then falls back on the filtered children). The verdict of a yes/no question is
-decided over these quotes by the reader (:mod:`lclfqa.graph.nodes.verdict`).
+decided over these quotes by the reader (:mod:`lclfqa.graph.answer.verdict`).
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
-from lclfqa.graph.nodes.nearest import index_embeddings, nearest_quotes
-from lclfqa.graph.nodes.quotes import check_quotes, quote_record
-from lclfqa.graph.nodes.reading import Passage, conversation, instruction, passages
-from lclfqa.graph.nodes.refs import label
-from lclfqa.graph.nodes.refusal import mentions
-from lclfqa.graph.nodes.widen import widened
+from lclfqa.graph.evidence.nearest import index_embeddings, nearest_quotes
+from lclfqa.graph.evidence.quotes import check_quotes, quote_record
+from lclfqa.graph.evidence.reading import Passage, conversation, instruction, passages
+from lclfqa.graph.evidence.refs import label
+from lclfqa.graph.evidence.refusal import mentions
+from lclfqa.graph.evidence.widen import widened
 from lclfqa.graph.state import QAState, question_fields
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat

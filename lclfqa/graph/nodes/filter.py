@@ -2,7 +2,7 @@
 
 Reads ``retrieved`` (children with their source numbers), ``standalone_question``, ``translation``; writes
 ``thought``, ``filtered``, ``dropped``, ``answered`` and starts ``transcript``, the reading conversation the
-extractor and the reader continue (:mod:`lclfqa.graph.nodes.reading`). One call over all children, constrained
+extractor and the reader continue (:mod:`lclfqa.graph.evidence.reading`). One call over all children, constrained
 to JSON: a thought of a few sentences, exactly one boolean per child, then whether the references state
 the answer (``yes``/``partly``/``no``; ``""`` when unreadable), which the reader uses to decide on refusal.
 Malformed output keeps the child; an answer that keeps nothing keeps everything (LongRAG's rule: the
@@ -18,8 +18,8 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
-from lclfqa.graph.nodes.reading import instruction, prefix
-from lclfqa.graph.nodes.refusal import FILTER_VERDICTS
+from lclfqa.graph.evidence.reading import instruction, prefix
+from lclfqa.graph.evidence.refusal import FILTER_VERDICTS
 from lclfqa.graph.state import QAState
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat

@@ -16,7 +16,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
-from lclfqa.graph.nodes.refs import chunk_ref
+from lclfqa.graph.evidence.refs import chunk_ref
 from lclfqa.graph.state import QAState
 from lclfqa.index.search import RetrievalParams, search
 from lclfqa.llm.calls import Meter

@@ -8,7 +8,7 @@ local answer costs). The transcript after the prefix travels in the state (``tra
 role/content dicts.
 
 With ``numbered`` (the pipelines with an extractor) every sentence of a reference is prefixed with its
-number, ``[2.3]`` (reference 2, sentence 3; :mod:`lclfqa.graph.nodes.sentences`), so the extractor quotes by
+number, ``[2.3]`` (reference 2, sentence 3; :mod:`lclfqa.graph.evidence.sentences`), so the extractor quotes by
 naming numbers (:func:`passages` maps them back to the source's text).
 """
 
@@ -20,8 +20,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from lclfqa import prompts
-from lclfqa.graph.nodes.refs import body, label
-from lclfqa.graph.nodes.sentences import spans
+from lclfqa.graph.evidence.refs import body, label
+from lclfqa.graph.evidence.sentences import spans
 from lclfqa.graph.state import QAState, question_fields
 
 

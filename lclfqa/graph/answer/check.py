@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lclfqa import prompts
-from lclfqa.graph.nodes.sentences import split
+from lclfqa.graph.evidence.sentences import split
 from lclfqa.index.tokens import tokenize
 from lclfqa.llm.parsing import CITATION_RE, cited_numbers, with_markers
 from lclfqa.textnorm import normalize
@@ -68,6 +68,35 @@ def _occurs(item: str, haystack: str) -> bool:
     if not needle:
         return True
     return f" {needle} " in f" {haystack} "
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+DERIVED_MIN = 100
+"""Only a figure of at least this value may be derived (:func:`_derived`): small numbers match by chance."""
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(x) for x in _NUMBER.findall(text)]
+
+
+def _derived(item: str, sentence: str, haystack: str) -> bool:
+    """Whether ``item`` (a figure of at least :data:`DERIVED_MIN`) is the product, sum or difference of a
+    number the ``sentence`` itself states and a number it or ``haystack`` (normalised quotes) holds: a
+    figure the sentence computes and shows how ("1.25 times that amount, i.e. $25 million" over a quote's
+    "$20 million")."""
+    values = _numbers(normalize(item))
+    if len(values) != 1 or values[0] < DERIVED_MIN:
+        return False
+    target = values[0]
+    text = re.sub(r"\(\w{1,4}\)", " ", _MARKER.sub(" ", sentence).replace(item, " "))  # not "(2)" of a section
+    own = [v for v in _numbers(normalize(text)) if v > 1]
+    pool = own + _numbers(haystack)
+
+    def close(x: float) -> bool:
+        return abs(x - target) <= 0.005 * target
+
+    products = any(close(a * b) for a in own for b in pool)
+    return products or any(close(a + b) or close(abs(a - b)) for a in own if a >= DERIVED_MIN for b in pool)
 
 
 @dataclass(frozen=True)
@@ -114,7 +143,7 @@ def check_answer(
         numbers = cited_numbers(s)
         cites = [n for n in numbers if 1 <= n <= len(quotes)]
         pool = " ".join(normalized[n - 1] for n in cites) if cites else everything
-        missing = [item for item in stated(s) if not _occurs(item, pool)]
+        missing = [item for item in stated(s) if not _occurs(item, pool) and not _derived(item, s, pool)]
         unknown = [f"[{n}]" for n in numbers if n not in cites]
         share = support(s, known)
         elsewhere = bool(cites) and support(s, asked.union(*(words[n - 1] for n in cites))) < min_support
@@ -188,7 +217,7 @@ def clause_trimmed(
     again = check_answer(text, quotes, question, min_support)
     if len(again) != 1 or not again[0].ok:
         return ""
-    fixed = (reattributed(again[0], quotes, question) or text) if again[0].misattributed else text
+    fixed = (recited(again[0], quotes, question) or text) if again[0].misattributed else text
     cited = [quotes[n - 1] for n in cited_numbers(fixed) if 1 <= n <= len(quotes)] or quotes
     if not _NEGATION.search(fixed) and _negated_where_it_rests(fixed, cited):
         return ""  # a sentence that already failed, stating positively what its quote denies: not salvaged
@@ -232,44 +261,44 @@ def salvaged(check: SentenceCheck, quotes: Sequence[str]) -> str:
     return ""
 
 
-def recited(check: SentenceCheck, quotes: Sequence[str]) -> str:
-    """A failing sentence whose figures and quoted phrases all occur in another quote (or in two), cited
-    to that quote instead (``""`` when none holds them): the model cited the wrong number, the evidence
-    is there. Tried before any repair call, so a mis-citation costs nothing and loses nothing."""
-    bare = _MARKER.sub("", check.text)
-    bare = re.sub(r"\s+([.,;:!?])", r"\1", bare).strip()
-    items = stated(bare)
-    if not items or len(_MARKER.sub("", bare).split()) < 4:
+MAX_CITED = 3
+"""A sentence is re-cited to at most this many quotes."""
+
+
+def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> str:
+    """``check``'s sentence cited to the quotes that hold it, or ``""`` when they are the ones it cites or
+    no :data:`MAX_CITED` quotes hold every figure and quoted phrase it states. The quote holding most of its
+    content words comes first (the one it cites on a tie); then, for each figure or phrase not yet held, the
+    first quote holding it (those it cites first). The model cited the wrong number, split one statement over
+    two quotes, or cited nothing: the evidence is there, and re-citing costs nothing and loses nothing."""
+    bare = re.sub(r"\s+([.,;:!?])", r"\1", _MARKER.sub("", check.text)).strip()
+    if not quotes or len(bare.split()) < 4 or len(set(tokenize(bare))) < 2:
         return ""
     normalized = [normalize(q) for q in quotes]
-    n = len(quotes)
-    for k in range(n):
-        if all(_occurs(item, normalized[k]) for item in items):
-            return with_markers(bare, f"[{k + 1}]")
-    for a in range(n):
-        for b in range(a + 1, n):
-            pool = f"{normalized[a]} {normalized[b]}"
-            if all(_occurs(item, pool) for item in items):
-                return with_markers(bare, f"[{a + 1}] [{b + 1}]")
-    return ""
-
-
-def holding_words(sentence: str, quotes: Sequence[str], question: str = "") -> tuple[int, float]:
-    """``(i, share)``: the quote (0-based; the first on a tie) holding the largest share of ``sentence``'s
-    content words (the question's words count as held), and that share."""
+    order = [n - 1 for n in check.cites] + [k for k in range(len(quotes)) if k + 1 not in check.cites]
     asked = set(tokenize(question))
-    shares = [support(sentence, asked | set(tokenize(q))) for q in quotes]
-    best = max(range(len(quotes)), key=lambda i: (shares[i], -i))
-    return best, shares[best]
+    share = {k: support(bare, asked | set(tokenize(quotes[k]))) for k in order}
+    best = max(order, key=lambda k: share[k])  # the first in ``order`` on a tie
+    chosen = [best]
+    for item in stated(bare):
+        if any(_occurs(item, normalized[k]) or _derived(item, bare, normalized[k]) for k in chosen):
+            continue
+        holder = next((k for k in order if _occurs(item, normalized[k])), None)
+        if holder is None or len(chosen) == MAX_CITED:
+            return ""
+        chosen.append(holder)
+    numbers = [k + 1 for k in chosen]
+    if numbers == check.cites:
+        return ""
+    return with_markers(bare, " ".join(f"[{n}]" for n in numbers))
 
 
 def resting_on(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> list[int]:
     """The quote numbers (1-based) ``check``'s sentence rests on: those it cites; for a sentence citing none
     that says something (:data:`MIN_CONTENT_WORDS` content words or more), the quote holding most of its
-    words — so that whose words it states can be checked (a sentence naming a concurrence, citing nothing,
-    in the words of a dissent's quote); a shorter one copied word for word from a quote (two content words
-    or more: "The majority errs." out of a dissent), that quote; else none (a bare verdict: "No, it is
-    not.", "The answer is no.")."""
+    words — so that whose words it states can be checked; a shorter one copied word for word from a quote
+    (two content words or more: "The majority errs." out of a dissent), that quote; else none (a bare
+    verdict: "No, it is not.")."""
     if check.cites or not quotes:
         return list(check.cites)
     words = set(tokenize(_MARKER.sub(" ", check.text)))
@@ -277,36 +306,24 @@ def resting_on(check: SentenceCheck, quotes: Sequence[str], question: str = "") 
         bare = f" {normalize(_MARKER.sub(' ', check.text))} "
         copied = len(words) >= 2 and next((n for n, q in enumerate(quotes, 1) if bare in f" {normalize(q)} "), None)
         return [copied] if copied else []
-    return [holding_words(check.text, quotes, question)[0] + 1]
-
-
-def reattributed(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> str:
-    """A misattributed sentence cited instead to the quote that holds most of its words, where that quote
-    holds more of them than those it cites — alone if it also holds every figure the sentence states, else
-    beside the quotes it cited when together they hold them; else ``""``."""
-    bare = re.sub(r"\s+([.,;:!?])", r"\1", _MARKER.sub("", check.text)).strip()
-    items = stated(bare)
     asked = set(tokenize(question))
-    cited = support(bare, asked.union(*(set(tokenize(quotes[n - 1])) for n in check.cites)))
-    best, share = holding_words(bare, quotes, question)
-    if share <= cited:
-        return ""
-    if all(_occurs(item, normalize(quotes[best])) for item in items):
-        return with_markers(bare, f"[{best + 1}]")
-    # the words are one quote's, a figure another's (the cited one): the sentence rests on both
-    both = [best + 1, *(n for n in check.cites if n != best + 1)]
-    pool = " ".join(normalize(quotes[n - 1]) for n in both)
-    return with_markers(bare, " ".join(f"[{n}]" for n in both)) if all(_occurs(i, pool) for i in items) else ""
+    return [max(range(len(quotes)), key=lambda i: (support(check.text, asked | set(tokenize(quotes[i]))), -i)) + 1]
+
+
+def needs_citing(check: SentenceCheck) -> bool:
+    """Whether re-citing may mend ``check``: a figure or marker its quotes lack, its words another quote's,
+    or (a sentence that states a figure or says something) no citation at all."""
+    content = len(set(tokenize(_MARKER.sub(" ", check.text)))) >= MIN_CONTENT_WORDS or bool(stated(check.text))
+    return bool(check.missing or check.unknown or check.misattributed or (not check.cites and content))
 
 
 def with_recitations(checks: Sequence[SentenceCheck], quotes: Sequence[str], question: str = "") -> tuple[str, int]:
-    """``(answer, recited)``: the sentences joined again, each failing one that another quote supports
-    cited to it (:func:`recited`), each misattributed one cited to the quote that holds its words
-    (:func:`reattributed`); how many were."""
+    """``(answer, recited)``: the sentences joined again, each that :func:`needs_citing` cited to the quotes
+    that hold it (:func:`recited`) where they do; how many were."""
     out: list[str] = []
     count = 0
     for c in checks:
-        fixed = recited(c, quotes) if not c.ok else reattributed(c, quotes, question) if c.misattributed else ""
+        fixed = recited(c, quotes, question) if needs_citing(c) and not c.unfounded else ""
         count += bool(fixed)
         out.append(fixed or c.text)
     return " ".join(out), count
@@ -330,16 +347,6 @@ _POINTER = re.compile(
     r"(?:\s*(?:(?:the\s+)?(?:sources?|quotes?|references?)|and|,|" + CITATION_RE.pattern + r"))*\s*[.!]?$",
     re.I,
 )
-
-
-def echoes(sentence: str, instruction: str, quotes: Sequence[str] = ()) -> bool:
-    """Whether ``sentence`` (citation markers aside, at least three words) copies the reader's
-    ``instruction`` and no quote: the 1.5B default closed an answer with "No list of sources at the end [3]."
-    """
-    said = normalize(_MARKER.sub(" ", sentence))
-    if len(said.split()) < 3 or f" {said} " not in f" {normalize(instruction)} ":
-        return False
-    return not any(f" {said} " in f" {normalize(q)} " for q in quotes)
 
 
 def is_pointer(sentence: str) -> bool:

@@ -11,12 +11,6 @@ JUSTICE NGUYEN, dissenting."). With no LLM:
   dissent's words in a concurrence's mouth); the reader removes it;
 - :func:`unattributed` finds, in an answer about the holding, a sentence resting on separate opinions alone
   that does not say whose words they are; the reader removes it too;
-- :func:`holding_caveat` says so when an answer about the holding rests on separate opinions alone;
-- :func:`of_the_court` finds a sentence that says what "the Court" or "the majority" did in the words of a
-  separate opinion's quote that speaks of the majority too ("The majority's rule invites new suits" over
-  a dissent's "the majority's rule today invites a flood of new suits"): it is that
-  opinion's view, and, in an answer not about the holding, :func:`in_view_of` says so instead of the
-  sentence being removed as misnamed.
 
 Texts whose quotes name no opinion (statutes, regulations) are never checked.
 """
@@ -28,8 +22,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from lclfqa import prompts
-from lclfqa.graph.nodes.nearest import rank_by_question
+from lclfqa.graph.evidence.nearest import rank_by_question
 from lclfqa.index.opinion_scope import named_opinions
 from lclfqa.llm import parsing
 
@@ -108,7 +101,7 @@ former order; with 1, 32; with 2, 35; by the embedder alone, 34."""
 def reading_order(question: str, quotes: list[dict[str, Any]], embeddings: Embeddings | None = None) -> list[int]:
     """The order (0-based indices) in which the reader is shown ``quotes``: by the extractor's rank (its picks
     first, then the nearest sentences) plus twice the rank by closeness to the question
-    (:func:`lclfqa.graph.nodes.nearest.rank_by_question`), so that the sentences stating what is asked lead
+    (:func:`lclfqa.graph.evidence.nearest.rank_by_question`), so that the sentences stating what is asked lead
     (the 1.5B default answers from the first quotes it is shown, and its picks mostly follow the order of
     the references: "2.1", "3.1", "4.1" …); for a question about the holding, quotes from the Court's
     opinion before those of dissents and concurrences."""
@@ -128,44 +121,3 @@ def unattributed(question: str, sentence: str, cited: list[dict[str, Any]]) -> b
     if not asks_holding(question) or not cited or not all(separate_opinion(q) for q in cited):
         return False
     return not (who(_QUOTED.sub(" ", parsing.CITATION_RE.sub(" ", sentence))) - {"court"})
-
-
-def holding_caveat(question: str, answer: str, quotes: list[dict[str, Any]]) -> str:
-    """For a question about the Court's holding whose answer cites only dissents or concurrences: the
-    sentence that says so (an answer about the holding may not rest on a separate opinion alone)."""
-    if not asks_holding(question):
-        return ""
-    cited = [quotes[n - 1] for n in parsing.cited_numbers(answer) if 1 <= n <= len(quotes)]
-    if not cited or not all(separate_opinion(q) for q in cited):
-        return ""
-    whose = "; ".join(dict.fromkeys(separate_opinion(q) for q in cited))
-    return prompts.phrase("separate_opinion_note", whose=whose)
-
-
-def of_the_court(sentence: str, cited: list[dict[str, Any]]) -> bool:
-    """Whether ``sentence`` names no Justice and no separate opinion but "the Court" or "the majority",
-    while every quote it cites (at least one) comes from a separate opinion whose own words speak of the
-    Court or the majority: the sentence states that opinion's view of the majority."""
-    named = who(_QUOTED.sub(" ", parsing.CITATION_RE.sub(" ", sentence)))
-    return (
-        named == {"court"}
-        and bool(cited)
-        and all(separate_opinion(q) and "court" in who(q["text"]) for q in cited)
-        and len({separate_opinion(q) for q in cited}) == 1
-    )
-
-
-_COMMON_OPENING = frozenset(
-    "the this that these those it its a an such there in under no any some all each after before".split()
-)
-
-
-def in_view_of(sentence: str, cited: list[dict[str, Any]]) -> str:
-    """``sentence`` (:func:`of_the_court`) said to be the view of the separate opinion its quotes come from
-    ("In the view of JUSTICE LEE, dissenting, the majority's ruling …")."""
-    whose = separate_opinion(cited[0]).strip().rstrip(".")
-    text = sentence.strip()
-    first = re.match(r"[A-Za-z]+", text)
-    if first and first.group(0).lower() in _COMMON_OPENING:
-        text = text[0].lower() + text[1:]
-    return prompts.phrase("opinion_view", whose=whose, sentence=text)

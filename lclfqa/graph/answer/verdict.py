@@ -1,20 +1,22 @@
 """The verdict of a yes/no question, decided over the final quotes before the answer is written.
 
-The reader's conversation (:func:`lclfqa.graph.nodes.reading.prefix` over the verified quotes) is asked,
+The reader's conversation (:func:`lclfqa.graph.evidence.reading.prefix` over the verified quotes) is asked,
 under a JSON schema, first for the rule that decides the question — one of the quotes, copied: the schema's
 only allowed values are the quotes' texts (their first :data:`RULE_WORDS` words), a short chain of thought
 that cannot drift from the source — then for ``yes``/``no``. Asked for the rule in free words, the 1.5B
-default copied the question back as its "rule" (DEV-01 of the tax dev set). It is asked here rather than
+default copied the question back as its "rule". It is asked here rather than
 by the extractor because the quotes are then complete: the sentences nearest the question
-(:mod:`lclfqa.graph.nodes.nearest`) are among them, and the extractor's model, deciding over all the
+(:mod:`lclfqa.graph.evidence.nearest`) are among them, and the extractor's model, deciding over all the
 references at once, answered from the passage it had chosen first. The answer call continues the same
 prefix, so llama.cpp evaluates the quotes once for both calls.
 
-A quote that opens as an exception ("If, however, the surviving spouse remarries …", "Except as …") is
-not offered as the deciding rule while a quote stating a general rule is: the verdict follows the rule,
-and the answer states the exceptions after it (the 1.5B default, offered the exception, answered a
-"may a married couple filing separately claim it?" question "yes" on the strength of the remarriage
-exception).
+A quote that opens as an exception ("However, …", "Except as …", "Notwithstanding …") is not offered as
+the deciding rule while a quote stating a general rule is: the verdict follows the rule, and the answer
+states the exceptions after it (offered the exception, the 1.5B default decided by it).
+
+A statement to judge ("True or false: …", :func:`lclfqa.prompts.is_statement`) is decided the same way,
+"yes" meaning true; the answer then opens "True" or "False". The ``verdict`` stage
+(:func:`open_with`) makes the answer open with the decided verdict, never with its opposite.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from lclfqa import prompts
+from lclfqa.graph.answer.draft import Draft, Reading
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
 
@@ -38,7 +41,7 @@ RULE_WORDS = 40
 
 # an exception's opening, after any paragraph number: "(2) If, however, …", "Except as provided …"
 _EXCEPTION = re.compile(
-    r"^(?:\(\w{1,4}\)\s*)*(?:If,?\s+however\b|However\b|But\b|Except\b|Notwithstanding\b|Nevertheless\b)"
+    r"^(?:\(\w{1,4}\)\s*)*(?:(?:If|When),?\s+however\b|However\b|But\b|Except\b|Notwithstanding\b|Nevertheless\b)"
 )
 
 
@@ -81,7 +84,8 @@ def decide(
     reply has no verdict (the reader then writes its own)."""
     if not texts:
         return "", None
-    ask = prompts.render(prompts.load("templates")["decide_verdict"], asked=prompts.yes_no_question(question))
+    template = "decide_statement" if prompts.is_statement(question) else "decide_verdict"
+    ask = prompts.render(prompts.load("templates")[template], asked=prompts.yes_no_question(question))
     try:
         raw = chat(
             llm,
@@ -96,3 +100,30 @@ def decide(
         return "", None
     rule = (parsing.json_object(raw) or {}).get("rule")
     return parsing.choice(raw, "verdict", VERDICTS), rule if isinstance(rule, str) else None
+
+
+_OPENING = re.compile(
+    r"^\W*(?:(?:generally|in general),?\s+)?(yes|no|true|false)\b[,.;:]?\s*|^\W*generally\s+not\b[,.;:]?\s*", re.I
+)
+_AGREES = {"yes": "yes", "true": "yes", "no": "no", "false": "no"}
+
+
+def opening_verdict(answer: str, verdict: str, statement: bool = False) -> tuple[str, bool]:
+    """``(answer, changed)``: ``answer`` opening with ``verdict`` (``yes``/``no``; "True"/"False" for a
+    ``statement``): an opening verdict that contradicts it is replaced, a missing one is added; one that
+    agrees ("Generally not." for no) stays. Only the opening word changes; the rest was checked."""
+    m = _OPENING.match(answer)
+    said = _AGREES.get(m.group(1).lower()) if m and m.group(1) else ("no" if m else None)
+    if said == verdict:
+        return answer, False
+    rest = answer[m.end() :] if m else answer
+    rest = rest[:1].upper() + rest[1:] if rest else rest
+    word = prompts.verdict_word(verdict, statement)
+    return (f"{word}. {rest}" if rest else f"{word}."), True
+
+
+def open_with(draft: Draft, reading: Reading) -> None:
+    """The ``verdict`` stage: the answer opens with the decided verdict (:func:`opening_verdict`)."""
+    if reading.verdict in VERDICTS:
+        answer, changed = opening_verdict(draft.answer, reading.verdict, reading.statement)
+        draft.answer, draft.notes["verdict_enforced"] = answer, changed

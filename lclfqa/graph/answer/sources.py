@@ -4,17 +4,13 @@ The 1.5B default answers from the first quotes it is shown and often stops after
 asks (on the tax dev set it stated 34 of the 49 key facts its quotes held; asked once more for a part it
 left open, it contradicted its own verdict: "No, that is not allowed. … Yes, that is allowed."). So once
 the answer is checked, each part of the question (:func:`lclfqa.prompts.question_parts`) gets the quote
-nearest it (:func:`lclfqa.graph.nodes.nearest.closeness_by_part`) in the source's words, shortened to
+nearest it (:func:`lclfqa.graph.evidence.nearest.closeness_by_part`) in the source's words, shortened to
 :data:`RULE_QUOTE_CHARS` — unless the answer cites that quote or already gives it (at least
 :data:`STATED_SHARE` of its content words and every amount and percentage it states). For a yes/no question
 the first part's quote is the one stating the rule the verdict call decided (:func:`stating`). An added
 quote is the source's own text, so it needs no check. A dissent's or a concurrence's words are added only
 to an answer whose question names a separate opinion or a Justice, and then say whose they are; at most
 :data:`MAX_PART_QUOTES` quotes and :data:`MAX_ADDED_CHARS` characters are added.
-
-An answer citing a regulation's example is then followed by the retrieved examples that vary it
-(:func:`with_variants`: "Example 3. The facts are the same as in Example 2, except …"), which show where the rule
-the example illustrates stops.
 """
 
 from __future__ import annotations
@@ -25,11 +21,14 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 
 from lclfqa import prompts
-from lclfqa.graph.nodes.answer_check import support
-from lclfqa.graph.nodes.attribution import asks_holding, separate_opinion
-from lclfqa.graph.nodes.grounding import dollar_amounts, percentages
-from lclfqa.graph.nodes.nearest import closeness_by_part
-from lclfqa.graph.nodes.widen import variants
+from lclfqa.graph.answer.attribution import asks_holding, separate_opinion
+from lclfqa.graph.answer.check import support
+from lclfqa.graph.answer.draft import Draft, Reading
+from lclfqa.graph.answer.tidy import says_nothing
+from lclfqa.graph.evidence.grounding import dollar_amounts, percentages
+from lclfqa.graph.evidence.nearest import closeness_by_part, nearest_quotes
+from lclfqa.graph.evidence.reading import passages
+from lclfqa.graph.evidence.sentences import split as sentences
 from lclfqa.index.tokens import tokenize
 from lclfqa.llm import parsing
 
@@ -154,28 +153,38 @@ def with_part_quotes(
     return " ".join([answer.rstrip(), *added]).strip(), len(added)
 
 
-MAX_VARIANTS = 2
-"""At most this many varied examples are added to one answer."""
+ADDITION_SENTENCES = 8
+"""Without the extractor (``rag+``), the retrieved sentences nearest the question that the part quotes choose from."""
 
 
-def with_variants(
-    answer: str, quotes: list[dict[str, Any]], children: list[dict[str, Any]]
-) -> tuple[str, list[dict[str, Any]], int]:
-    """``(answer, quotes, added)``: ``answer`` followed by the retrieved examples that vary an example it cites
-    (:func:`lclfqa.graph.nodes.widen.variants`: "Example 3. The facts are the same as in Example 2, except …"),
-    each as "The source reads: “…” [k]" — a quote already among ``quotes`` by its number, another one appended
-    to ``quotes`` — at most :data:`MAX_VARIANTS`, shortened to :data:`RULE_QUOTE_CHARS`. The example's
-    variant says where the rule it shows stops; it is the source's text, so it needs no check."""
-    numbers = parsing.cited_numbers(answer)
-    cited = [quotes[n - 1] for n in numbers if 1 <= n <= len(quotes)]
-    out = list(quotes)
-    added: list[str] = []
-    for variant in variants(cited, children)[:MAX_VARIANTS]:
-        known = next((k for k, q in enumerate(out, 1) if q.get("child") == variant["child"]), None)
-        if known in numbers:
-            continue
-        if known is None:  # (not "given" by shared words: a variant shares nearly all of its example's)
-            out.append(variant)
-            known = len(out)
-        added.append(prompts.phrase("rule_quote", quote=shortened(out[known - 1]["text"], RULE_QUOTE_CHARS), n=known))
-    return " ".join([answer.rstrip(), *added]).strip(), out, len(added)
+def add(draft: Draft, reading: Reading) -> None:
+    """The ``sources`` stage, for the pipelines with additions (``lclf``, ``rag+``): the checked answer
+    followed by each part's nearest quote (:func:`with_part_quotes`), recorded in ``added``. With the
+    extractor the pieces are the verified quotes, numbered as they are; without it (``rag+``) the retrieved
+    children's sentences nearest the question, numbered as their child, so a baseline gets the same
+    additions. An answer with nothing left but a verdict gets none when the sources were not judged to
+    address the question: it is refused."""
+    ctx = reading.ctx
+    if not ctx.plan.additions:
+        return
+    said = [s for s in sentences(draft.answer) if not says_nothing(s)]
+    if not said and not reading.relevant:
+        return
+    rule, numbers = reading.rule, None
+    pool = reading.references
+    if not ctx.plan.extract:
+        retrieved = reading.retrieved
+        pool = nearest_quotes(
+            reading.question, passages(retrieved), retrieved, [], ADDITION_SENTENCES, reading.embeddings
+        )
+        position = {c["id"]: i for i, c in enumerate(retrieved, 1)}
+        numbers, rule = [position[q["child"]] for q in pool], None
+    base = draft.answer if said else ""  # a bare verdict's markers do not make a quote given
+    answer, n = with_part_quotes(
+        base, reading.question, pool, rule, reading.embeddings, draft.written if said else "", numbers=numbers
+    )
+    if n:
+        piece = answer[len(base.rstrip()) :].strip()
+        draft.notes["rule_quoted"] = n
+        draft.added.append(piece)
+        draft.answer = f"{draft.answer.rstrip()} {piece}".strip()

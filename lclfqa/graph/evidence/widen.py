@@ -16,11 +16,6 @@ fact ("X's mother is not her dependent"); it picks a footnote's opening line ("T
 A widened quote is still the source's own text (one span of one child), so it stays verbatim and checked;
 it takes the place of the first quote it joins, so the extractor's order is kept.
 
-:func:`variants` finds, for quotes from an example ("Example 2."), the retrieved examples that vary it ("Example
-3. The facts are the same as in Example 2, except that the payee is not the child's parent. The payment counts."):
-a regulation's examples move one fact at a time, and the variant says where the rule stops. They are not
-shown to the model (given one, the 1.5B default's verdict followed the variant's facts, not the question's); the
-reader adds them after a checked answer that cites the example (:func:`lclfqa.graph.nodes.rule_quotes.with_variants`).
 """
 
 from __future__ import annotations
@@ -28,8 +23,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from lclfqa.graph.nodes.quotes import quote_record
-from lclfqa.graph.nodes.sentences import spans
+from lclfqa.graph.evidence.quotes import quote_record
+from lclfqa.graph.evidence.sentences import spans
 from lclfqa.ingest.document import FOOTNOTE
 
 FOOTNOTE_CHARS = 1000
@@ -67,7 +62,7 @@ def with_answer(text: str, sents: list[tuple[int, int]], first: int, last: int) 
 
 
 def widened(quotes: list[dict[str, Any]], children: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """``(quotes, changed)``: ``quotes`` (records of :func:`lclfqa.graph.nodes.quotes.quote_record` over
+    """``(quotes, changed)``: ``quotes`` (records of :func:`lclfqa.graph.evidence.quotes.quote_record` over
     ``children``) with footnotes whole and near neighbours joined (module docstring); ``changed`` counts the
     quotes that grew or were absorbed."""
     by_id = {c["id"]: (n, c) for n, c in enumerate(children, 1)}
@@ -138,46 +133,3 @@ def _distinct(quotes: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         out.append(q)
     return out
-
-
-_EXAMPLE_TITLE = re.compile(r"^\s*Example\s+(\d+)\s*\.", re.I)
-_SOURCE_NOTE = re.compile(r"\s*\[[^\[\]]*\]\s*$")
-_VARIES = re.compile(r"\bfacts\s+are\s+the\s+same\s+as\s+(?:those\s+)?in\s+Example\s+(\d+)\b", re.I)
-
-
-def _example_number(child: dict[str, Any]) -> str | None:
-    """The number of the example ``child`` is ("Example 2." as its innermost section title or its opening)."""
-    section = child.get("section") or []
-    m = _EXAMPLE_TITLE.match(section[-1] if section else "") or _EXAMPLE_TITLE.match(child.get("text", ""))
-    return m.group(1) if m else None
-
-
-def variants(quotes: list[dict[str, Any]], children: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The children (of the same document and section) that vary an example ``quotes`` come from ("Example 3.
-    The facts are the same as in Example 2, except …"), each as a quote of its sentences (a closing bracketed
-    source note left out, at most :data:`PASSAGE_CHARS`), in the order of the quotes; each child once, none
-    of ``quotes``' own."""
-    numbered = list(enumerate(children, 1))
-    quoted = {q.get("child") for q in quotes}
-    found: list[dict[str, Any]] = []
-    for q in quotes:
-        child = next((c for _, c in numbered if c["id"] == q.get("child")), None)
-        example = _example_number(child) if child else None
-        if child is None or example is None:
-            continue
-        for number, other in numbered:
-            varies = _VARIES.search(other["text"][:200])
-            same_place = (
-                other["document"] == child["document"]
-                and (other.get("section") or [])[:-1] == (child.get("section") or [])[:-1]
-            )
-            if other["id"] in quoted or not varies or varies.group(1) != example or not same_place:
-                continue
-            note = _SOURCE_NOTE.search(other["text"])  # "[T.D. 9354, 72 FR 45341, Aug. 14, 2007]"
-            end = note.start() if note else len(other["text"])
-            sents = [(a, min(b, end)) for a, b in spans(other["text"], other.get("section", ())) if a < end]
-            kept = [(a, b) for a, b in sents if b - sents[0][0] <= PASSAGE_CHARS]
-            if kept:
-                found.append(quote_record(other, number, kept[0][0], kept[-1][1], "variant"))
-                quoted.add(other["id"])
-    return found

@@ -17,8 +17,8 @@ from langchain_core.embeddings import Embeddings
 
 from lclfqa import prompts
 from lclfqa.graph.context import QAContext
-from lclfqa.graph.nodes.quotes import quote_record
-from lclfqa.graph.nodes.reading import Passage
+from lclfqa.graph.evidence.quotes import quote_record
+from lclfqa.graph.evidence.reading import Passage
 from lclfqa.index.tokens import tokenize
 from lclfqa.llm.models import embed_array
 
@@ -80,7 +80,7 @@ def nearest_quotes(
     how: str = "nearest",
 ) -> list[dict[str, Any]]:
     """Up to ``k`` sentences of ``children`` (of :data:`MIN_WORDS` words or more; ``numbered`` is
-    :func:`~lclfqa.graph.nodes.reading.passages` of them) nearest ``question`` that ``taken`` does not
+    :func:`~lclfqa.graph.evidence.reading.passages` of them) nearest ``question`` that ``taken`` does not
     already hold, as quote records (``how``), nearest first; the same sentence in two children once."""
     if k <= 0:
         return []

@@ -1,0 +1,61 @@
+"""The reader's stages: from the model's text to the answer the user sees, in seven named steps.
+
+``read`` (:mod:`lclfqa.graph.nodes.read`) asks the model once, then walks :data:`STAGES` in order over a
+:class:`Draft`. Each stage has one job and one guarantee; each can be switched off for an ablation
+(setting ``stages_off``, ``lclfqa eval qa --ablations stages``) except ``tidy``, and every sentence a stage
+removes is recorded with the rule that removed it (``steps.read.removed_by``).
+
+1. ``tidy`` (:mod:`.tidy`) — the model's text as an answer: citation runs collapsed, a closing source list
+   and a sentence the token limit cut off dropped, a glossary gloss ("MFS (married filing separately)")
+   shown as the acronym the question used. A reply that is the refusal sentence is a refusal.
+2. ``cite`` (:mod:`.support`) — every sentence cites the quotes that hold it: one citing a quote that lacks
+   its figures, or whose words are another quote's, or citing nothing, is cited to those that hold them.
+3. ``repair`` (:mod:`.repair`) — one call rewrites the sentences that still state a figure, date, section
+   or quoted phrase no cited quote holds (only those sentences are generated again).
+4. ``support`` (:mod:`.support`, :mod:`.check`) — what stays unsupported is removed: a figure no cited
+   quote holds, under half of its content words in the quotes, a marker with no quote behind it, a bare
+   pointer ("See [3]."), a question asked back, an opinion or Justice named that its quotes are not from
+   (:mod:`.attribution`); an aside or a listed clause holding the miss is cut first where that saves the
+   sentence; a repeated sentence is said once.
+5. ``verdict`` (:mod:`.verdict`) — a yes/no or true/false question's answer opens with the verdict the
+   verdict call decided over the quotes (under a grammar), never with its opposite.
+6. ``sources`` (:mod:`.sources`) — each part of the question the answer does not give gets its nearest
+   quote, verbatim and cited (the source's words, counted apart in ``added``).
+7. ``refuse`` (:mod:`.tidy`) — an answer is a refusal or an answer, never both: when no cited sentence
+   survives, the answer is the refusal; a refusal sentence beside statements is dropped.
+
+So the answer holds no figure that its cited evidence does not, and every sentence it keeps cites a quote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lclfqa.graph.answer.draft import Draft, Reading
+
+__all__ = ["Draft", "Reading", "run"]
+
+Stage = Callable[[Draft, Reading], None]
+
+
+def _stages() -> tuple[tuple[str, Stage], ...]:
+    from lclfqa.graph.answer import repair, sources, support, tidy, verdict
+
+    return (
+        ("cite", support.cite),
+        ("repair", repair.repair),
+        ("support", support.keep),
+        ("verdict", verdict.open_with),
+        ("sources", sources.add),
+        ("refuse", tidy.refuse),
+    )
+
+
+def run(draft: Draft, reading: Reading, off: frozenset[str] = frozenset()) -> Draft:
+    """``draft`` (already tidied) through every stage not in ``off``, in order; a refusal skips all but
+    ``refuse``."""
+    for name, stage in _stages():
+        if name in off or (draft.refused and name != "refuse"):
+            continue
+        stage(draft, reading)
+    return draft

@@ -1,0 +1,86 @@
+"""The ``cite`` and ``support`` stages, over :mod:`lclfqa.graph.answer.check`'s per-sentence check.
+
+``cite``: every sentence that fails on its citations (a figure or phrase its quotes lack, a marker with no
+quote, its words another quote's) or cites nothing is cited to the quotes that hold it
+(:func:`~lclfqa.graph.answer.check.recited`); a sentence no quotes hold keeps its markers.
+
+``support``: what is still unsupported is removed, each with the rule that removed it — a figure no cited
+quote holds, under ``min_answer_support`` of its content words in the quotes, a marker with no quote
+behind it, a bare pointer ("See [3]."), a sentence that asks a question back, an opinion or a Justice named
+that its quotes are not from, a separate opinion's words stated as the holding
+(:mod:`lclfqa.graph.answer.attribution`). An aside or a later listed clause holding the miss is cut first
+where that saves the sentence (:func:`~lclfqa.graph.answer.check.keep_supported`); a repeat is said once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from lclfqa.graph.answer.attribution import misnamed, unattributed
+from lclfqa.graph.answer.check import (
+    SentenceCheck,
+    check_answer,
+    keep_supported,
+    needs_citing,
+    resting_on,
+    with_recitations,
+)
+from lclfqa.graph.answer.draft import Draft, Reading
+from lclfqa.llm import parsing
+
+_QUOTATION = re.compile(r"[“\"][^“”\"]*[”\"]")
+
+
+def asks_back(sentence: str) -> bool:
+    """Whether ``sentence`` is a question (it ends in "?" before its markers): an answer that restates what
+    is asked ("When is the election due [2]?") states nothing."""
+    text = _QUOTATION.sub(" “…”", parsing.CITATION_RE.sub(" ", sentence))  # a question it quotes asks nothing
+    return text.rstrip(" .").endswith("?")
+
+
+def cite(draft: Draft, reading: Reading) -> None:
+    """The ``cite`` stage (see the module docstring)."""
+    checks = check_answer(draft.answer, reading.texts, reading.question, reading.floor)
+    if any(needs_citing(c) for c in checks):
+        draft.answer, n = with_recitations(checks, reading.texts, reading.question)
+        draft.notes["recited"] = draft.notes.get("recited", 0) + n
+        checks = check_answer(draft.answer, reading.texts, reading.question, reading.floor)
+    draft.checks = checks
+
+
+def why_unsupported(check: SentenceCheck | None) -> str:
+    """The rule that removed a sentence in the support stage (for ``steps.read.removed_by``)."""
+    if check is None:
+        return "support"
+    if check.missing:
+        return "support: figures or quotations no cited quote holds"
+    if check.unknown:
+        return "support: a marker with no quote behind it"
+    if check.unfounded:
+        return "support: under the share of words found in the quotes"
+    return "support: a pointer to the sources"
+
+
+def keep(draft: Draft, reading: Reading) -> None:
+    """The ``support`` stage (see the module docstring)."""
+    texts, asked = reading.texts, reading.question
+    checks = check_answer(draft.answer, texts, asked, reading.floor)
+    draft.notes["unfounded"] = sum(c.unfounded for c in checks)
+    kept, removed = keep_supported(checks, texts, asked, reading.floor)
+    by_text = {c.text: c for c in checks}
+    draft.removed += [(t, why_unsupported(by_text.get(t))) for t in removed]
+    refs = reading.references
+    faults: dict[str, Callable[[SentenceCheck, list[dict[str, Any]]], bool]] = {
+        "support: asks a question back": lambda c, _: asks_back(c.text),
+        "support: names an opinion its quotes are not from": lambda c, cited: misnamed(c.text, cited),
+        "support: a separate opinion's words as the holding": lambda c, cited: unattributed(asked, c.text, cited),
+    }
+    for rule, fault in faults.items():
+        # a sentence citing nothing is judged by the quote holding most of its words
+        wrong = [c for c in kept if fault(c, [refs[n - 1] for n in resting_on(c, texts, asked)])]
+        kept = [c for c in kept if c not in wrong]
+        draft.removed += [(c.text, rule) for c in wrong]
+    draft.checks = kept
+    draft.answer = " ".join(c.text for c in kept)

@@ -1,0 +1,128 @@
+"""The first and the last stage: the model's text made an answer (``tidy``), and an answer that is a refusal
+or an answer, never both (``refuse``).
+
+``tidy`` — citation runs collapsed ("[1][2][3][4]"), a closing list of sources dropped (its numbers still
+count as cited), a last sentence the token limit cut off dropped, and a glossary gloss the question carried
+("MFS (married filing separately)", :func:`lclfqa.prompts.expand_acronyms`) shown as the words the user
+wrote. A reply that opens with a refusal is one when nothing it says after that cites a quote; otherwise
+its refusal sentences go, and the rest is read as an answer.
+
+``refuse`` — after the checks: when nothing but a verdict survives (a bare "No." says nothing), the answer
+is the refusal, with no verdict and no citation; a sentence saying that the documents do not answer the
+question, beside sentences that answer it, is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lclfqa import prompts
+from lclfqa.graph.answer.draft import Draft, Reading
+from lclfqa.graph.evidence.sentences import split as sentences
+from lclfqa.llm import parsing
+from lclfqa.llm.calls import Meter, chat
+
+_REFUSAL = re.compile(
+    r"(do(?:es)?|did) not (?:answer|address|contain|discuss|cover|mention)|no information (?:about|on|regarding)"
+    r"|not (?:addressed|answered|covered|discussed) (?:in|by) the",
+    re.I,
+)
+_VERDICT_ONLY = re.compile(r"(?:\W*(?:generally,?\s+)?(?:yes|no|not|true|false)\W*(?:\[\d+\]\W*)*)+", re.I)
+
+
+def is_refusal(answer: str) -> bool:
+    """Whether ``answer`` says the documents do not answer the question (checked on its first sentences)."""
+    head = answer.strip()[:300]
+    return not head or head.startswith(prompts.refusal()[:30]) or bool(_REFUSAL.search(head))
+
+
+def refuses(sentence: str) -> bool:
+    """Whether ``sentence`` says the documents do not answer (the question or a part of it)."""
+    return sentence.strip().startswith(prompts.refusal()[:30]) or bool(_REFUSAL.search(sentence))
+
+
+_WHOLE = re.compile(r"(?:do(?:es)?|did) not (?:answer|address) (?:this|the|your) question|cannot be answered", re.I)
+
+
+def refuses_whole(sentence: str) -> bool:
+    """Whether ``sentence`` says the documents do not answer the question at all (not: a part of it)."""
+    return sentence.strip().startswith(prompts.refusal()[:30]) or bool(_WHOLE.search(sentence))
+
+
+def says_nothing(sentence: str) -> bool:
+    """Whether ``sentence`` is at most a verdict ("No.", "Generally, yes [2].")."""
+    return bool(_VERDICT_ONLY.fullmatch(sentence.strip()))
+
+
+_FINISHED = re.compile(rf"[.!?][\"”’']?(?:\s*{parsing.CITATION})*\s*$|\]\s*$")
+
+
+def finished(answer: str) -> str:
+    """``answer`` (which the token limit cut off) without its unfinished last sentence ("These decisions
+    are"), when a finished sentence comes before it."""
+    said = sentences(answer)
+    if len(said) < 2 or _FINISHED.search(said[-1]):
+        return answer
+    cut = answer.rfind(said[-1])
+    return answer[:cut].rstrip() if cut > 0 else " ".join(said[:-1])
+
+
+def is_finished(sentence: str) -> bool:
+    """Whether ``sentence`` ends as a sentence does (its closing markers aside)."""
+    return bool(_FINISHED.search(sentence))
+
+
+def ungloss(answer: str) -> str:
+    """``answer`` with every glossary gloss ("AOTC (American Opportunity Tax Credit)", the expansion the
+    rewrite gave the question) shown as the bare acronym: the gloss is for retrieval, not for the user."""
+    answer = prompts.unexpand(answer)
+    for acronym in prompts.glossary():
+        for sense in prompts.senses(acronym):
+            answer = re.sub(rf"(?<![\w&]){re.escape(acronym)} \({re.escape(sense)}\)", acronym, answer, flags=re.I)
+    return answer
+
+
+def written_answer(llm, msgs: list, meter: Meter, limit: int) -> Draft:  # noqa: ANN001
+    """The reader's call, tidied: the draft whose ``written`` is the model's text (citation runs collapsed)
+    and whose ``answer`` is that text without a source list at its end, an unfinished last sentence or a
+    gloss; ``refused`` when it refuses and cites nothing after its refusal."""
+    before = meter.completion_tokens
+    written = parsing.clean_answer(chat(llm, msgs, meter, max_tokens=limit, stop_pattern=parsing.RUNAWAY))
+    written = parsing.collapse_citation_runs(written)
+    answer = ungloss(parsing.strip_source_list(written))
+    if meter.completion_tokens - before >= limit:  # the token limit cut it off
+        answer = finished(answer)
+    draft = Draft(answer=answer, written=written)
+    if is_refusal(answer):
+        said = sentences(answer)
+        rest = [s for s in said if not refuses_whole(s)]
+        if any(parsing.cited_numbers(s) for s in rest):
+            draft.removed += [(s, "refuse: a refusal beside an answer") for s in said if refuses_whole(s)]
+            draft.answer = " ".join(rest)
+        else:
+            draft.refused = True
+            draft.answer = _refusal_only(said)
+    return draft
+
+
+def _refusal_only(said: list[str]) -> str:
+    """The refusal sentences of a refusal, without an opening verdict ("No, the documents …")."""
+    kept = [re.sub(r"^\W*(?:yes|no)\b[,.;:]?\s*", "", s, flags=re.I) for s in said if refuses(s)]
+    kept = [k[:1].upper() + k[1:] for k in kept if k]
+    return " ".join(kept) or prompts.refusal()
+
+
+def refuse(draft: Draft, reading: Reading) -> None:
+    """The ``refuse`` stage (see the module docstring)."""
+    if draft.refused:
+        return
+    said = sentences(draft.answer)
+    if not any(not refuses_whole(s) and not says_nothing(s) for s in said):
+        draft.removed += [(s, "refuse: nothing but a verdict survives") for s in said if not says_nothing(s)]
+        draft.answer, draft.refused = prompts.refusal(), True
+        draft.notes["refused_by"] = "nothing but a verdict survives"
+        return
+    gone = [s for s in said if refuses_whole(s) and not parsing.cited_numbers(s)]
+    if gone:
+        draft.removed += [(s, "refuse: a refusal beside an answer") for s in gone]
+        draft.answer = " ".join(s for s in said if s not in gone)
