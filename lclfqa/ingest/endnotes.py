@@ -107,16 +107,20 @@ def _cite_bracketed(body: list[Line], n_notes: int) -> tuple[dict[int, list[str]
 
 def _cite_superscripts(body: list[Line], n_notes: int) -> tuple[dict[int, list[str]], dict[str, int], int]:
     """The superscript numbers ``1``, ``2``… in reading order, by line; their pages; and how far the text's
-    superscripts count in all (past ``n_notes`` when they are the page footnotes of another run)."""
+    superscripts count in all (past ``n_notes`` when they are the page footnotes of another run), or how
+    many raised numbers it holds when that is more (page notes numbered afresh on each page cite ``1``
+    again and again: a numbered list after them is no endnote block)."""
     markers: dict[int, list[str]] = {}
     pages: dict[str, int] = {}
     expected = 1
+    raised = 0  # every raised number in the text, in sequence or not (page notes numbered afresh)
     for ln in body:
         for a, b in ln.superscripts:
             number = ln.text[a:b].strip()
+            raised += number.isdigit()
             if number.isdigit() and int(number) == expected:
                 if expected <= n_notes:
                     markers.setdefault(id(ln), []).append(number)
                     pages[number] = ln.page
                 expected += 1
-    return markers, pages, expected - 1
+    return markers, pages, max(expected - 1, raised)

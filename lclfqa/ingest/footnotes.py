@@ -13,7 +13,7 @@ _RULE_PREFIX = re.compile(r"^\s*[—_]{4,}\s*")
 
 # --- footnotes -------------------------------------------------------------------------------
 
-_FOOTNOTE_START = re.compile(r"^\s*(\d{1,3}|[*†‡§¶]{1,3})\s*(?=\S)")
+_FOOTNOTE_START = re.compile(r"^\s*(\d{1,3}|[*†‡§¶]{1,3}|\(\d{1,3}\))\s*(?=\S)")  # "(4)" only raised
 _SPACED_START = re.compile(r"\s+[A-Z“\"‘(\[]")  # after the number: "25 The…", not "25." or "25 U. S."
 _SET_OFF = re.compile(r"\.?\s+\S")  # "15 cl 1 of…", "15. eg, …": the number stands apart from the text
 _CONTINUES = re.compile(r"^\W*(?:\w+\s+){0,3}continue[sd]?\b.{0,30}$", re.I)
@@ -148,6 +148,9 @@ def _opens_note(ln: Line, state: FootnoteState, first: bool = False) -> bool:
     if not m:
         return False
     number, rest = m.group(1), text[m.end(1) :]
+    raised = ln.first_char_small or bool(ln.superscripts and ln.superscripts[0][0] <= 1)
+    if number.startswith("("):  # "(4) OJ C 53 …" opens a note only with its number raised; "(4) The" is a recital
+        return bool(ln.superscripts and ln.superscripts[0][0] == 1)
     last = state.drafts[-1] if state.drafts else None
     if not first and last is not None and last.page == ln.page and ln.x0 > last.x0 + HANGING:
         return False  # indented under the note's first line: "127 CLR 454 at 471" continues the note
@@ -155,7 +158,7 @@ def _opens_note(ln: Line, state: FootnoteState, first: bool = False) -> bool:
     later = number.isdigit() and (last is None or not last.number.isdigit() or int(number) > int(last.number))
     if (expected or (later and number in state.cited)) and _SET_OFF.match(rest):
         return True
-    if ln.first_char_small or bool(ln.superscripts and ln.superscripts[0][0] <= 1):
+    if raised:
         return True
     if _SPACED_START.match(rest):
         return number in {"1", "*"} or (first and last is None)
@@ -171,7 +174,8 @@ def split_footnotes(zone: list[Line], page: int, state: FootnoteState) -> None:
         last = state.drafts[-1] if state.drafts else None
         m = _FOOTNOTE_START.match(text)
         if m and _opens_note(ln, state):
-            state.drafts.append(FootnoteDraft(m.group(1), page, [text[m.end() :].strip().lstrip(".").strip()], ln.x0))
+            number = m.group(1).strip("()")
+            state.drafts.append(FootnoteDraft(number, page, [text[m.end() :].strip().lstrip(".").strip()], ln.x0))
         elif last is not None:
             last.lines.append(text)
         else:  # continuation of a footnote we never saw the start of

@@ -10,6 +10,7 @@ points with the origin at the bottom left of the page.
 from __future__ import annotations
 
 import ctypes
+import itertools
 import math
 import re
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ class Line:
     first_char_small: bool = False  # the line starts with a superscript/smaller run (footnote number)
     rotated: bool = False  # set along a slanted or vertical baseline (a diagonal stamp, margin text)
     light: bool = False  # filled in a light grey (or faint black): how watermarks are printed
+    column: int = 0  # on a page set in two columns: 1 left, 2 right; 0 across both (or one column)
 
     @property
     def center(self) -> float:
@@ -155,14 +157,21 @@ def _lines(
         groups.append(current)
         angles.append(cur_angle)
     groups, angles = _attach_markers(groups, angles)
+    gutter = _gutter(groups, angles)
+    columns = [0] * len(groups)
+    if gutter is not None:
+        groups, angles, columns = _split_at_gutter(groups, angles, gutter)
 
     buf = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
     colour = (ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint())
     lines = [_make_line(g, raw, page_number, buf, flags, colour, a) for g, a in zip(groups, angles, strict=True)]
+    for ln, column in zip(lines, columns, strict=True):
+        ln.column = column
     lines = [ln for ln in lines if ln.text.strip()]
     lines.sort(key=lambda ln: (-round(ln.top), ln.x0))
-    return _merge_same_baseline(lines)
+    lines = _merge_same_baseline(lines)
+    return _column_order(lines) if gutter is not None else lines
 
 
 _MARKER_CHARS = frozenset("0123456789*†‡§¶")
@@ -225,6 +234,135 @@ def _attach_markers(groups: list[list[_Char]], angles: list[float]) -> tuple[lis
         return groups, angles
     keep = [k for k in range(len(groups)) if k not in moved]
     return [groups[k] for k in keep], [angles[k] for k in keep]
+
+
+MIN_GUTTER = 8.0  # points: the narrowest white strip between two columns of text
+COLUMN_SHARE = 0.3  # each column holds at least this share of the page's runs of text
+
+
+def _runs(groups: list[list[_Char]], angles: list[float]) -> list[tuple[float, float, float, float]]:
+    """Each horizontal group's runs of characters without a gap of 1.5 times its size: (left, right, bottom, top)."""
+    runs = []
+    for g, angle in zip(groups, angles, strict=True):
+        visible = [c for c in g if c.index >= 0]
+        if angle or not visible:
+            continue
+        h = max(c.height for c in visible)
+        left, right = visible[0].left, visible[0].right
+        bottom, top = visible[0].bottom, visible[0].top
+        for c in visible[1:]:
+            if c.left - right > 1.5 * h or c.left < left - h:
+                runs.append((left, right, bottom, top))
+                left, right, bottom, top = c.left, c.right, c.bottom, c.top
+                continue
+            right, bottom, top = max(right, c.right), min(bottom, c.bottom), max(top, c.top)
+        runs.append((left, right, bottom, top))
+    return runs
+
+
+def _gutter(groups: list[list[_Char]], angles: list[float]) -> float | None:
+    """The middle of the white strip between two columns of text, or ``None`` for a page set in one.
+
+    Two columns: in the middle third of the text's width there is a strip at least ``MIN_GUTTER`` wide
+    that at most a tenth of the page's runs of text cross (a title, a running head), with at least
+    ``COLUMN_SHARE`` of the runs wholly on each side of it, side by side on the page, and each side a
+    column of text: at least ``COLUMN_SHARE`` of the text's width, most of its lines filling it. A margin
+    note column, printed line numbers, a table of contents or a ragged line end is not a column of text.
+    """
+    runs = _runs(groups, angles)
+    if len(runs) < 20:
+        return None
+    lo, hi = min(r[0] for r in runs), max(r[1] for r in runs)
+    first, last = int(lo + (hi - lo) / 3), int(lo + 2 * (hi - lo) / 3)
+    if last - first < MIN_GUTTER:
+        return None
+    crossing = [0] * (last - first + 1)
+    for left, right, _, _ in runs:
+        a, b = max(first, math.floor(left) + 1), min(last, math.ceil(right) - 1)
+        for x in range(a, b + 1):
+            crossing[x - first] += 1
+    allowed = max(1, len(runs) // 10)
+    best: tuple[int, int] | None = None  # the widest strip of x where few runs cross
+    start = None
+    for i, n in enumerate([*crossing, allowed + 1]):
+        if n <= allowed and start is None:
+            start = i
+        elif n > allowed and start is not None:
+            if best is None or i - start > best[1] - best[0]:
+                best = (start, i)
+            start = None
+    if best is None or best[1] - best[0] < MIN_GUTTER:
+        return None
+    x = first + (best[0] + best[1] - 1) / 2
+    left_runs = [r for r in runs if r[1] <= x]
+    right_runs = [r for r in runs if r[0] >= x]
+    if min(len(left_runs), len(right_runs)) < COLUMN_SHARE * len(runs):
+        return None
+    for side in (left_runs, right_runs):  # each side a column of text: wide, its lines filling its width
+        width = max(r[1] for r in side) - min(r[0] for r in side)
+        widths = sorted(r[1] - r[0] for r in side)
+        if width < COLUMN_SHARE * (hi - lo) or widths[len(widths) // 2] < 0.6 * width:
+            return None
+    # side by side: the two sides share most of their height on the page
+    top = min(max(r[3] for r in left_runs), max(r[3] for r in right_runs))
+    bottom = max(min(r[2] for r in left_runs), min(r[2] for r in right_runs))
+    span = min(max(r[3] for r in rs) - min(r[2] for r in rs) for rs in (left_runs, right_runs))
+    return x if top - bottom > 0.5 * span else None
+
+
+def _split_at_gutter(
+    groups: list[list[_Char]], angles: list[float], gutter: float
+) -> tuple[list[list[_Char]], list[float], list[int]]:
+    """Groups cut where they jump the gutter (a left column's line and the right one's on one baseline),
+    and each group's column: 1 left of the gutter, 2 right of it, 0 across it."""
+    out: list[list[_Char]] = []
+    out_angles: list[float] = []
+    columns: list[int] = []
+    for g, angle in zip(groups, angles, strict=True):
+        pieces = [g]
+        if not angle:
+            visible = [(i, c) for i, c in enumerate(g) if c.index >= 0]
+            h = max((c.height for _, c in visible), default=0.0)
+            for (_, a), (j, b) in itertools.pairwise(visible):
+                if a.right <= gutter <= b.left and b.left - a.right > 0.5 * h:
+                    pieces = [g[:j], g[j:]]
+                    break
+        for piece in pieces:
+            visible = [c for c in piece if c.index >= 0]
+            if not visible:
+                continue
+            while piece and piece[0].index < 0:
+                piece = piece[1:]
+            if angle:
+                column = 0
+            elif max(c.right for c in visible) <= gutter:
+                column = 1
+            elif min(c.left for c in visible) >= gutter:
+                column = 2
+            else:
+                column = 0
+            out.append(piece)
+            out_angles.append(angle)
+            columns.append(column)
+    return out, out_angles, columns
+
+
+def _column_order(lines: list[Line]) -> list[Line]:
+    """A two-column page's lines read column by column: between two lines that run across both columns
+    (a title, a running head), the left column's lines top to bottom, then the right column's."""
+    out: list[Line] = []
+    left: list[Line] = []
+    right: list[Line] = []
+    for ln in lines:
+        if ln.column == 1:
+            left.append(ln)
+        elif ln.column == 2:
+            right.append(ln)
+        else:
+            out += left + right
+            left, right = [], []
+            out.append(ln)
+    return out + left + right
 
 
 def _apart(a: _Char, b: _Char) -> bool:
@@ -396,6 +534,7 @@ def _merge_same_baseline(lines: list[Line]) -> list[Line]:
             and not prev.rotated
             and not ln.rotated
             and prev.light == ln.light
+            and prev.column == ln.column
             and ln.x0 >= prev.x1 - 1
             and ln.x0 - prev.x1 < 4 * ln.height
         ):

@@ -12,8 +12,9 @@ The rules, in the order they run (each in a module named for its job):
    lines repeated across pages); body lines that repeat are kept.
 4. **Endnotes** (``endnotes.py``) and **contents** (``contents.py``) — a trailing ``[N]`` or ``N.``
    note block cited in the text, and a table of contents, are taken out of the body first.
-5. **Footnotes** (``footnotes.py``) — the small lines at a page's foot, split at each marker expected
-   next, whatever the case of the word after it.
+5. **Footnotes** (``footnotes.py``) — the small lines at a page's (or a column's) foot, split at each
+   marker expected next, whatever the case of the word after it; notes in the body's own size from a
+   line opening with a raised number the body cites; none at all in a text that cites no marker.
 6. **Opinions** (``opinions.py``) and **headings** (``headings.py``) — a judgment's opinions open
    top-level sections; numbering, size and weight open headings where layout and text agree, nested
    by rank or by first use; a numbered line that runs on into its sentence is body text.
@@ -22,8 +23,11 @@ The rules, in the order they run (each in a module named for its job):
 Where footnotes get linked: markers are recorded per section here (superscripts, ``[N]`` endnote
 markers); ``chunking.link_footnotes`` turns them into links from footnote chunks to parents.
 
-Known limits (documented in docs/ingest.md): two-column pages are read line by line across both columns;
-tables are flattened to text; a single light-grey line is kept (only repeated ones are watermarks).
+Two-column pages (``layout.py`` finds the gutter) are read column by column, and each column's foot is
+searched for notes of its own.
+
+Known limits (documented in docs/ingest.md): three or more columns are read as one; tables are flattened
+to text; a single light-grey line is kept (only repeated ones are watermarks).
 """
 
 from __future__ import annotations
@@ -177,12 +181,15 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
         if not listed:
             continue
         page_no = listed[0].page
-        zone_start = len(content)
+        body_lines = content
         if content and marked:  # no marker, no note
             notes.cited = page_markers(content)
-            zone_start = footnote_zone(content, page_body_height(content) * ratio, page_h, notes)
-            split_footnotes(content[zone_start:], page_no, notes)
-        body_lines = content[:zone_start]
+            limit = page_body_height(content) * ratio
+            body_lines = []
+            for column in _column_blocks(content):  # notes at the foot of each column of a two-column page
+                zone_start = footnote_zone(column, limit, page_h, notes)
+                split_footnotes(column[zone_start:], page_no, notes)
+                body_lines += column[:zone_start]
         view = PageView(
             body_lines,
             body_height(body_lines) or body,
@@ -321,6 +328,17 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
         dropped_footers=len(running.footers),
         dropped_by_rule=tuple(sorted(running.by_rule.items())),
     )
+
+
+def _column_blocks(lines: list[Line]) -> list[list[Line]]:
+    """A page's lines in runs of one column each (the whole page where it is set in one column)."""
+    blocks: list[list[Line]] = []
+    for ln in lines:
+        if blocks and blocks[-1][-1].column == ln.column:
+            blocks[-1].append(ln)
+        else:
+            blocks.append([ln])
+    return blocks
 
 
 def _path(stack: list[Heading]) -> tuple[str, ...]:
