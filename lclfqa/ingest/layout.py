@@ -241,21 +241,25 @@ COLUMN_SHARE = 0.3  # each column holds at least this share of the page's runs o
 
 
 def _runs(groups: list[list[_Char]], angles: list[float]) -> list[tuple[float, float, float, float]]:
-    """Each horizontal group's runs of characters without a gap of 1.5 times its size: (left, right, bottom, top)."""
+    """Each horizontal group's runs of characters without a gap of 1.5 times its size: (left, right, bottom,
+    top), the height of the run's first character (read on every page: kept to one pass, no calls)."""
     runs = []
     for g, angle in zip(groups, angles, strict=True):
-        visible = [c for c in g if c.index >= 0]
-        if angle or not visible:
+        if angle:
             continue
-        h = max(c.height for c in visible)
-        left, right = visible[0].left, visible[0].right
-        bottom, top = visible[0].bottom, visible[0].top
-        for c in visible[1:]:
-            if c.left - right > 1.5 * h or c.left < left - h:
+        visible = [c for c in g if c.index >= 0]
+        if not visible:
+            continue
+        first = visible[0]
+        gap = 1.5 * visible[len(visible) // 2].height
+        left, right, bottom, top = first.left, first.right, first.bottom, first.top
+        for c in visible:
+            cl = c.left
+            if cl - right > gap or cl < left - gap:
                 runs.append((left, right, bottom, top))
-                left, right, bottom, top = c.left, c.right, c.bottom, c.top
-                continue
-            right, bottom, top = max(right, c.right), min(bottom, c.bottom), max(top, c.top)
+                left, right, bottom, top = cl, c.right, c.bottom, c.top
+            elif c.right > right:
+                right = c.right
         runs.append((left, right, bottom, top))
     return runs
 
@@ -276,11 +280,13 @@ def _gutter(groups: list[list[_Char]], angles: list[float]) -> float | None:
     first, last = int(lo + (hi - lo) / 3), int(lo + 2 * (hi - lo) / 3)
     if last - first < MIN_GUTTER:
         return None
-    crossing = [0] * (last - first + 1)
+    steps = [0] * (last - first + 2)  # how many runs cross each x, as steps summed below
     for left, right, _, _ in runs:
         a, b = max(first, math.floor(left) + 1), min(last, math.ceil(right) - 1)
-        for x in range(a, b + 1):
-            crossing[x - first] += 1
+        if a <= b:
+            steps[a - first] += 1
+            steps[b - first + 1] -= 1
+    crossing = list(itertools.accumulate(steps[:-1]))
     allowed = max(1, len(runs) // 10)
     best: tuple[int, int] | None = None  # the widest strip of x where few runs cross
     start = None
