@@ -343,3 +343,56 @@ def test_body_size_and_apart_markers_notes_text(legal):
     assert "The Digital Millennium Copyright Act (DMCA)1 was signed" in text
     # the numbered items "3.", "4." of pp. 5-6 are body text
     assert "3. Storage of information on systems or networks at direction of users;" in text
+
+
+# --- an ENDNOTES section after the appendices ----------------------------------------------------------
+
+
+def test_endnotes_section_after_the_appendices(tmp_path):
+    # A policy report: raised markers 1-4 in the text, an appendix with a numbered list ("1. Scope"), then
+    # a section titled ENDNOTES whose notes open with raised numbers, one running over two lines.
+    path = tmp_path / "report.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    font = "Helvetica"
+
+    def lines(rows: list[tuple[str, str, str]], y: float = 700.0, size: float = 11) -> None:
+        for before, marker, after in rows:
+            t = c.beginText(72, y)
+            t.setFont(font, size)
+            t.textOut(before)
+            if marker:
+                _raised(t, font, size, marker)
+            t.textOut(after)
+            c.drawText(t)
+            y -= 1.4 * size
+
+    lines([(f"Finding {k}: the agency's rules were applied unevenly across the regions", m, ".") for k, m in
+           ((1, "1"), (2, ""), (3, "2"), (4, ""), (5, "3"))])  # fmt: skip
+    c.showPage()
+    lines([("The recommendations follow from the findings", "4", "."), ("APPENDIX A", "", "")])
+    lines([(f"{k}. Scope of review item {k} covered by the appendix", "", "") for k in range(1, 5)], y=600)
+    c.showPage()
+    lines(
+        [
+            ("ENDNOTES", "", ""),
+            ("", "1", "See Government Accountability Office, Report 21-4 (2021)."),
+            ("", "2", "Ibid."),
+            ("", "3", "Agency rules, 12 C.F.R. 7.1 (as amended in 2020), read with the guidance issued"),
+            ("to the regional offices.", "", ""),
+            ("", "4", "Interviews with staff, March 2022."),
+        ]
+    )
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert [(f.number, f.page, f.text, f.marker_page) for f in doc.footnotes] == [
+        ("1", 3, "See Government Accountability Office, Report 21-4 (2021).", 1),
+        ("2", 3, "Ibid.", 1),
+        ("3", 3, "Agency rules, 12 C.F.R. 7.1 (as amended in 2020), read with the guidance issued to the regional "
+         "offices.", 1),
+        ("4", 3, "Interviews with staff, March 2022.", 2),
+    ]  # fmt: skip
+    text = "\n".join(s.text for s in doc.sections)
+    assert "Ibid." not in text and "Government Accountability" not in text
+    assert all(f"{k}. Scope of review item {k}" in text for k in range(1, 5))
+    assert [r for s in doc.sections for r in s.footnote_refs] == ["1", "2", "3", "4"]

@@ -67,8 +67,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: child's header keeps its innermost section title; 8: and its opinion's title; 9: small items join the child
 #: of their lead-in, not the next section's; 10: a mixed fraction's raised numerator is set apart, "66 2⁄3";
 #: 11: a raised marker drawn apart from its line joins it; 12: no marker, no note; body-size notes by their
-#: markers; 13: two-column pages read column by column, notes at each column's foot, issue 32).
-PARSER_VERSION = 13
+#: markers; 13: two-column pages read column by column, notes at each column's foot; 14: a Notes/Endnotes
+#: section after the appendices, issue 32).
+PARSER_VERSION = 14
 
 Summarizer = Callable[[ParsedDocument], str]
 

@@ -50,10 +50,60 @@ class Endnotes:
 
 def find_endnotes(lines: list[Line]) -> Endnotes | None:
     """The endnote block of a document whose body lines, in reading order, are ``lines``; ``None`` if none."""
+    headed = _find_headed(lines)
+    if headed is not None:
+        return headed
     for start_pattern, cite in ((_BRACKETED, _cite_bracketed), (_DOTTED, _cite_superscripts)):
         found = _find(lines, start_pattern, cite)
         if found is not None:
             return found
+    return None
+
+
+_NOTES_TITLE = re.compile(r"^\s*(?:end\s*notes|notes|foot\s*notes)\s*:?\s*$", re.I)
+_NUMBERED = re.compile(r"^\s*(\d{1,4})\.?\s+(?=\S)")  # "12 See …", "12. See …"
+
+
+def _note_number(ln: Line) -> tuple[str, str] | None:
+    """The number a line of a notes section opens with — printed plain (``12 See``, ``12. See``) or raised
+    (``¹²See``) — and the text after it."""
+    if ln.superscripts and ln.superscripts[0][0] == 0:
+        a, b = ln.superscripts[0]
+        number = ln.text[a:b].strip()
+        if number.isdigit() and ln.text[b:].strip():
+            return number, ln.text[b:].strip().lstrip(".").strip()
+    m = _NUMBERED.match(ln.text)
+    return (m.group(1), ln.text[m.end() :].strip()) if m else None
+
+
+def _find_headed(lines: list[Line]) -> Endnotes | None:
+    """A section titled ``Notes``, ``Endnotes`` or ``Footnotes`` (its title alone on a line) whose lines
+    number the notes 1, 2, 3 … to the end of the document — plain or raised numbers — and whose numbers
+    the text before it cites with raised markers, in order."""
+    for start in range(len(lines) - 1, 0, -1):
+        if not _NOTES_TITLE.match(lines[start].text) or start + 1 >= len(lines):
+            continue
+        first = _note_number(lines[start + 1])
+        if first is None or first[0] != "1":
+            continue
+        notes: list[Endnote] = []
+        size = 0
+        for ln in lines[start + 1 :]:
+            opened = _note_number(ln)
+            if opened is not None and int(opened[0]) == len(notes) + 1:
+                notes.append(Endnote(opened[0], ln.page, [opened[1]]))
+                size = len(opened[1])
+            else:
+                notes[-1].lines.append(ln.text.strip())
+                size += len(ln.text) + 1
+            if size > TOO_LONG:
+                return None
+        markers, pages, counted = _cite_superscripts(lines[:start], len(notes))
+        if len(notes) < MIN_NOTES or len(pages) < MIN_CITED * len(notes) or counted > OVERRUN * len(notes) + 1:
+            return None
+        for note in notes:
+            note.marker_page = pages.get(note.number)
+        return Endnotes(notes, {id(x) for x in lines[start:]}, markers)
     return None
 
 
