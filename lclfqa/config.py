@@ -101,7 +101,7 @@ class Settings:
     min_answer_support: float = setting(
         0.5,
         "share of an answer sentence's content words that must occur in the quotes or the question, or "
-        "the sentence is removed as unfounded (0: off; lclfqa/graph/nodes/answer_check.py)",
+        "the sentence is removed as unfounded (0: off; lclfqa/graph/answer/check.py)",
     )
     parallel: bool = setting(
         False,

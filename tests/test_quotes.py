@@ -1081,3 +1081,25 @@ def test_a_glossary_gloss_never_reaches_the_answer_and_a_sense_follows_the_sourc
     answer = "Yes, the LLC (Lifetime Learning Credit (or limited liability company)) and MFS (married filing "
     answer += "separately) [1]."
     assert ungloss(answer) == "Yes, the LLC and MFS [1]."
+
+
+@pytest.mark.parametrize(
+    ("answer", "refused", "shown"),
+    [
+        ("No. [1]", True, "The documents provided do not answer this question."),  # a bare verdict says nothing
+        ("Generally, yes.", True, "The documents provided do not answer this question."),
+        (
+            "The documents provided do not answer this question. The credit requires a joint return [1].",
+            False,
+            "The credit requires a joint return [1].",
+        ),
+        ("The sources do not say whether the election is revocable [2].", False, None),  # a part left open: kept
+    ],
+)
+def test_an_answer_is_a_refusal_or_an_answer_never_both(answer, refused, shown):
+    from lclfqa.graph.answer.draft import Draft
+    from lclfqa.graph.answer.tidy import refuse
+
+    draft = Draft(answer=answer, written=answer)
+    refuse(draft, None)  # type: ignore[arg-type]  # the stage reads only the draft
+    assert draft.refused is refused and draft.answer == (shown or answer)

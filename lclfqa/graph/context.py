@@ -30,7 +30,7 @@ class Plan:
     extract: bool
     reader: Literal["domain", "basic"]
     additions: bool = False
-    """The source's words code adds after the checked answer (part quotes, example variants, caveat)."""
+    """The source's words code adds after the checked answer (each part's nearest quote)."""
     off: frozenset[str] = frozenset()
     """Stages of ``read`` switched off (:data:`lclfqa.config.READ_STAGES`; ``lclfqa eval qa``'s ablations)."""
 
@@ -39,7 +39,7 @@ def plan_for(settings: Settings) -> Plan:
     """``lclf``: the paper (settings choose rewrites and reader); ``longrag``: LongRAG — no rewriter, no
     footnote expansion, CoT filter + extractor, basic reader; ``rag``: top-k children straight to the same
     reader and instruction as ``lclf`` (a fair baseline: it differs only in the steps it skips); ``rag+``:
-    ``rag`` with the source's words ``lclf`` adds after the checked answer (part quotes, variants, caveat).
+    ``rag`` with the source's words ``lclf`` adds after the checked answer (part quotes).
     ``stages_off`` names :data:`lclfqa.config.READ_STAGES` to switch off."""
     off = frozenset(s.strip() for s in settings.stages_off.split(",") if s.strip())
     if settings.pipeline in ("rag", "rag+"):

@@ -88,8 +88,8 @@ class QAState(TypedDict, total=False):
     """Sentences of the reader's answer removed because they stated what no cited quote contains (after one
     repair call; :mod:`lclfqa.graph.answer.check`)."""
     added: list[str]
-    """The source's words code added to the answer after the check, in order (part quotes, example variants,
-    a caveat; the whole answer when it is the quoted fallback): the rest of the answer is the model's own."""
+    """The source's words code added to the answer after the check, in order (each part's nearest
+    quote, :mod:`lclfqa.graph.answer.sources`): the rest of the answer is the model's own."""
     steps: Annotated[dict[str, Any], merge_steps]
     """Per node: ``{"seconds", "llm_calls", "prompt_tokens", "completion_tokens", ...notes}``."""
 

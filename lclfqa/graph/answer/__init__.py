@@ -21,10 +21,11 @@ removes is recorded with the rule that removed it (``steps.read.removed_by``).
    verdict call decided over the quotes (under a grammar), never with its opposite.
 6. ``sources`` (:mod:`.sources`) — each part of the question the answer does not give gets its nearest
    quote, verbatim and cited (the source's words, counted apart in ``added``).
-7. ``refuse`` (:mod:`.tidy`) — an answer is a refusal or an answer, never both: when no cited sentence
+7. ``refuse`` (:mod:`.tidy`) — an answer is a refusal or an answer, never both: when nothing but a verdict
    survives, the answer is the refusal; a refusal sentence beside statements is dropped.
 
-So the answer holds no figure that its cited evidence does not, and every sentence it keeps cites a quote.
+So the answer holds no figure that its cited evidence does not, and every sentence stating a figure or a
+rule cites the quote that holds it.
 """
 
 from __future__ import annotations

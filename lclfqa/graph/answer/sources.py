@@ -158,7 +158,7 @@ ADDITION_SENTENCES = 8
 
 
 def add(draft: Draft, reading: Reading) -> None:
-    """The ``sources`` stage, for the pipelines with additions (``lclf``, ``rag+``): the checked answer
+    """The ``sources`` stage, for the pipelines with additions (``lclf``, ``longrag``, ``rag+``): the checked answer
     followed by each part's nearest quote (:func:`with_part_quotes`), recorded in ``added``. With the
     extractor the pieces are the verified quotes, numbered as they are; without it (``rag+``) the retrieved
     children's sentences nearest the question, numbered as their child, so a baseline gets the same
