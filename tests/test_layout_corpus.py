@@ -396,3 +396,44 @@ def test_endnotes_section_after_the_appendices(tmp_path):
     assert "Ibid." not in text and "Government Accountability" not in text
     assert all(f"{k}. Scope of review item {k}" in text for k in range(1, 5))
     assert [r for s in doc.sections for r in s.footnote_refs] == ["1", "2", "3", "4"]
+
+
+# --- notes in two sizes -----------------------------------------------------------------------------------
+
+
+def test_notes_in_two_sizes_found_by_their_markers(tmp_path):
+    # A court's print: 12 pt body; notes 1-6 in 10 pt on pages 1-3, notes 7-8 in 11 pt on page 4 (the
+    # size cut half-way to the 10 pt notes leaves them out); the body cites every note with a raised number.
+    path = tmp_path / "judgment.pdf"
+    c = canvas.Canvas(str(path), pagesize=(595, 842))
+    font = "Helvetica"
+    for page in range(1, 5):
+        first = 2 * page - 1
+        y = 760.0
+        for i in range(20):
+            t = c.beginText(72, y)
+            t.setFont(font, 12)
+            t.textOut(f"Paragraph text of page {page}, line {i}, setting out the reasons of the court")
+            if i in (6, 14):
+                _raised(t, font, 12, str(first + (i == 14)))
+            t.textOut(".")
+            c.drawText(t)
+            y -= 17
+        size = 10 if page < 4 else 11
+        y = 150.0 + 12 * page  # notes at a height of their own on each page (not a running footer)
+        for number in (first, first + 1):
+            note = f"{number} State v {NAMES[number - 1]} (1998) {number} SCC {page}0, at para {number}, where it"
+            for text in (note, "was held."):
+                c.setFont(font, size)
+                c.drawString(72, y, text)
+                y -= 1.2 * size
+            y -= 4
+        c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert [(f.number, f.page) for f in doc.footnotes] == [(str(n), (n + 1) // 2) for n in range(1, 9)]
+    assert doc.footnotes[-1].text == "State v Gupta (1998) 8 SCC 40, at para 8, where it was held."
+    assert "SCC" not in "\n".join(s.text for s in doc.sections)
+
+
+NAMES = ("Sharma", "Iyer", "Khan", "Das", "Menon", "Rao", "Bose", "Gupta")

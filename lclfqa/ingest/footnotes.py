@@ -72,10 +72,11 @@ def cites_markers(lines: list[Line]) -> bool:
     return False
 
 
-def footnote_zone(lines: list[Line], limit: float, page_h: float, state: FootnoteState) -> int:
+def footnote_zone(lines: list[Line], limit: float, page_h: float, state: FootnoteState, body: float = 0.0) -> int:
     """Index of the first footnote line of the page (``len(lines)`` when there is none).
 
-    ``limit`` is the line size footnotes stay below (from the document's size clusters).
+    ``limit`` is the line size footnotes stay below (from the document's size clusters); ``body`` is the
+    page's body size, for notes found by their markers (:func:`_marked_start`).
     """
     for i in range(len(lines) - 1, -1, -1):  # a rule in the lower part opens the zone
         ln = lines[i]
@@ -98,7 +99,7 @@ def footnote_zone(lines: list[Line], limit: float, page_h: float, state: Footnot
     while start < len(lines) and not _opens_note(lines[start], state, first=True):
         start += 1
     if start == len(lines):
-        start = _marked_start(lines, page_h, state)
+        start = _marked_start(lines, page_h, state, body)
     return start
 
 
@@ -111,10 +112,24 @@ def _raised_number(ln: Line) -> str | None:
     return number if number.isdigit() and b < len(ln.text) else None
 
 
-def _marked_start(lines: list[Line], page_h: float, state: FootnoteState) -> int:
-    """Notes set in the body's own size, found by their markers alone: the first line in the page's lower
-    three quarters that opens with a raised number which the body above it cites as a raised marker, and
-    which is the next note in sequence (``len(lines)`` when there is none).
+_PLAIN_START = re.compile(r"^\s*(\d{1,3})\.?\s+(?=\S)")
+
+
+def _smaller_number(lines: list[Line], i: int, body: float) -> str | None:
+    """The plain number ``lines[i]`` opens with when it and every line after it on the page are set
+    smaller than the body (``12 See …`` in 11 pt under a 12 pt body), else ``None``."""
+    m = _PLAIN_START.match(lines[i].text)
+    if m is None or body <= 0 or any(ln.height >= body - 0.3 for ln in lines[i:]):
+        return None
+    return m.group(1)
+
+
+def _marked_start(lines: list[Line], page_h: float, state: FootnoteState, body: float = 0.0) -> int:
+    """Notes found by their markers where their size does not tell them (set in the body's own size, or
+    in a second note size between the body's and the document's note size): the first line in the
+    page's lower three quarters that opens with a number which the body above it cites as a raised
+    marker and which is the next note in sequence — the number raised, or plain with that line and all
+    below it smaller than the body (``len(lines)`` when there is none).
 
     A note exists because the text cites it: the page's own body must cite the number before the note
     starts, so a numbered line of an Act or a list (no raised markers) never opens a note.
@@ -123,6 +138,8 @@ def _marked_start(lines: list[Line], page_h: float, state: FootnoteState) -> int
     expected = state.next_number()
     for i, ln in enumerate(lines):
         number = _raised_number(ln)
+        if number is None and cited:
+            number = _smaller_number(lines, i, body)
         if (
             number is not None
             and i > 0

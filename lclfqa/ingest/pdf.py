@@ -184,10 +184,10 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
         body_lines = content
         if content and marked:  # no marker, no note
             notes.cited = page_markers(content)
-            limit = page_body_height(content) * ratio
+            page_body = page_body_height(content)
             body_lines = []
             for column in _column_blocks(content):  # notes at the foot of each column of a two-column page
-                zone_start = footnote_zone(column, limit, page_h, notes)
+                zone_start = footnote_zone(column, page_body * ratio, page_h, notes, page_body)
                 split_footnotes(column[zone_start:], page_no, notes)
                 body_lines += column[:zone_start]
         view = PageView(
