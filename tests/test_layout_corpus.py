@@ -339,6 +339,7 @@ def test_body_size_and_apart_markers_notes_text(legal):
         ("2", 4, "“Copying” is used in this con"),
         ("3", 8, "The Fairness in Musical Licen"),
     ]
+    assert "for the exercise of any of the exclusive rights of an author" in dmca.footnotes[1].text  # "exclus-"
     text = "\n".join(s.text for s in dmca.sections)
     assert "The Digital Millennium Copyright Act (DMCA)1 was signed" in text
     # the numbered items "3.", "4." of pp. 5-6 are body text
@@ -437,3 +438,22 @@ def test_notes_in_two_sizes_found_by_their_markers(tmp_path):
 
 
 NAMES = ("Sharma", "Iyer", "Khan", "Das", "Menon", "Rao", "Bose", "Gupta")
+
+
+# --- fidelity: words broken at a line's end by a printed hyphen ----------------------------------------
+
+
+def test_printed_hyphen_at_a_lines_end_joined_where_the_documents_words_say_so():
+    # PDFium marks some line-end hyphens as breaks, not all (the DMCA memo's note 2: "exclus-" / "ive", see
+    # test_body_size_and_apart_markers_notes_text); a printed one joins the word when the document prints
+    # the whole word elsewhere, keeps its hyphen when it prints the compound inline, and stays as printed
+    # when nothing says (a suspended "paid- and unpaid", a number "12-" / "month").
+    from lclfqa.ingest.textjoin import hyphen_break
+
+    words, compounds = {"legislature", "exclusive", "paid", "and", "anti", "money"}, {"anti-money"}
+    assert hyphen_break("The legisla-", "ture then found", compounds, words) == ""
+    assert hyphen_break("any of the exclus-", "ive rights", compounds, words) == ""
+    assert hyphen_break("set out the anti-", "money laundering", compounds, words) == "-"
+    assert hyphen_break("both paid-", "and unpaid leave", compounds, words) is None
+    assert hyphen_break("a period of 12-", "month duration", compounds, words | {"12month"}) is None
+    assert hyphen_break("The legisla-", "Ture", compounds, words) is None  # a capital: a new word

@@ -411,6 +411,9 @@ def test_dobbs_words_broken_at_line_ends_are_joined(dobbs):
     body = " ".join(s.text for s in dobbs.sections)
     assert "receiving abortion medications from out of State" in _norm(body)  # p. 150, "abor-" / "tion"
     assert len(re.findall(r"[a-z]- [a-z]", _norm(body))) < 30  # 1,558 before words were joined
+    # a printed hyphen PDFium does not mark, joined where Dobbs prints the word whole elsewhere (issue 32)
+    assert "The legislature then found that at 5 or 6 weeks" in _norm(body)  # p. 6, "legisla-" / "ture"
+    assert "Planned Parenthood of Ind. & Ky., Inc. v. Adams, 937 F. 3d 973" in " ".join(f.text for f in dobbs.footnotes)
 
 
 def test_no_pdfium_hyphen_mark_in_output(dobbs, ira):

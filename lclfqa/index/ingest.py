@@ -68,8 +68,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: of their lead-in, not the next section's; 10: a mixed fraction's raised numerator is set apart, "66 2⁄3";
 #: 11: a raised marker drawn apart from its line joins it; 12: no marker, no note; body-size notes by their
 #: markers; 13: two-column pages read column by column, notes at each column's foot; 14: a Notes/Endnotes
-#: section after the appendices; 15: notes in a second size by their markers, issue 32).
-PARSER_VERSION = 15
+#: section after the appendices; 15: notes in a second size by their markers;
+#: 16: a printed line-end hyphen joined where the document's words say so, issue 32).
+PARSER_VERSION = 16
 
 Summarizer = Callable[[ParsedDocument], str]
 

@@ -69,7 +69,15 @@ from lclfqa.ingest.headings import (
 from lclfqa.ingest.layout import SOFT_HYPHEN, Line, page_lines
 from lclfqa.ingest.opinions import opinion_title
 from lclfqa.ingest.running import find_running_lines
-from lclfqa.ingest.textjoin import inline_compounds, join_lines, join_text, join_title, rejoin
+from lclfqa.ingest.textjoin import (
+    document_words,
+    hyphen_break,
+    inline_compounds,
+    join_lines,
+    join_text,
+    join_title,
+    rejoin,
+)
 
 # --- sections --------------------------------------------------------------------------------
 
@@ -159,6 +167,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
     numbered = numbers_paragraphs(all_lines)
     outline = numbered_outline([ln for ln in all_lines if ln not in running], has_line_numbers)
     compounds = inline_compounds(all_lines)
+    vocabulary = document_words(all_lines)  # the document's words: evidence for joining a hyphenated break
 
     notes = FootnoteState()
     ratio = note_ratio(all_lines, body)
@@ -294,7 +303,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 current = _SectionDraft(_path(stack), page_no, page_no, title_lines=0)
                 sections.append(current)
             elif current.parts:
-                _append_separator(current, "\n\n" if gap > 1.6 * pitch else "\n", text, compounds)
+                _append_separator(current, "\n\n" if gap > 1.6 * pitch else "\n", text, compounds, vocabulary)
             if page_no != current.page_end:
                 current.breaks.extend([current.length()] * (page_no - current.page_end))
             current.parts.append(text)
@@ -309,10 +318,12 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             current.refs.extend(cites.get(id(ln), ()))
             prev = ln
 
-    footnotes = tuple(Footnote(d.number, d.page, join_lines(d.lines, compounds)) for d in notes.drafts if d.lines)
+    footnotes = tuple(
+        Footnote(d.number, d.page, join_lines(d.lines, compounds, vocabulary)) for d in notes.drafts if d.lines
+    )
     if endnotes:
         footnotes += tuple(
-            Footnote(e.number, e.page, join_lines(e.lines, compounds), marker_page=e.marker_page)
+            Footnote(e.number, e.page, join_lines(e.lines, compounds, vocabulary), marker_page=e.marker_page)
             for e in endnotes.notes
         )
     check_lengths([(f.number, f.page, f.text) for f in footnotes])
@@ -394,11 +405,21 @@ def _follows_closely(prev: Line | None, ln: Line, pitch: float) -> bool:
     return prev is not None and prev.page == ln.page and prev.bottom - ln.top <= 1.6 * pitch
 
 
-def _append_separator(current: _SectionDraft, sep: str, following: str, compounds: set[str]) -> None:
+def _append_separator(
+    current: _SectionDraft, sep: str, following: str, compounds: set[str], words: set[str] = frozenset()
+) -> None:
     """Separate the ``following`` line with ``sep``, or join it to a word PDFium marked as broken at the
-    line's end (keeping the hyphen of a compound the document prints whole elsewhere)."""
+    line's end (keeping the hyphen of a compound the document prints whole elsewhere), or to a word
+    broken by a printed hyphen that the document's own words join (``legisla-`` / ``ture``)."""
     if current.parts and current.parts[-1].endswith(SOFT_HYPHEN):
         head = current.parts[-1][: -len(SOFT_HYPHEN)]
         current.parts[-1] = head + rejoin(head, following, compounds)
+    elif (
+        words
+        and current.parts
+        and current.parts[-1].endswith("-")
+        and (joint := hyphen_break(current.parts[-1], following, compounds, words)) is not None
+    ):
+        current.parts[-1] = current.parts[-1][:-1] + joint
     else:
         current.parts.append(sep)

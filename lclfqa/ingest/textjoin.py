@@ -1,4 +1,5 @@
-"""Words broken at a line's end and lines joined into text: PDFium's hyphen mark resolved."""
+"""Words broken at a line's end and lines joined into text: PDFium's hyphen mark, and a printed hyphen
+where the document's own words say the break is one word, resolved."""
 
 from __future__ import annotations
 
@@ -28,6 +29,28 @@ def rejoin(left: str, right: str, compounds: set[str]) -> str:
     return "-" if a and b and f"{a.group(1)}-{b.group(1)}".lower() in compounds else ""
 
 
+_WORD = re.compile(r"[^\W\d_]+")
+_HYPHEN_END = re.compile(r"(?<![^\W\d_]-)\b([^\W\d_]+)-$")  # "legisla-", not "paid-and-" nor "2020-"
+_LOWER_START = re.compile(r"^([^\W\d_A-Z]+)\b")
+
+
+def document_words(lines: list[Line]) -> set[str]:
+    """Every word the document prints (lower-cased): the evidence that a hyphenated break joins into one."""
+    return {w.lower() for ln in lines for w in _WORD.findall(ln.text)}
+
+
+def hyphen_break(left: str, right: str, compounds: set[str], words: set[str]) -> str | None:
+    """How a line ending in a printed hyphen joins the next (``legisla-`` / ``ture``): ``""`` when the two
+    halves make a word the document prints whole elsewhere, ``"-"`` when it prints the compound with its
+    hyphen inside a line (``anti-`` / ``money``), ``None`` when nothing says (a suspended ``paid- and``)."""
+    a, b = _HYPHEN_END.search(left.rstrip()), _LOWER_START.match(right.lstrip())
+    if not a or not b or b.group(1)[:1].isupper():
+        return None
+    if f"{a.group(1)}-{b.group(1)}".lower() in compounds:
+        return "-"
+    return "" if (a.group(1) + b.group(1)).lower() in words else None
+
+
 def join_title(title: str, more: str, compounds: set[str] = frozenset()) -> str:
     """``title`` + ``more``: a word PDFium marked as broken at the line's end is joined back."""
     if title.endswith(SOFT_HYPHEN):
@@ -36,13 +59,15 @@ def join_title(title: str, more: str, compounds: set[str] = frozenset()) -> str:
     return f"{title} {more}"
 
 
-def join_lines(lines: list[str], compounds: set[str] = frozenset()) -> str:
+def join_lines(lines: list[str], compounds: set[str] = frozenset(), words: set[str] = frozenset()) -> str:
     """A footnote's lines as one paragraph, words broken at a line's end joined back."""
     out = ""
     for line in lines:
         if out.endswith(SOFT_HYPHEN):
             head = out[: -len(SOFT_HYPHEN)]
             out = head + rejoin(head, line, compounds) + line
+        elif out.endswith("-") and (joint := hyphen_break(out, line, compounds, words)) is not None:
+            out = out[:-1] + joint + line.lstrip()
         else:
             out = f"{out} {line}" if out else line
     return join_text([out])
