@@ -197,14 +197,21 @@ def _attach_markers(groups: list[list[_Char]], angles: list[float]) -> tuple[lis
     lone = [
         k
         for k, g in enumerate(groups)
-        if not angles[k]
+        if len(g) <= 5
+        and not angles[k]
         and 0 < sum(c.index >= 0 for c in g) <= 3
         and all(c.ch in _MARKER_CHARS for c in g if c.index >= 0)
     ]
     if not lone:
         return groups, angles
+    # a marker is smaller than the page's common size (printed line numbers, a table's digits are not)
+    firsts = sorted(g[0].height for g in groups)
+    common = firsts[len(firsts) // 2]
+    lone = [k for k in lone if max(c.height for c in groups[k]) < 0.8 * common]
+    if not lone:
+        return groups, angles
     lone_set = set(lone)
-    bands = {k: _main_band(g) for k, g in enumerate(groups) if not angles[k] and k not in lone_set}
+    bands: dict[int, tuple[float, float, float]] = {}  # a host's band, read when a marker is near it
     moved: set[int] = set()
     for k in lone:
         marker = [c for c in groups[k] if c.index >= 0]
@@ -212,8 +219,12 @@ def _attach_markers(groups: list[list[_Char]], angles: list[float]) -> tuple[lis
         left, right = marker[0].left, marker[-1].right
         size, middle = top - bottom, (top + bottom) / 2
         best, best_d = None, 0.0
-        for j, (h, hb, ht) in bands.items():
-            host = groups[j]
+        for j, host in enumerate(groups):
+            if angles[j] or j in lone_set or j in moved or abs(host[0].bottom - middle) > 3 * common:
+                continue
+            if j not in bands:
+                bands[j] = _main_band(host)
+            h, hb, ht = bands[j]
             if not (size < 0.8 * h and hb < middle < ht and bottom > hb + 0.15 * h):
                 continue
             if not (host[0].left - h <= left and right <= max(c.right for c in host) + h):
