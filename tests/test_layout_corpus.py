@@ -457,3 +457,48 @@ def test_printed_hyphen_at_a_lines_end_joined_where_the_documents_words_say_so()
     assert hyphen_break("both paid-", "and unpaid leave", compounds, words) is None
     assert hyphen_break("a period of 12-", "month duration", compounds, words | {"12month"}) is None
     assert hyphen_break("The legisla-", "Ture", compounds, words) is None  # a capital: a new word
+
+
+def test_three_columns_with_notes_at_a_columns_foot_mid_page(tmp_path):
+    # A federal register's page: three 10 pt columns under a title; the middle column of the first
+    # document ends mid-page with its two 8 pt notes, then a heading across the page opens the next
+    # document, in three columns again. The notes are the middle column's, and no body line joins them.
+    path = tmp_path / "register.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    font, xs = "Times-Roman", (40, 222, 404)
+    c.setFont("Times-Bold", 12)
+    c.drawString(40, 740, "DEPARTMENT OF THE TREASURY  Rules and Regulations for the Year of the Register")
+
+    def column(x: float, y: float, tag: str, n: int, cites: dict[int, str] | None = None) -> float:
+        for i in range(n):
+            t = c.beginText(x, y)
+            t.setFont(font, 10)
+            t.textOut(f"{tag} line {i:02d} of the agency's rule text")
+            if cites and i in cites:
+                _raised(t, font, 10, cites[i])
+            c.drawText(t)
+            y -= 12
+        return y
+
+    for x, tag in zip(xs, ("A1", "A2", "A3"), strict=True):
+        y = column(x, 715, tag, 14 if tag != "A2" else 10, {3: "1", 7: "2"} if tag == "A2" else None)
+        if tag == "A2":
+            c.setFont(font, 8)
+            c.drawString(x, y - 8, "1 See 12 CFR 7.1 (2020), as amended.")
+            c.drawString(x, y - 18, "2 Id. at 7.2, read with the notice.")
+    c.setFont("Times-Bold", 12)
+    c.drawString(40, 520, "DEPARTMENT OF LABOR  Proposed Rules on Wage Records for the Register of the Year")
+    for x, tag in zip(xs, ("B1", "B2", "B3"), strict=True):
+        column(x, 495, tag, 14)
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert [(f.number, f.page, f.text) for f in doc.footnotes] == [
+        ("1", 1, "See 12 CFR 7.1 (2020), as amended."),
+        ("2", 1, "Id. at 7.2, read with the notice."),
+    ]
+    text = "\n".join(s.text for s in doc.sections)
+    order = [text.index(f"{tag} line 00") for tag in ("A1", "A2", "A3", "B1", "B2", "B3")]
+    assert order == sorted(order)
+    assert text.index("A2 line 09") < text.index("A3 line 00") < text.index("DEPARTMENT OF LABOR")
+    assert not re.search(r"A\d line[^\n]*A\d line", text)  # no line holds two columns' text

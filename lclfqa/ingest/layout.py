@@ -38,7 +38,7 @@ class Line:
     first_char_small: bool = False  # the line starts with a superscript/smaller run (footnote number)
     rotated: bool = False  # set along a slanted or vertical baseline (a diagonal stamp, margin text)
     light: bool = False  # filled in a light grey (or faint black): how watermarks are printed
-    column: int = 0  # on a page set in two columns: 1 left, 2 right; 0 across both (or one column)
+    column: int = 0  # on a page set in columns: 1, 2, … from the left; 0 across them (or one column)
 
     @property
     def center(self) -> float:
@@ -157,10 +157,10 @@ def _lines(
         groups.append(current)
         angles.append(cur_angle)
     groups, angles = _attach_markers(groups, angles)
-    gutter = _gutter(groups, angles)
+    gutters = _gutters(groups, angles)
     columns = [0] * len(groups)
-    if gutter is not None:
-        groups, angles, columns = _split_at_gutter(groups, angles, gutter)
+    if gutters:
+        groups, angles, columns = _split_at_gutters(groups, angles, gutters)
 
     buf = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
@@ -171,7 +171,7 @@ def _lines(
     lines = [ln for ln in lines if ln.text.strip()]
     lines.sort(key=lambda ln: (-round(ln.top), ln.x0))
     lines = _merge_same_baseline(lines)
-    return _column_order(lines) if gutter is not None else lines
+    return _column_order(lines) if gutters else lines
 
 
 _MARKER_CHARS = frozenset("0123456789*†‡§¶")
@@ -248,7 +248,7 @@ def _attach_markers(groups: list[list[_Char]], angles: list[float]) -> tuple[lis
 
 
 MIN_GUTTER = 8.0  # points: the narrowest white strip between two columns of text
-COLUMN_SHARE = 0.3  # each column holds at least this share of the page's runs of text
+COLUMN_SHARE = 0.6  # the columns' runs of text and width: each at least this share, divided among them
 
 
 def _runs(groups: list[list[_Char]], angles: list[float]) -> list[tuple[float, float, float, float]]:
@@ -275,89 +275,101 @@ def _runs(groups: list[list[_Char]], angles: list[float]) -> list[tuple[float, f
     return runs
 
 
-def _gutter(groups: list[list[_Char]], angles: list[float]) -> float | None:
-    """The middle of the white strip between two columns of text, or ``None`` for a page set in one.
+def _gutters(groups: list[list[_Char]], angles: list[float]) -> list[float]:
+    """The middles of the white strips between a page's columns of text; ``[]`` for a page set in one.
 
-    Two columns: in the middle third of the text's width there is a strip at least ``MIN_GUTTER`` wide
-    that at most a tenth of the page's runs of text cross (a title, a running head), with at least
-    ``COLUMN_SHARE`` of the runs wholly on each side of it, side by side on the page, and each side a
-    column of text: at least ``COLUMN_SHARE`` of the text's width, most of its lines filling it. A margin
-    note column, printed line numbers, a table of contents or a ragged line end is not a column of text.
+    A gutter is a strip at least ``MIN_GUTTER`` wide inside the text's width that at most a tenth of the
+    page's runs of text cross (a title, a running head). The strips found make columns only if each
+    column is one of text: with k columns, each holds at least ``COLUMN_SHARE``/k of the runs wholly
+    inside it and of the text's width, most of its lines fill it, and neighbours stand side by side on
+    the page. All strips are tried together (three columns), then each alone, widest first (two). A
+    margin note column, printed line numbers, a table of contents or a ragged line end is not a column.
     """
     runs = _runs(groups, angles)
     if len(runs) < 20:
-        return None
-    lo, hi = min(r[0] for r in runs), max(r[1] for r in runs)
-    first, last = int(lo + (hi - lo) / 3), int(lo + 2 * (hi - lo) / 3)
-    if last - first < MIN_GUTTER:
-        return None
-    steps = [0] * (last - first + 2)  # how many runs cross each x, as steps summed below
+        return []
+    lo, hi = math.floor(min(r[0] for r in runs)), math.ceil(max(r[1] for r in runs))
+    steps = [0] * (hi - lo + 2)  # how many runs cross each x, as steps summed below
     for left, right, _, _ in runs:
-        a, b = max(first, math.floor(left) + 1), min(last, math.ceil(right) - 1)
+        a, b = math.floor(left) + 1 - lo, math.ceil(right) - 1 - lo
         if a <= b:
-            steps[a - first] += 1
-            steps[b - first + 1] -= 1
+            steps[a] += 1
+            steps[b + 1] -= 1
     crossing = list(itertools.accumulate(steps[:-1]))
     allowed = max(1, len(runs) // 10)
-    best: tuple[int, int] | None = None  # the widest strip of x where few runs cross
+    strips: list[tuple[int, int]] = []  # strips of x where few runs cross, off the text's edges
     start = None
     for i, n in enumerate([*crossing, allowed + 1]):
         if n <= allowed and start is None:
             start = i
         elif n > allowed and start is not None:
-            if best is None or i - start > best[1] - best[0]:
-                best = (start, i)
+            if i - start >= MIN_GUTTER and start > 0 and i < len(crossing):
+                strips.append((start, i))
             start = None
-    if best is None or best[1] - best[0] < MIN_GUTTER:
-        return None
-    x = first + (best[0] + best[1] - 1) / 2
-    left_runs = [r for r in runs if r[1] <= x]
-    right_runs = [r for r in runs if r[0] >= x]
-    if min(len(left_runs), len(right_runs)) < COLUMN_SHARE * len(runs):
-        return None
-    for side in (left_runs, right_runs):  # each side a column of text: wide, its lines filling its width
-        width = max(r[1] for r in side) - min(r[0] for r in side)
-        widths = sorted(r[1] - r[0] for r in side)
-        if width < COLUMN_SHARE * (hi - lo) or widths[len(widths) // 2] < 0.6 * width:
-            return None
-    # side by side: the two sides share most of their height on the page
-    top = min(max(r[3] for r in left_runs), max(r[3] for r in right_runs))
-    bottom = max(min(r[2] for r in left_runs), min(r[2] for r in right_runs))
-    span = min(max(r[3] for r in rs) - min(r[2] for r in rs) for rs in (left_runs, right_runs))
-    return x if top - bottom > 0.5 * span else None
+    if not strips:
+        return []
+    middles = [lo + (a + b - 1) / 2 for a, b in strips]
+    widest = [lo + (a + b - 1) / 2 for a, b in sorted(strips, key=lambda s: s[0] - s[1])]
+    for gutters in ([middles] if len(middles) > 1 else []) + [[x] for x in widest]:
+        if _columns_of_text(runs, gutters, hi - lo):
+            return gutters
+    return []
 
 
-def _split_at_gutter(
-    groups: list[list[_Char]], angles: list[float], gutter: float
+def _columns_of_text(runs: list[tuple[float, float, float, float]], gutters: list[float], width: float) -> bool:
+    """Whether the runs between ``gutters`` make columns of text side by side (see :func:`_gutters`)."""
+    edges = [-math.inf, *gutters, math.inf]
+    share = COLUMN_SHARE / (len(gutters) + 1)
+    columns = [[r for r in runs if a <= r[0] and r[1] <= b] for a, b in itertools.pairwise(edges)]
+    for column in columns:
+        if len(column) < share * len(runs):
+            return False
+        extent = max(r[1] for r in column) - min(r[0] for r in column)
+        widths = sorted(r[1] - r[0] for r in column)
+        if extent < share * width or widths[len(widths) // 2] < 0.6 * extent:
+            return False
+    for one, two in itertools.pairwise(columns):  # side by side: neighbours share most of their height
+        top = min(max(r[3] for r in one), max(r[3] for r in two))
+        bottom = max(min(r[2] for r in one), min(r[2] for r in two))
+        span = min(max(r[3] for r in rs) - min(r[2] for r in rs) for rs in (one, two))
+        if top - bottom <= 0.5 * span:
+            return False
+    return True
+
+
+def _split_at_gutters(
+    groups: list[list[_Char]], angles: list[float], gutters: list[float]
 ) -> tuple[list[list[_Char]], list[float], list[int]]:
-    """Groups cut where they jump the gutter (a left column's line and the right one's on one baseline),
-    and each group's column: 1 left of the gutter, 2 right of it, 0 across it."""
+    """Groups cut where they jump a gutter (lines of two columns on one baseline), and each group's
+    column: 1, 2, … from the left, 0 across a gutter."""
     out: list[list[_Char]] = []
     out_angles: list[float] = []
     columns: list[int] = []
+    edges = [-math.inf, *gutters, math.inf]
     for g, angle in zip(groups, angles, strict=True):
         pieces = [g]
         if not angle:
+            pieces = []
             visible = [(i, c) for i, c in enumerate(g) if c.index >= 0]
             h = max((c.height for _, c in visible), default=0.0)
+            cut = 0
             for (_, a), (j, b) in itertools.pairwise(visible):
-                if a.right <= gutter <= b.left and b.left - a.right > 0.5 * h:
-                    pieces = [g[:j], g[j:]]
-                    break
+                if b.left - a.right > 0.5 * h and any(a.right <= x <= b.left for x in gutters):
+                    pieces.append(g[cut:j])
+                    cut = j
+            pieces.append(g[cut:])
         for piece in pieces:
             visible = [c for c in piece if c.index >= 0]
             if not visible:
                 continue
             while piece and piece[0].index < 0:
                 piece = piece[1:]
-            if angle:
-                column = 0
-            elif max(c.right for c in visible) <= gutter:
-                column = 1
-            elif min(c.left for c in visible) >= gutter:
-                column = 2
-            else:
-                column = 0
+            left, right = min(c.left for c in visible), max(c.right for c in visible)
+            column = 0
+            if not angle:
+                for k, (a, b) in enumerate(itertools.pairwise(edges), start=1):
+                    if a <= left and right <= b:
+                        column = k
             out.append(piece)
             out_angles.append(angle)
             columns.append(column)
@@ -365,21 +377,18 @@ def _split_at_gutter(
 
 
 def _column_order(lines: list[Line]) -> list[Line]:
-    """A two-column page's lines read column by column: between two lines that run across both columns
-    (a title, a running head), the left column's lines top to bottom, then the right column's."""
+    """A page set in columns read column by column: between two lines that run across columns (a title,
+    a running head), the first column's lines top to bottom, then the next column's."""
     out: list[Line] = []
-    left: list[Line] = []
-    right: list[Line] = []
+    held: dict[int, list[Line]] = {}
     for ln in lines:
-        if ln.column == 1:
-            left.append(ln)
-        elif ln.column == 2:
-            right.append(ln)
+        if ln.column:
+            held.setdefault(ln.column, []).append(ln)
         else:
-            out += left + right
-            left, right = [], []
+            out += [x for k in sorted(held) for x in held[k]]
+            held = {}
             out.append(ln)
-    return out + left + right
+    return out + [x for k in sorted(held) for x in held[k]]
 
 
 def _apart(a: _Char, b: _Char) -> bool:

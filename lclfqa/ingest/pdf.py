@@ -23,11 +23,12 @@ The rules, in the order they run (each in a module named for its job):
 Where footnotes get linked: markers are recorded per section here (superscripts, ``[N]`` endnote
 markers); ``chunking.link_footnotes`` turns them into links from footnote chunks to parents.
 
-Two-column pages (``layout.py`` finds the gutter) are read column by column, and each column's foot is
-searched for notes of its own.
+Pages set in columns (``layout.py`` finds the gutters: two or three columns) are read column by column,
+and each column's foot is searched for notes of its own.
 
-Known limits (documented in docs/ingest.md): three or more columns are read as one; tables are flattened
-to text; a single light-grey line is kept (only repeated ones are watermarks).
+Known limits (documented in docs/ingest.md): a page whose column layout changes part-way down is read
+with the gutters of the whole page; tables are flattened to text; a single light-grey line is kept (only
+repeated ones are watermarks).
 """
 
 from __future__ import annotations
