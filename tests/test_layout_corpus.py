@@ -502,3 +502,40 @@ def test_three_columns_with_notes_at_a_columns_foot_mid_page(tmp_path):
     assert order == sorted(order)
     assert text.index("A2 line 09") < text.index("A3 line 00") < text.index("DEPARTMENT OF LABOR")
     assert not re.search(r"A\d line[^\n]*A\d line", text)  # no line holds two columns' text
+
+
+# --- a note exists because the text cites it -------------------------------------------------------------
+
+
+def test_a_numbered_line_under_a_note_that_the_text_does_not_cite_continues_the_note(tmp_path):
+    # A slip opinion: page 1 cites note 1, page 2 note 2. Note 1's citation wraps to a line that opens
+    # with "2 F. 4th 118", flush with the note: the next number in sequence, but page 1 does not cite 2.
+    path = tmp_path / "slip.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    font = "Times-Roman"
+    notes = {
+        1: ("1 See Smith v. Jones, 12 F. 4th 1, 5 (CA5 2021); Doe v. Roe,", "2 F. 4th 118, 120 (CA9 2021)."),
+        2: ("2 Ibid. The rule is the same in every circuit that has decided", "the question since 2019."),
+    }
+    for page in (1, 2):
+        y = 700.0
+        for i in range(14):
+            t = c.beginText(72, y)
+            t.setFont(font, 12)
+            t.textOut(f"The Court of Appeals held, on page {page}, line {i} of its opinion, that the statute applied")
+            if i == 3 + page:
+                _raised(t, font, 12, str(page))
+            t.textOut(".")
+            c.drawText(t)
+            y -= 16
+        c.line(72, 200 + 10 * page, 200, 200 + 10 * page)
+        for k, text in enumerate(notes[page]):
+            c.setFont(font, 9)
+            c.drawString(72, 185 + 10 * page - 11 * k, text)
+        c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert [(f.number, f.page, f.text) for f in doc.footnotes] == [
+        ("1", 1, "See Smith v. Jones, 12 F. 4th 1, 5 (CA5 2021); Doe v. Roe, 2 F. 4th 118, 120 (CA9 2021)."),
+        ("2", 2, "Ibid. The rule is the same in every circuit that has decided the question since 2019."),
+    ]

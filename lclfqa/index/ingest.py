@@ -69,8 +69,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: 11: a raised marker drawn apart from its line joins it; 12: no marker, no note; body-size notes by their
 #: markers; 13: two-column pages read column by column, notes at each column's foot; 14: a Notes/Endnotes
 #: section after the appendices; 15: notes in a second size by their markers;
-#: 16: a printed line-end hyphen joined where the document's words say so; 17: three columns, issue 32).
-PARSER_VERSION = 17
+#: 16: a printed line-end hyphen joined where the document's words say so; 17: three columns; 18: a note
+#: start the text does not cite continues the note above, issue 32).
+PARSER_VERSION = 18
 
 Summarizer = Callable[[ParsedDocument], str]
 

@@ -38,6 +38,7 @@ class FootnoteState:
 
     drafts: list[FootnoteDraft] = field(default_factory=list)
     cited: set[str] = field(default_factory=set)
+    citing: set[str] | None = None  # the numbers the body cites on this page and the one before (None: unchecked)
 
     def next_number(self) -> str | None:
         """The marker the next note should carry: one more than the last numbered note."""
@@ -55,6 +56,21 @@ def page_markers(lines: list[Line]) -> set[str]:
             marker = ln.text[a:b].strip()
             if marker and (marker.isdigit() or set(marker) <= set("*†‡§¶")):
                 out.add(marker)
+    return out
+
+
+_BRACKETED_CITE = re.compile(r"\[(\d{1,3})\]")
+
+
+def body_citations(lines: list[Line]) -> set[str]:
+    """The note numbers a page's text cites: raised numbers inside a line (not a note's own number at its
+    start, ``1 See`` or ``(1) OJ``), and bracketed ones (``imparlance[63]``, a marker set inline)."""
+    out = set()
+    for ln in lines:
+        for a, b in ln.superscripts:
+            if a > 1 or (a == 1 and ln.text[0] != "("):
+                out.add(ln.text[a:b].strip())
+        out.update(_BRACKETED_CITE.findall(ln.text))
     return out
 
 
@@ -165,6 +181,8 @@ def _opens_note(ln: Line, state: FootnoteState, first: bool = False) -> bool:
     if not m:
         return False
     number, rest = m.group(1), text[m.end(1) :]
+    if state.citing is not None and number.strip("()").isdigit() and number.strip("()") not in state.citing:
+        return False  # a note exists because the text cites it: "14 F. 4th 1" under note 13 goes on with it
     raised = ln.first_char_small or bool(ln.superscripts and ln.superscripts[0][0] <= 1)
     if number.startswith("("):  # "(4) OJ C 53 …" opens a note only with its number raised; "(4) The" is a recital
         return bool(ln.superscripts and ln.superscripts[0][0] == 1)

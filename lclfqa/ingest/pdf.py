@@ -44,6 +44,7 @@ from lclfqa.ingest.endnotes import find_endnotes
 from lclfqa.ingest.fonts import body_height, note_ratio, page_body_height
 from lclfqa.ingest.footnotes import (
     FootnoteState,
+    body_citations,
     check_lengths,
     cites_markers,
     footnote_zone,
@@ -184,6 +185,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
     block = endnotes.block if endnotes else set()
     cites = endnotes.markers if endnotes else {}
     marked = cites_markers([ln for ln in all_lines if ln not in running and id(ln) not in block])
+    last_cites: set[str] = set()  # what the previous page's text cites (a note may start a page later)
 
     for lines, page_h in zip(pages, heights, strict=True):
         listed = [ln for ln in lines if ln not in running and id(ln) not in block]
@@ -194,6 +196,9 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
         body_lines = content
         if content and marked:  # no marker, no note
             notes.cited = page_markers(content)
+            page_cites = body_citations(content)
+            notes.citing = page_cites | last_cites
+            last_cites = page_cites
             page_body = page_body_height(content)
             body_lines = []
             for column in _column_blocks(content):  # notes at the foot of each column of a two-column page
