@@ -539,3 +539,30 @@ def test_a_numbered_line_under_a_note_that_the_text_does_not_cite_continues_the_
         ("1", 1, "See Smith v. Jones, 12 F. 4th 1, 5 (CA5 2021); Doe v. Roe, 2 F. 4th 118, 120 (CA9 2021)."),
         ("2", 2, "Ibid. The rule is the same in every circuit that has decided the question since 2019."),
     ]
+
+
+def test_fraction_drawn_around_a_printed_line_number_is_read_whole(tmp_path):
+    # An enrolled bill draws "12" and the raised "1", then the line's printed number "21" at the margin,
+    # then "⁄2 per centum" where the numerator stopped: the line reads "21 … 12 1⁄2 per centum …".
+    pdfmetrics.registerFont(TTFont("Vera", os.path.join(os.path.dirname(reportlab.__file__), "fonts", "Vera.ttf")))
+    path = tmp_path / "bill.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    y = 700.0
+    for n in range(20, 32):
+        head = "striking ‘‘not less than 12" if n == 21 else f"the Secretary shall, on line {n} of the bill, report"
+        t = c.beginText(178, y)
+        t.setFont("Vera", 12)
+        t.textOut(head)
+        if n == 21:
+            _raised(t, "Vera", 12, "1")
+        c.drawText(t)
+        c.setFont("Vera", 12)
+        c.drawString(126, y, str(n))
+        if n == 21:
+            c.drawString(178 + c.stringWidth(head, "Vera", 12) + 4, y, "\u22152 per centum’’ each place")
+        y -= 26
+    c.showPage()
+    c.save()
+    text = parse_pdf(path).sections[0].text
+    assert "striking ‘‘not less than 12 1\u22152 per centum’’ each place" in text
+    assert "\n\u2215" not in text and "121" not in text

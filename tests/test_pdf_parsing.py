@@ -290,6 +290,20 @@ def test_ira_sections_it_inserts_into_the_code_are_levels_of_their_own(ira):
                 assert any(re.match(r"SEC\. \d{5}\. ", u) for u in s.path[:k]), s.path
 
 
+def test_ira_mixed_fractions_read_as_printed(ira):
+    # Pages 641-643 (SEC. 50261-50262, royalty rates): the bill draws "12" and the raised "1", then the
+    # printed line number, then "⁄2 per centum" (issue 32: the line came out as "21 ⁄2 per centum’’ each place"
+    # above "striking ‘‘not less than 121").
+    body = _norm(" ".join(s.text for s in ira.sections))
+    assert (
+        "striking ‘‘not less than 12 1⁄2 per centum’’ each place it appears and inserting ‘‘not less than 16 2⁄3"
+        in body
+    )
+    assert "16 2⁄3 percent, but not more than 18 3⁄4 percent, during the 10-year period" in body
+    assert not re.search(r"(?<!\d)⁄", body)  # every fraction slash after its numerator
+    assert "not less than 121" not in body and "not less than 162" not in body
+
+
 def test_ira_printed_line_numbers_dropped_and_broken_words_joined(ira):
     (sec,) = [s for s in ira.sections if s.path and s.path[-1] == "SEC. 13401. CLEAN VEHICLE CREDIT."]
     assert "2 SEC. 13401." in _raw_page_text(IRA, 373)  # printed as line 2 of page 373

@@ -137,6 +137,24 @@ def _lines(
                 same_line = False  # jumped back to the left margin at the same height: a new column/row
             if same_line and (h > 1.6 * line_h or left - current[-1].right > 2 * line_h):
                 same_line = _angle(get_angle(raw, i)) == 0.0
+                if same_line and left - current[-1].right > 2 * line_h and (k := _resumed(groups, angles, c)) >= 0:
+                    # the text goes on where an earlier line of this baseline stopped (an enrolled bill
+                    # draws the printed line number between a fraction's numerator and its slash)
+                    resumed = groups.pop(k)
+                    angles.pop(k)
+                    if current[-1].right < resumed[0].left:  # the line number, left of the line: its start
+                        first = resumed[0]
+                        space = _Char(" ", first.left, first.bottom, first.left, first.bottom, -1, 0.0)
+                        resumed = [*current, space, *resumed]
+                    else:
+                        groups.append(current)
+                        angles.append(cur_angle)
+                    current = resumed
+                    cur_bottom, cur_top = current[-1].bottom, current[-1].top
+                    for x in current:
+                        if x.index >= 0 and x.height > cur_top - cur_bottom + 0.5:
+                            cur_bottom, cur_top = x.bottom, x.top
+                    pending_space = left - current[-1].right > 0.2 * h
         angle = 0.0 if same_line else _angle(get_angle(raw, i))
         if current and (not same_line if not cur_angle else angle != cur_angle or _apart(current[-1], c)):
             groups.append(current)  # a new line, or the end of a rotated run
@@ -175,6 +193,22 @@ def _lines(
 
 
 _MARKER_CHARS = frozenset("0123456789*†‡§¶")
+
+
+def _resumed(groups: list[list[_Char]], angles: list[float], c: _Char) -> int:
+    """Index of one of the last few lines, on ``c``'s baseline, that stops right where ``c`` is printed
+    (``c`` goes on with it); -1 if none."""
+    for k in range(len(groups) - 1, max(-1, len(groups) - 4), -1):
+        g = groups[k]
+        first, last = g[0], g[-1]
+        size = max(first.height, c.height)
+        if (
+            not angles[k]
+            and abs((first.top + first.bottom) / 2 - (c.top + c.bottom) / 2) <= 0.45 * size
+            and abs(c.left - last.right) <= 0.5 * size
+        ):
+            return k
+    return -1
 
 
 def _main_band(group: list[_Char]) -> tuple[float, float, float]:
