@@ -566,3 +566,32 @@ def test_fraction_drawn_around_a_printed_line_number_is_read_whole(tmp_path):
     text = parse_pdf(path).sections[0].text
     assert "striking ‘‘not less than 12 1\u22152 per centum’’ each place" in text
     assert "\n\u2215" not in text and "121" not in text
+
+
+def test_notes_numbered_afresh_on_each_page(tmp_path):
+    # A one-column print whose notes start again at 1 on every page, each cited on its own page.
+    path = tmp_path / "afresh.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    font = "Times-Roman"
+    for page in (1, 2, 3):
+        y = 700.0
+        for i in range(12):
+            t = c.beginText(72, y)
+            t.setFont(font, 12)
+            t.textOut(f"The tribunal considered, on page {page} at line {i}, the parties' submissions")
+            if i in (2, 8):
+                _raised(t, font, 12, "1" if i == 2 else "2")
+            t.textOut(".")
+            c.drawText(t)
+            y -= 16
+        c.setFont(font, 9)
+        c.drawString(72, 150 + 8 * page, f"1 Submission of the applicant, filed on day {page} of the hearing.")
+        c.drawString(72, 139 + 8 * page, f"2 Reply of the respondent, annex {page}.")
+        c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    expected = []
+    for p in (1, 2, 3):
+        expected += [("1", p, f"Submission of the applicant, filed on day {p} of the hearing.")]
+        expected += [("2", p, f"Reply of the respondent, annex {p}.")]
+    assert [(f.number, f.page, f.text) for f in doc.footnotes] == expected
