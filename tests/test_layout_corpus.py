@@ -595,3 +595,37 @@ def test_notes_numbered_afresh_on_each_page(tmp_path):
         expected += [("1", p, f"Submission of the applicant, filed on day {p} of the hearing.")]
         expected += [("2", p, f"Reply of the respondent, annex {p}.")]
     assert [(f.number, f.page, f.text) for f in doc.footnotes] == expected
+
+
+def test_markers_set_small_on_the_baseline_count_as_markers(tmp_path):
+    # A print that sets its markers small but does not raise them ("statutory.1 On"): still markers, so
+    # its notes are found; a small digit inside a word (CO2e) or a denominator is none.
+    path = tmp_path / "small markers.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    font, y = "Times-Roman", 700.0
+    for i in range(12):
+        t = c.beginText(72, y)
+        t.setFont(font, 12)
+        t.textOut(f"The claims were, on line {i}, both constitutional and statutory.")
+        if i in (3, 7):
+            t.setFont(font, 7)
+            t.textOut("1" if i == 3 else "2")
+            t.setFont(font, 12)
+        t.textOut(" Emissions of CO")
+        t.setFont(font, 7)
+        t.textOut("2")
+        t.setFont(font, 12)
+        t.textOut("e were counted.")
+        c.drawText(t)
+        y -= 16
+    c.setFont(font, 9)
+    c.drawString(72, 120, "1 The complaint alleged ten counts under federal and state law.")
+    c.drawString(72, 109, "2 Id., at 4.")
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert [(f.number, f.text) for f in doc.footnotes] == [
+        ("1", "The complaint alleged ten counts under federal and state law."),
+        ("2", "Id., at 4."),
+    ]
+    assert doc.sections[0].footnote_refs == ("1", "2")

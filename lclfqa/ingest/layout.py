@@ -489,6 +489,7 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
             sup_start = None
     if sup_start is not None:
         sups.append((sup_start, len(chars)))
+    sups = _small_markers(chars, sups, small_h, bottom - 0.05 * main_h)
     if sups and any(c.ch in FRACTION_SLASHES for c in chars):
         chars, sups = _fraction_numerators(chars, sups)
     text = "".join([c.ch for c in chars])
@@ -519,6 +520,43 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
         first_char_small=first_small,
         light=light,
     )
+
+
+def _small_markers(
+    chars: list[_Char], sups: list[tuple[int, int]], small_h: float, floor: float
+) -> list[tuple[int, int]]:
+    """``sups`` and the runs of small digits set on the baseline right after a word or its punctuation
+    (``statutory.12 On``, a marker a print sets small but does not raise), not before a letter (``H2O``),
+    not a fraction's denominator (``1⁄2``) and not lowered below the line (a subscript)."""
+    taken = {i for a, b in sups for i in range(a, b)}
+    out = list(sups)
+    pos = 1
+    while pos < len(chars):
+        c = chars[pos]
+        if pos in taken or not (c.index >= 0 and c.ch.isdigit() and c.height < small_h and c.bottom >= floor):
+            pos += 1
+            continue
+        end = pos
+        while (
+            end < len(chars)
+            and end not in taken
+            and chars[end].index >= 0
+            and chars[end].ch.isdigit()
+            and chars[end].height < small_h
+        ):
+            end += 1
+        before, after = chars[pos - 1], chars[end] if end < len(chars) else None
+        if (
+            before.index >= 0
+            and not before.ch.isdigit()
+            and not before.ch.isspace()
+            and before.ch not in FRACTION_SLASHES + "/"
+            and (after is None or not after.ch.isalnum())
+            and end - pos <= 3
+        ):
+            out.append((pos, end))
+        pos = end
+    return sorted(out) if len(out) > len(sups) else sups
 
 
 FRACTION_SLASHES = "\u2044\u2215"  # FRACTION SLASH, DIVISION SLASH: how a typeset fraction joins its parts
