@@ -34,7 +34,8 @@ class Line:
     page: int
     bold: bool = False
     emphasis_prefix: str = ""  # leading run printed bold/italic/medium (an eCFR paragraph subject)
-    superscripts: list[tuple[int, int]] = field(default_factory=list)  # (start, end) in text
+    # (start, end) in text of the raised small runs, and of small digits right after a word (note markers)
+    superscripts: list[tuple[int, int]] = field(default_factory=list)
     first_char_small: bool = False  # the line starts with a superscript/smaller run (footnote number)
     rotated: bool = False  # set along a slanted or vertical baseline (a diagonal stamp, margin text)
     light: bool = False  # filled in a light grey (or faint black): how watermarks are printed
