@@ -629,3 +629,21 @@ def test_markers_set_small_on_the_baseline_count_as_markers(tmp_path):
         ("2", "Id., at 4."),
     ]
     assert doc.sections[0].footnote_refs == ("1", "2")
+
+
+# the running lines of each `more` print (legal-pdfs/more/README.md), none of them left in the text or notes
+RUNNING = {
+    "more/scr2024-baude-fear-of-balancing.pdf": r"THE SUPREME COURT REVIEW|FEAR OF BALANCING \d",
+    "more/za-sca-2024-mec-gauteng-v-m.pdf": r"^\d{1,2}$",
+    "more/eu-reg-650-2012-succession-oj.pdf": r"Official Journal of the European Union L 201|^EN$",
+    "more/us-ca1-2020-calvary-chapel-v-mills.pdf": r"Case: 20-1507|Entry ID",
+    "more/us-copyright-office-dmca-summary.pdf": r"December 1998\s+Page|^The Digital Millennium Copyright Act of 1998$",
+    "more/mt-cap373-money-laundering-act.pdf": r"PREVENTION OF MONEY LAUNDERING \[|CAP\. 373\.\]",
+}
+
+
+@pytest.mark.parametrize("name", list(RUNNING))
+def test_no_running_line_left_in_the_more_prints(legal, name):
+    doc = legal[name]
+    text = "\n".join(s.text for s in doc.sections) + "\n" + "\n".join(f.text for f in doc.footnotes)
+    assert not re.findall(RUNNING[name], text, flags=re.M)

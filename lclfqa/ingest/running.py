@@ -18,7 +18,9 @@ never taken for a running line. The rules, each counted in :class:`RunningLines`
 - ``inward`` — the centred band line right inside a running stack whose very text is printed at its
   height on three pages (a per-opinion header such as ``THOMAS, J., concurring`` under the case name);
 - ``echo`` — one of a page's first three band lines printed where a running line of the same text was
-  dropped on two other pages (an opinion's first page, without the stack above it);
+  dropped on two other pages (an opinion's first page, without the stack above it), or a page's
+  outermost line whose very text is dropped on as many pages as a repeated line's, a line's height
+  away (a memo's running head set a few points lower on its first pages);
 - ``set_apart`` — a line in the outer tenth of the page, no larger than the body, that a wide gap sets
   apart from the body (a one-off notice in the margin);
 - ``watermark`` — a line set along a rotated baseline or in a light grey (``layout.py`` reads both from
@@ -88,6 +90,12 @@ class _Slots:
             )
         return self._seen[memo]
 
+    def pages_near(self, where: str, ln: Line, tolerance: float) -> int:
+        """On how many pages the line's very text is printed within ``tolerance`` points of its height."""
+        y = _edge(ln, where)
+        at = self._at[(where, mask(ln.text))]
+        return len({p for p, h, text in at if abs(h - y) <= tolerance and text == ln.text and p != ln.page})
+
 
 def _edge(ln: Line, where: str) -> float:
     return ln.top if where == "top" else ln.bottom
@@ -155,7 +163,16 @@ def find_running_lines(pages: list[list[Line]], page_height: list[float], body: 
             dropped.add(where, band[i])
     for where, band, rules in decided:
         for i, ln in enumerate(band[:3]):
-            if i not in rules and dropped.pages(where, ln) >= 2 and ln.height <= body * 1.25:
+            if (
+                i not in rules
+                and ln.height <= body * 1.25
+                and (
+                    dropped.pages(where, ln) >= 2
+                    # the page's outermost line, the very text dropped on many pages a line's height away
+                    # (a memo's running head set a few points lower on its first pages)
+                    or (i == 0 and dropped.pages_near(where, ln, 2 * body) >= min_pages)
+                )
+            ):
                 rules[i] = "echo"
         target = out.headers if where == "top" else out.footers
         for i, rule in rules.items():
