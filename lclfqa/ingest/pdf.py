@@ -10,8 +10,9 @@ The rules, in the order they run (each in a module named for its job):
 3. **Running lines** (``running.py``) — headers and footers in a page's top and bottom bands: text
    repeated at the same height, page numbers, the stacks they head, watermarks (rotated or light-grey
    lines repeated across pages); body lines that repeat are kept.
-4. **Endnotes** (``endnotes.py``) and **contents** (``contents.py``) — a trailing ``[N]`` or ``N.``
-   note block cited in the text, and a table of contents, are taken out of the body first.
+4. **Endnotes** (``endnotes.py``) and **contents** (``contents.py``) — a ``Notes``/``Endnotes`` section,
+   or a trailing ``[N]`` or ``N.`` note block, cited in the text, and a table of contents, are taken out
+   of the body first.
 5. **Footnotes** (``footnotes.py``) — the small lines at a page's (or a column's) foot, split at each
    marker expected next, whatever the case of the word after it; notes in the body's own size from a
    line opening with a raised number the body cites; none at all in a text that cites no marker.
@@ -201,7 +202,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             last_cites = page_cites
             page_body = page_body_height(content)
             body_lines = []
-            for column in _column_blocks(content):  # notes at the foot of each column of a two-column page
+            for column in _column_blocks(content):  # notes at the foot of each column
                 zone_start = footnote_zone(column, page_body * ratio, page_h, notes, page_body)
                 split_footnotes(column[zone_start:], page_no, notes)
                 body_lines += column[:zone_start]
