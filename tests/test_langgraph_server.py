@@ -30,9 +30,10 @@ def _all_streamed(answer: str, streamed: str) -> bool:
 
 
 def _norm(text: str) -> str:
-    """Letters and digits only, ``[n]`` placeholders dropped: the streamed tokens and the cleaned answer
-    compare equal when the answer came out of the stream."""
-    return re.sub(r"[^0-9a-z]", "", re.sub(r"\[\s*n\s*\]", "", text.lower()))
+    """Letters and digits only, citation markers (``[n]`` placeholders, the ``[3]`` the cite stage gives a
+    sentence that cited nothing) dropped: the streamed tokens and the checked answer compare equal when the
+    answer came out of the stream."""
+    return re.sub(r"[^0-9a-z]", "", re.sub(r"\[[\s\d,n–-]*\]", "", text.lower()))
 
 
 def _ask(client: Any, thread_id: str, question: str, **kwargs: Any) -> tuple[str, dict[str, Any]]:
