@@ -1103,3 +1103,20 @@ def test_an_answer_is_a_refusal_or_an_answer_never_both(answer, refused, shown):
     draft = Draft(answer=answer, written=answer)
     refuse(draft, None)  # type: ignore[arg-type]  # the stage reads only the draft
     assert draft.refused is refused and draft.answer == (shown or answer)
+
+
+def test_the_questions_own_figures_a_list_items_number_and_the_section_above_a_quote_are_held():
+    from lclfqa.graph.evidence.refs import section_labels, with_section_labels
+
+    quote = "A credit is not allowed for any amount paid to the taxpayer's spouse."
+    question = "A client's program issued $120 million against a $100 million limit. What follows?"
+    assert check_answer("It issued $120 million, $20 million over the limit [1].", [quote], question)[0].ok
+    assert not check_answer("It issued $130 million [1].", [quote], question)[0].ok
+    listed = "No credit is allowed for amounts paid to: (1) a dependant; (2) the spouse [1]."
+    assert stated(listed) == [] and check_answer(listed, [quote])[0].ok  # "(2)" counts items, states nothing
+    path = ["Title 26", "§ 1.21-4 Payments to certain related individuals.", "(a) In general.", "(2) Who is a child"]
+    assert section_labels(path) == ["§ 1.21-4", "§ 1.21-4(a)", "§ 1.21-4(a)(2)"]
+    assert section_labels(["IV. Discussion", "B. The credit"]) == []
+    held = with_section_labels(quote, {"section": path})
+    assert check_answer("Under § 1.21-4(a), no credit is allowed for amounts paid to a spouse [1].", [held])[0].ok
+    assert not check_answer("Under § 1.21-5(a), no credit is allowed for amounts paid to a spouse [1].", [held])[0].ok

@@ -37,6 +37,8 @@ _FIGURE = re.compile(
     r"(?:\s?%|\s(?:percent|per cent)\b|\s(?:thousand|million|billion|trillion)\b)?"
 )
 _QUOTED = re.compile(r"[\"“]([^\"“”]{3,}?)[\"”]")
+_ENUMERATOR = re.compile(r"(?:(?<=^)|(?<=[\s:;,]))\((?:\d{1,2}|[a-z]|[ivx]{1,4})\)(?=\s)")
+"""A list item's number ("…: (1) someone …; (2) the child …"): it counts items, it states no figure."""
 MIN_SUPPORT = 0.5
 MIN_CONTENT_WORDS = 4
 REPEAT_SHARE = 0.85
@@ -57,7 +59,7 @@ def overstated(sentence: str, quotes_text: str) -> list[str]:
 
 def stated(sentence: str) -> list[str]:
     """The figures, section numbers and quoted phrases (≥ 3 words) ``sentence`` states, as written."""
-    text = _MARKER.sub(" ", sentence)
+    text = _ENUMERATOR.sub(" ", _MARKER.sub(" ", sentence))
     found = [m.group(0).rstrip(".,") for m in _FIGURE.finditer(text)]
     found += [q.strip() for q in _QUOTED.findall(text) if len(q.split()) >= 3]
     return list(dict.fromkeys(f for f in found if f))
@@ -135,6 +137,7 @@ def check_answer(
     ``min_support`` is unfounded (0: the words are not checked)."""
     normalized = [normalize(q) for q in quotes]
     everything = " ".join(normalized)
+    given = normalize(question)
     asked = set(tokenize(question))
     words = [set(tokenize(q)) for q in quotes]
     known = asked.union(*words)
@@ -142,7 +145,9 @@ def check_answer(
     for s in split(answer):
         numbers = cited_numbers(s)
         cites = [n for n in numbers if 1 <= n <= len(quotes)]
+        # what the user said in the question is held too: restating the facts given is not unsupported
         pool = " ".join(normalized[n - 1] for n in cites) if cites else everything
+        pool = f"{pool} {given}"
         missing = [item for item in stated(s) if not _occurs(item, pool) and not _derived(item, s, pool)]
         unknown = [f"[{n}]" for n in numbers if n not in cites]
         share = support(s, known)

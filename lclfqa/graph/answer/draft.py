@@ -40,7 +40,8 @@ class Reading:
     meter: Meter
     question: str
     texts: list[str]
-    """The evidence as numbered for the model (``[1]`` is ``texts[0]``)."""
+    """The evidence as numbered for the model (``[1]`` is ``texts[0]``), each followed by the section numbers
+    printed above it (:func:`lclfqa.graph.evidence.refs.with_section_labels`)."""
     references: list[dict[str, Any]]
     """The records behind ``texts`` (quotes with the extractor, the retrieved children without)."""
     retrieved: list[dict[str, Any]]

@@ -6,6 +6,7 @@ A ref is ``{"id", "kind", "document", "pages": [first, last], "section": [...], 
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -60,3 +61,35 @@ def citation(source: dict[str, Any], children: list[dict[str, Any]] = (), *, inf
         "section": " › ".join(section),
         "inferred": inferred,
     }
+
+
+_SECTION_HEADING = re.compile(r"^\s*(?:§+|Sec\.|SEC\.|Section)\s*(\d[\w.\-–]*)")
+_PARAGRAPH = re.compile(r"^\s*\(([A-Za-z0-9]{1,4})\)")
+
+
+def section_labels(section: list[str]) -> list[str]:
+    """The section numbers a passage sits under, as an answer cites them: for the path ``["…", "§ 1.21-4
+    Payments …", "(a) In general.", "(1) For whom …"]``, ``["§ 1.21-4", "§ 1.21-4(a)", "§ 1.21-4(a)(1)"]``
+    (``[]`` when no heading opens with a section number). The document prints them around the passage, so
+    a sentence citing the passage may state them."""
+    for i, heading in enumerate(section):
+        m = _SECTION_HEADING.match(heading)
+        if not m:
+            continue
+        label, out = f"§ {m.group(1).rstrip('.')}", []
+        out.append(label)
+        for below in section[i + 1 :]:
+            p = _PARAGRAPH.match(below)
+            if not p:
+                break
+            label += f"({p.group(1)})"
+            out.append(label)
+        return out
+    return []
+
+
+def with_section_labels(text: str, ref: dict[str, Any]) -> str:
+    """``text`` followed by :func:`section_labels` of ``ref``'s section path (what the check of an answer
+    reads as the passage: its words and the section numbers printed above it)."""
+    labels = section_labels(ref.get("section") or [])
+    return f"{text} [{'; '.join(labels)}]" if labels else text

@@ -36,7 +36,7 @@ from lclfqa.graph.context import QAContext
 from lclfqa.graph.evidence.grounding import unsupported
 from lclfqa.graph.evidence.nearest import index_embeddings, nearest_quotes
 from lclfqa.graph.evidence.reading import instruction, passages, prefix
-from lclfqa.graph.evidence.refs import body, citation
+from lclfqa.graph.evidence.refs import body, citation, with_section_labels
 from lclfqa.graph.evidence.refusal import provision, refusal_reason, subject_not_found
 from lclfqa.graph.nodes.extract import information_text
 from lclfqa.graph.state import QAState, question_fields
@@ -176,7 +176,8 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         ctx=ctx,
         meter=meter,
         question=asked,
-        texts=texts,
+        # the check reads each passage with the section numbers printed above it
+        texts=[with_section_labels(t, r) for t, r in zip(texts, references, strict=True)],
         references=references,
         retrieved=retrieved,
         msgs=msgs,
