@@ -65,6 +65,9 @@ class Settings:
     llm_cache: str | None = setting(None, "SQLite file caching LLM responses (eval reruns cost nothing)")
     n_ctx: int = setting(8192, "context window of the local model in tokens")
     n_threads: int | None = setting(None, "CPU threads for the local model (all cores)")
+    n_batch: int = setting(
+        512, "tokens the local model evaluates per batch of the prompt (answers must not depend on it)"
+    )
     # --- question answering (LCLF-QA §3.3-3.5)
     pipeline: Pipeline = setting(
         "lclf",
@@ -219,6 +222,7 @@ _POSITIVE = (
     "child_size",
     "summary_chars",
     "embed_batch_size",
+    "n_batch",
     "top_k",
     "retrieval_depth",
     "context_chars",

@@ -75,19 +75,19 @@ def safe_model_params() -> Iterator[None]:
         native.llama_model_default_params = defaults
 
 
-def _llama(path: str, n_ctx: int, n_threads: int) -> Any:
+def _llama(path: str, n_ctx: int, n_threads: int, n_batch: int = 512) -> Any:
     """A ``Llama``; without llama.cpp's extra buffer types (AMX, repacking) where the CPU has AMX (module doc)."""
     from llama_cpp import Llama
 
     with safe_model_params():
-        return Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, n_batch=512, verbose=False, seed=0)
+        return Llama(model_path=path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, verbose=False, seed=0)
 
 
-def _load(path: str, n_ctx: int, n_threads: int) -> tuple[Any, threading.Lock]:
-    key = (path, n_ctx, n_threads)
+def _load(path: str, n_ctx: int, n_threads: int, n_batch: int = 512) -> tuple[Any, threading.Lock]:
+    key = (path, n_ctx, n_threads, n_batch)
     with _models_lock:  # also serialises the patch in ``_llama``
         if key not in _models:
-            _models[key] = (_llama(path, n_ctx, n_threads), threading.Lock())
+            _models[key] = (_llama(path, n_ctx, n_threads, n_batch), threading.Lock())
         return _models[key]
 
 
@@ -102,6 +102,7 @@ class ChatLlama(BaseChatModel):
     model_name: str = "local"
     n_ctx: int = 8192
     n_threads: int | None = None
+    n_batch: int = 512
     temperature: float = 0.0
     max_tokens: int = 512
     timeout: float | None = Field(default=300.0, description="seconds per call; None for no limit")
@@ -122,14 +123,14 @@ class ChatLlama(BaseChatModel):
 
     def _llama(self) -> tuple[Any, threading.Lock]:
         threads = self.n_threads or max(1, os.cpu_count() or 1)
-        return _load(self.model_path, self.n_ctx, threads)
+        return _load(self.model_path, self.n_ctx, threads, self.n_batch)
 
     def forget_prompt(self) -> None:
         """Drop the KV cache of the previous prompt, so the next call evaluates its prompt from the start (as
         in a fresh process): the eval runner calls it before each row, so that no row depends on the row
         before it. Loads nothing when the model is not loaded yet."""
         threads = self.n_threads or max(1, os.cpu_count() or 1)
-        entry = _models.get((self.model_path, self.n_ctx, threads))
+        entry = _models.get((self.model_path, self.n_ctx, threads, self.n_batch))
         if entry is not None:
             llama, lock = entry
             with lock:

@@ -124,7 +124,12 @@ def get_chat_model(name: str = "local", base_url: str | None = None, settings: S
 
         path = ensure_joined() if name == "local" else smollm2_path()
         model = ChatLlama(
-            model_path=str(path), model_name=name, n_ctx=s.n_ctx, n_threads=s.n_threads, timeout=s.llm_timeout
+            model_path=str(path),
+            model_name=name,
+            n_ctx=s.n_ctx,
+            n_threads=s.n_threads,
+            n_batch=s.n_batch,
+            timeout=s.llm_timeout,
         )
     else:
         raise ValueError(
