@@ -718,3 +718,19 @@ def test_a_sentence_citing_nothing_is_judged_by_the_quote_holding_its_words():
     assert resting_on(verdict, ["In my view, the answer is no."]) == []
     (short,) = check_answer("It stops.", ["It stops."])  # two words: too short to be anyone's
     assert resting_on(short, ["It stops."]) == []
+
+
+def test_a_figure_the_user_gave_is_neither_removed_nor_flagged(sample_index: Path):
+    question = "My client paid $77,777 of tuition. Can a married couple filing MFS claim the AOTC?"
+    graph, _ = graph_with(
+        sample_index,
+        good_script(answer="No. Married taxpayers must file jointly; the $77,777 paid does not count [1]."),
+    )
+    result = graph.invoke({"question": question})
+    assert "$77,777" in result.answer and result["unsupported"] == [] and result["removed"] == []
+    graph, _ = graph_with(
+        sample_index,
+        good_script(answer="No. Married taxpayers must file jointly; the $66,666 paid does not count [1]."),
+    )
+    result = graph.invoke({"question": question})
+    assert "$66,666" not in result.answer  # a figure neither the user nor a quote gave: removed

@@ -199,7 +199,8 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         citations = quote_citations(cited, quotes)
     else:
         citations = source_citations(cited, sources, retrieved)
-    documents = [*(body(s) for s in sources), *(c.get("text", "") for c in retrieved)]  # footnotes too
+    # footnotes too; and the question: a figure the user gave is not one the answer invented
+    documents = [*(body(s) for s in sources), *(c.get("text", "") for c in retrieved), state["question"], asked]
     return {
         "answer": answer,
         "verdict": "" if refused else verdict,
