@@ -22,7 +22,6 @@ IndexBackendName = Literal["embedded", "milvus"]
 
 READ_STAGES: dict[str, str] = {
     "cite": "each sentence cited to the quotes that hold its figures and words",
-    "repair": "one repair call for sentences stating figures no cited quote holds",
     "support": "sentences still unsupported (figures, words, markers, opinions named) are removed",
     "verdict": "the yes/no (true/false) verdict call, and the answer opening with its verdict",
     "sources": "each part of the question the answer leaves open gets its nearest quote, verbatim",
@@ -83,7 +82,7 @@ class Settings:
     stages_off: str = setting(
         "",
         "comma-separated post-processing stages of the reader to switch off, for ablations (READ_STAGES: "
-        "cite, repair, support, verdict, sources, refuse)",
+        "cite, support, verdict, sources, refuse)",
     )
     top_k: int = setting(8, "child chunks retrieved per question")
     document_scope: bool = setting(

@@ -29,7 +29,6 @@ ROUTES = [
     ("Decide this yes/no question", "yes_no"),
     ("Write the answer for a tax lawyer", "answer"),
     ("Answer the question from the", "answer"),
-    ("Rewrite each of these", "repair"),
     ("Summarize", "summary"),
     ("Document file name:", "summary"),  # the SAC document summary (lclfqa/ingest/summaries.py)
 ]

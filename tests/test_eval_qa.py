@@ -315,7 +315,7 @@ def test_runner_writes_judged_rows_summary_report_and_plots(sample_index: Path, 
     assert (lclf["complete"], lclf["partial"], lclf["incorrect"], lclf["coverage_score"]) == (2, 0, 0, 1.0)
     assert lclf["necessary_recall"] == 1.0 and lclf["coverage_score_claims"] == 1.0
     assert lclf["correct_refusals"] == 1 and lclf["unanswerable"] == 1 and lclf["wrong_refusals"] == 0
-    # rag's invented figure never reaches the answer: the check removed its sentence (the repair kept it)
+    # rag's invented figure never reaches the answer: the check removed its sentence
     assert "45%" not in rows[1]["answer"] and rows[1]["unsupported"] == t1["unsupported"] == []
     assert rows[1]["removed"] == ["The credit is 45% [1]."]
     assert (lclf["unsupported_answers"], summary["variants"]["rag"]["unsupported_answers"]) == (0, 0)

@@ -72,7 +72,7 @@ def _count_refs(messages) -> int:
 def graph_with(sample_index: Path, script: dict, **settings):
     settings.setdefault("nearest_quotes", 0)  # the model's picks only, unless a test asks for the nearest
     # the scripted answers are not written from the quotes the fake embedder retrieves: their words are not
-    # checked unless a test asks (test_a_sentence_in_words_no_quote_holds_is_removed_without_a_repair_call)
+    # checked unless a test asks (test_a_sentence_in_words_no_quote_holds_is_removed)
     settings.setdefault("min_answer_support", 0.0)
     llm = ScriptedChat(script=script)
     graph = load_graph(sample_index, Settings(**settings), llm=llm, embeddings=DeterministicFakeEmbedding(size=32))
@@ -439,57 +439,34 @@ def test_parents_are_deduplicated_and_capped_by_the_context_budget(sample_index:
     assert [s["source"] for s in sources] == list(range(1, len(sources) + 1))
 
 
-def test_an_answer_stating_what_no_quote_contains_is_repaired_once_then_cut(sample_index: Path):
+def test_an_answer_stating_what_no_quote_contains_is_cut_without_another_call(sample_index: Path):
     wrong = "No. [1] The credit is 45% of qualified expenses up to $9,999 [1]."
-    # the repair call names the sentence and what it states; a good repair replaces that sentence only
-    fixed = json.dumps({"sentences": ["Married taxpayers must file a joint return [1]."]})
-    graph, llm = graph_with(sample_index, good_script(answer=wrong, repair=fixed))
-    result = graph.invoke({"question": QUESTION})
-    assert result.answer == "No. [1] Married taxpayers must file a joint return [1]." and result["removed"] == []
-    repair = next(m for key, m, _ in llm.calls if key == "repair")
-    assert "45%, $9,999" in repair[-1].content and repair[-2].content == wrong
-    # a rewrite that pastes the answer back and runs into its length limit: only its new, finished sentences
-    pasted = json.dumps({"sentences": ["No. [1] Married taxpayers must file a joint return [1]. They may not"]})
-    graph, llm = graph_with(sample_index, good_script(answer=wrong, repair=pasted))
-    assert graph.invoke({"question": QUESTION}).answer == "No. [1] Married taxpayers must file a joint return [1]."
-    assert result["steps"]["read"]["repaired"] == 1 and result["steps"]["read"]["llm_calls"] == 3  # verdict too
-    # a repair that still states it: the sentence is removed, the verdict stays, nothing unsupported is shown
-    graph, llm = graph_with(
-        sample_index, good_script(answer=wrong, repair=json.dumps({"sentences": [wrong.split("] ", 1)[1]]}))
-    )
+    graph, llm = graph_with(sample_index, good_script(answer=wrong))
     result = graph.invoke({"question": QUESTION})
     first = " ".join(result["quotes"][0]["text"].split())
     # "No. [1]" alone says nothing: the question's nearest quote follows it, in the source's words
     assert result.answer == f"No. [1] The source reads: “{first}” [1]" and result["added"] == [result.answer[8:]]
     assert result["removed"] == ["The credit is 45% of qualified expenses up to $9,999 [1]."]
     assert "45%" not in result.answer and result["unsupported"] == []
+    assert result["steps"]["read"]["llm_calls"] == 2  # the verdict and the answer: no repair call
     # nothing left at all: the nearest quote, cited, when the filter found the sources relevant
-    graph, llm = graph_with(
-        sample_index, good_script(answer="It is 45% [1].", repair=json.dumps({"sentences": ["It is 45% [1]."]}))
-    )
+    graph, llm = graph_with(sample_index, good_script(answer="It is 45% [1]."))
     result = graph.invoke({"question": QUESTION})
     assert result.answer == f"The source reads: “{first}” [1]" and not result["refused"]
     # ... and the refusal when nothing is added (rag): never a verdict and unrelated words
-    graph, llm = graph_with(
-        sample_index,
-        good_script(answer="No, it is 45% [1].", repair=json.dumps({"sentences": ["No, it is 45% [1]."]})),
-        pipeline="rag",
-    )
+    graph, llm = graph_with(sample_index, good_script(answer="No, it is 45% [1]."), pipeline="rag")
     result = graph.invoke({"question": QUESTION})
     assert result["refused"] and result.answer == "The documents provided do not answer this question."
     assert result.citations == [] and result["steps"]["read"]["refused_by"] == "nothing but a verdict survives"
 
 
-def test_a_repaired_sentence_cited_to_the_wrong_quote_is_cited_to_the_one_holding_its_words(sample_index: Path):
-    wrong = "No. [1] The credit is 45% of qualified expenses up to $9,999 [1]."
-    graph, _ = graph_with(sample_index, good_script(answer=wrong), nearest_quotes=3, min_answer_support=0.5)
+def test_a_sentence_cited_to_the_wrong_quote_is_cited_to_the_one_holding_its_words(sample_index: Path):
+    graph, _ = graph_with(sample_index, good_script(), nearest_quotes=3, min_answer_support=0.5)
     quotes = [" ".join(q["text"].split()) for q in graph.invoke({"question": QUESTION})["quotes"]]
     assert len(quotes) >= 2
-    # the repair states quote 2's words but cites quote 1 (as the 1.5B default did on DEV-09)
-    moved = json.dumps({"sentences": [f"{quotes[1].rstrip('.')} [1]."]})
-    graph, _ = graph_with(
-        sample_index, good_script(answer=wrong, repair=moved), nearest_quotes=3, min_answer_support=0.5
-    )
+    # the answer states quote 2's words but cites quote 1
+    moved = f"No. [1] {quotes[1].rstrip('.')} [1]."
+    graph, _ = graph_with(sample_index, good_script(answer=moved), nearest_quotes=3, min_answer_support=0.5)
     result = graph.invoke({"question": QUESTION})
     stated = re.sub(r"^\d+\.\s+", "", quotes[1].rstrip("."))  # a heading's number may go with the verdict's full stop
     last = re.split(r"(?<=\.) ", stated)[-1]  # the sentence splitter may cut a heading off: each part cited [2]
@@ -665,7 +642,7 @@ def test_the_nearest_sentences_join_the_extractors_picks(sample_index: Path):
     assert result["steps"]["extract"]["nearest_quotes"] == 2
 
 
-def test_a_sentence_in_words_no_quote_holds_is_removed_without_a_repair_call(sample_index: Path):
+def test_a_sentence_in_words_no_quote_holds_is_removed(sample_index: Path):
     def answer(msgs):  # one sentence copied from the quote it cites, one invented
         quote = _opening_words(msgs, 1, words=15)
         return f"{quote} [1]. The majority avoided the substantial understatement penalty without disclosure [1]."

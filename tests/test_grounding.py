@@ -57,7 +57,7 @@ def test_figures_and_quotations_found_in_no_source_are_listed_as_written():
 
 def test_an_invented_figure_never_reaches_the_user_and_a_flagged_one_is_shown(sample_index: Path):
     invented = "No. The credit is 45% of qualified expenses, up to $9,999 [1]."
-    graph, _ = graph_with(sample_index, good_script(answer=invented, repair=invented))
+    graph, _ = graph_with(sample_index, good_script(answer=invented))
     result = graph.invoke({"question": QUESTION})
     assert "45%" not in result.answer and "$9,999" not in result.answer and result.unsupported == []
     assert result["removed"] == ["The credit is 45% of qualified expenses, up to $9,999 [1]."]

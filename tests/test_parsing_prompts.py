@@ -117,7 +117,6 @@ def test_every_template_renders_with_the_values_nodes_pass():
         "extract",
         "read_domain",
         "read_basic",
-        "repair",
     ):
         t = prompts.template(name)
         text = prompts.render(t.get("system", "") + t["user"], **values)

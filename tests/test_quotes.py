@@ -579,17 +579,6 @@ def test_a_sentence_must_rest_on_the_quotes_in_its_words(sentence: str, ok: bool
     assert (removed == []) is ok
 
 
-def test_an_unsupported_sentence_is_named_as_such_for_the_repair():
-    from lclfqa.graph.answer.check import problems_text
-
-    quotes = ["The credit is 20 percent of expenses."]
-    checks = check_answer("The credit is 45% [1]. The majority avoided the penalty without any disclosure [1].", quotes)
-    assert problems_text(checks).splitlines() == [
-        '- "The credit is 45% [1]." states 45%',
-        '- "The majority avoided the penalty without any disclosure [1]." says what no quote says',
-    ]
-
-
 def test_a_sentence_that_quotes_a_quote_inside_an_invented_lead_in_keeps_the_quote():
     quotes = [
         "No credit is allowed under section 21 for married taxpayers.",

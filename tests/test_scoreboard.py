@@ -172,8 +172,8 @@ def test_unknown_stages_are_refused_and_every_stage_has_an_ablation():
         Settings(stages_off="sources,spellcheck")
     assert [v.overrides["stages_off"] for v in select_variants("", "stages")] == list(READ_STAGES)
     assert set(STAGE_ABLATIONS) == {f"no-{s}" for s in READ_STAGES}
-    names = [v.name for v in select_variants("lclf,rag,rag+", "no-repair")]
-    assert names == ["lclf", "rag", "rag+", "no-repair"]
+    names = [v.name for v in select_variants("lclf,rag,rag+", "no-cite")]
+    assert names == ["lclf", "rag", "rag+", "no-cite"]
 
 
 # ---------------------------------------------------------------------------------------------- replay

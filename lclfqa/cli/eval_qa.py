@@ -48,8 +48,8 @@ def qa(
         typer.Option(
             "--ablations",
             help="Comma-separated: no-rewriter, 1-rewrite, no-layout (needs --plain-index), basic-reader, "
-            "no-<stage> for a read stage switched off (verdict, recite, repair, support, attribution, echo, "
-            "asks-back, cite-uncited, fallback, part-quotes, variants, caveat), 'stages' for every one of them; "
+            "no-<stage> for a read stage switched off (cite, support, verdict, sources, refuse), 'stages' "
+            "for every one of them; "
             "or all.",
         ),
     ] = "",

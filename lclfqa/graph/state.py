@@ -85,8 +85,8 @@ class QAState(TypedDict, total=False):
     unsupported: list[str]
     """Percentages, dollar amounts and quotations of the answer that no source contains (a warning)."""
     removed: list[str]
-    """Sentences of the reader's answer removed because they stated what no cited quote contains (after one
-    repair call; :mod:`lclfqa.graph.answer.check`)."""
+    """Sentences of the reader's answer removed because they stated what no cited quote contains
+    (:mod:`lclfqa.graph.answer.check`)."""
     added: list[str]
     """The source's words code added to the answer after the check, in order (each part's nearest
     quote, :mod:`lclfqa.graph.answer.sources`): the rest of the answer is the model's own."""

@@ -4,7 +4,7 @@
 local model. The reader's answer call (tagged ``node:read``, not JSON-constrained) returns the gold answer of
 the question it is asked — the row whose question shares most words with the prompt's ``Question:`` line —
 with a ``[k]`` marker on each sentence naming the reference text that shares most of its content words (none
-where no reference shares a word). Every other call (rewrite, filter, extract, verdict, repair) goes to the
+where no reference shares a word). Every other call (rewrite, filter, extract, verdict) goes to the
 wrapped model, and every check after the answer runs as it does for the model's own text. So the replay
 measures what the chain does to a sound expert answer: which of its facts survive, and which rule removes a
 sentence — the test that the chain is ready for a stronger model.

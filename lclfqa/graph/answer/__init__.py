@@ -1,4 +1,4 @@
-"""The reader's stages: from the model's text to the answer the user sees, in seven named steps.
+"""The reader's stages: from the model's text to the answer the user sees, in six named steps.
 
 ``read`` (:mod:`lclfqa.graph.nodes.read`) asks the model once, then walks :data:`STAGES` in order over a
 :class:`Draft`. Each stage has one job and one guarantee; each can be switched off for an ablation
@@ -10,18 +10,16 @@ removes is recorded with the rule that removed it (``steps.read.removed_by``).
    shown as the acronym the question used. A reply that is the refusal sentence is a refusal.
 2. ``cite`` (:mod:`.support`) — every sentence cites the quotes that hold it: one citing a quote that lacks
    its figures, or whose words are another quote's, or citing nothing, is cited to those that hold them.
-3. ``repair`` (:mod:`.repair`) — one call rewrites the sentences that still state a figure, date, section
-   or quoted phrase no cited quote holds (only those sentences are generated again).
-4. ``support`` (:mod:`.support`, :mod:`.check`) — what stays unsupported is removed: a figure no cited
+3. ``support`` (:mod:`.support`, :mod:`.check`) — what stays unsupported is removed: a figure no cited
    quote holds, under half of its content words in the quotes, a marker with no quote behind it, a bare
    pointer ("See [3]."), a question asked back, an opinion or Justice named that its quotes are not from
    (:mod:`.attribution`); an aside or a listed clause holding the miss is cut first where that saves the
    sentence; a repeated sentence is said once.
-5. ``verdict`` (:mod:`.verdict`) — a yes/no or true/false question's answer opens with the verdict the
+4. ``verdict`` (:mod:`.verdict`) — a yes/no or true/false question's answer opens with the verdict the
    verdict call decided over the quotes (under a grammar), never with its opposite.
-6. ``sources`` (:mod:`.sources`) — each part of the question the answer does not give gets its nearest
+5. ``sources`` (:mod:`.sources`) — each part of the question the answer does not give gets its nearest
    quote, verbatim and cited (the source's words, counted apart in ``added``).
-7. ``refuse`` (:mod:`.tidy`) — an answer is a refusal or an answer, never both: when nothing but a verdict
+6. ``refuse`` (:mod:`.tidy`) — an answer is a refusal or an answer, never both: when nothing but a verdict
    survives, the answer is the refusal; a refusal sentence beside statements is dropped.
 
 So the answer holds no figure that its cited evidence does not, and every sentence stating a figure or a
@@ -40,11 +38,10 @@ Stage = Callable[[Draft, Reading], None]
 
 
 def _stages() -> tuple[tuple[str, Stage], ...]:
-    from lclfqa.graph.answer import repair, sources, support, tidy, verdict
+    from lclfqa.graph.answer import sources, support, tidy, verdict
 
     return (
         ("cite", support.cite),
-        ("repair", repair.repair),
         ("support", support.keep),
         ("verdict", verdict.open_with),
         ("sources", sources.add),

@@ -12,9 +12,8 @@ understatement penalty …" in an answer about Dobbs) shared 17–53 % of their 
 under half are removed), its sentences resting on them 71–100 %. A sentence that claims a rule holds without
 exception ("This applies regardless of whether the spouses live apart …", :data:`ABSOLUTES`) is unfounded
 unless a quote says so too: the 1.5B default wrote that over quotes stating the exceptions. The reader
-acts on the result (one repair
-call naming the sentences that state a figure no quote holds, then removal of what still fails), so no
-unsupported figure or unfounded sentence reaches the user.
+acts on the result (re-citing what another quote holds, then removing what still fails), so no unsupported
+figure or unfounded sentence reaches the user.
 """
 
 from __future__ import annotations
@@ -332,17 +331,6 @@ def with_recitations(checks: Sequence[SentenceCheck], quotes: Sequence[str], que
         count += bool(fixed)
         out.append(fixed or c.text)
     return " ".join(out), count
-
-
-def problems_text(checks: Sequence[SentenceCheck]) -> str:
-    """The failing sentences as a list for the repair prompt."""
-    return "\n".join(
-        f'- "{c.text}" states {", ".join(c.missing + c.unknown)}'
-        if c.missing or c.unknown
-        else f'- "{c.text}" says what no quote says'
-        for c in checks
-        if not c.ok
-    )
 
 
 # a sentence that only says where something is stated: "This is stated in [2] and [4].", "See [3]."

@@ -13,8 +13,8 @@ turn to ``history``.
   the retrieved children themselves, numbered as their sources, under the same instruction.
 - **Verdict first.** A yes/no question or a statement to judge true or false is decided by one call over
   the quotes under a grammar (:mod:`lclfqa.graph.answer.verdict`); the reader is told the verdict.
-- **One answer call, then the stages** of :mod:`lclfqa.graph.answer` (tidy, cite, repair, support, verdict,
-  sources, refuse), each with one guarantee; every removed sentence is recorded with its rule.
+- **One answer call, then the stages** of :mod:`lclfqa.graph.answer` (tidy, cite, support, verdict, sources,
+  refuse), each with one guarantee; every removed sentence is recorded with its rule.
 - **Citations** name, per cited number, the document, pages and section path, and the quote.
 """
 
