@@ -1059,7 +1059,6 @@ def test_statements_to_judge_and_questions_after_an_opening_phrase_get_a_verdict
 
 def test_a_glossary_gloss_never_reaches_the_answer_and_a_sense_follows_the_sources():
     from lclfqa import prompts
-    from lclfqa.graph.answer.tidy import ungloss
 
     asked = prompts.expand_acronyms("Does the IRA change the LLC rules for an MFS filer?")
     assert "(or " in asked  # retrieval looks for every sense
@@ -1069,7 +1068,7 @@ def test_a_glossary_gloss_never_reaches_the_answer_and_a_sense_follows_the_sourc
     assert "LLC (Lifetime Learning Credit)" not in prompts.expand_acronyms("the LLC", "a limited company")
     answer = "Yes, the LLC (Lifetime Learning Credit (or limited liability company)) and MFS (married filing "
     answer += "separately) [1]."
-    assert ungloss(answer) == "Yes, the LLC and MFS [1]."
+    assert prompts.unexpand(answer) == "Yes, the LLC and MFS [1]."
 
 
 @pytest.mark.parametrize(

@@ -163,10 +163,11 @@ def expand_acronyms(text: str, context: str | None = None) -> str:
 
 
 def unexpand(text: str) -> str:
-    """``text`` without the glosses :func:`expand_acronyms` gave it ("MFS (married filing separately)" →
-    "MFS")."""
+    """``text`` without the glosses :func:`expand_acronyms` gives (all senses, or one): "MFS (married filing
+    separately)" → "MFS"."""
     for acronym, expansion in glossary().items():
-        text = re.sub(rf"(?<![\w&]){re.escape(acronym)} \({re.escape(expansion)}\)", acronym, text, flags=re.I)
+        for gloss in dict.fromkeys([expansion, *senses(acronym)]):
+            text = re.sub(rf"(?<![\w&]){re.escape(acronym)} \({re.escape(gloss)}\)", acronym, text, flags=re.I)
     return text
 
 

@@ -27,10 +27,6 @@ class Draft:
     """The source's words code appended (the rest of the answer is the model's own)."""
     notes: dict[str, Any] = field(default_factory=dict)
 
-    def remove(self, sentence: str, rule: str) -> None:
-        """Record ``sentence`` as removed by ``rule``."""
-        self.removed.append((sentence, rule))
-
 
 @dataclass(frozen=True)
 class Reading:

@@ -72,16 +72,6 @@ def is_finished(sentence: str) -> bool:
     return bool(_FINISHED.search(sentence))
 
 
-def ungloss(answer: str) -> str:
-    """``answer`` with every glossary gloss ("AOTC (American Opportunity Tax Credit)", the expansion the
-    rewrite gave the question) shown as the bare acronym: the gloss is for retrieval, not for the user."""
-    answer = prompts.unexpand(answer)
-    for acronym in prompts.glossary():
-        for sense in prompts.senses(acronym):
-            answer = re.sub(rf"(?<![\w&]){re.escape(acronym)} \({re.escape(sense)}\)", acronym, answer, flags=re.I)
-    return answer
-
-
 def written_answer(llm, msgs: list, meter: Meter, limit: int) -> Draft:  # noqa: ANN001
     """The reader's call, tidied: the draft whose ``written`` is the model's text (citation runs collapsed)
     and whose ``answer`` is that text without a source list at its end, an unfinished last sentence or a
@@ -89,7 +79,7 @@ def written_answer(llm, msgs: list, meter: Meter, limit: int) -> Draft:  # noqa:
     before = meter.completion_tokens
     written = parsing.clean_answer(chat(llm, msgs, meter, max_tokens=limit, stop_pattern=parsing.RUNAWAY))
     written = parsing.collapse_citation_runs(written)
-    answer = ungloss(parsing.strip_source_list(written))
+    answer = prompts.unexpand(parsing.strip_source_list(written))
     if meter.completion_tokens - before >= limit:  # the token limit cut it off
         answer = finished(answer)
     draft = Draft(answer=answer, written=written)
