@@ -33,7 +33,7 @@ _VERDICT_ONLY = re.compile(r"(?:\W*(?:generally,?\s+)?(?:yes|no|not|true|false)\
 def is_refusal(answer: str) -> bool:
     """Whether ``answer`` says the documents do not answer the question (checked on its first sentences)."""
     head = answer.strip()[:300]
-    return not head or head.startswith(prompts.refusal()[:30]) or bool(_REFUSAL.search(head))
+    return not head or refuses(head)
 
 
 def refuses(sentence: str) -> bool:
