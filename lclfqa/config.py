@@ -132,6 +132,12 @@ class Settings:
     milvus_prefix: str = setting(
         "lclfqa", "prefix of the Milvus collection names (<prefix>_chunks, _parents, _documents)"
     )
+    # --- the fast path (lclfqa serve; docs/serving.md)
+    server_url: str | None = setting(
+        None,
+        "a running `lclfqa serve` (http://127.0.0.1:8765) that `ask` sends its question to, models already "
+        "loaded; unset, unreachable or holding another index: `ask` answers in-process",
+    )
     # --- limits on every input (a file over a limit is skipped with a message naming the limit)
     max_file_mb: float = setting(200.0, "largest source file ingest reads, in MB (1 MB = 1,000,000 bytes)")
     max_pages: int = setting(5000, "most pages one document may have")

@@ -1,17 +1,37 @@
-"""Terminal front end of the graph: streamed answers, sources, steps, and the ``lclfqa chat`` loop."""
+"""Terminal front end of the graph: streamed answers, sources, steps, and the ``lclfqa chat`` loop.
+
+A run is shown from its *events* (:data:`Event`): :func:`graph_events` makes them from an in-process graph,
+and ``lclfqa serve`` sends the same events to ``ask`` (:mod:`lclfqa.cli.remote`), so one function,
+:func:`show_streaming`, displays both. This module imports no LangGraph, torch or llama.cpp itself (the
+graph's type is only a hint): ``ask`` shows a served answer without loading them.
+"""
 
 from __future__ import annotations
 
 import json
+import time
 import uuid
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console
 from rich.markup import escape
 
-from lclfqa.graph.build import QAGraph
 from lclfqa.graph.result import QAResult
+
+if TYPE_CHECKING:
+    from lclfqa.graph.build import QAGraph
+
+Event = tuple[str, Any]
+"""What a display is told, in order: ``("node", name)`` when a node has finished, ``("verdict", {"verdict":
+"no", "word": "No"})`` when a yes/no question is decided (before the answer is written), ``("token",
+text)`` for each piece of the reader's answer call, and last ``("state", final state)`` (a
+:class:`~lclfqa.graph.result.QAResult`'s dict, or, from a server, its :meth:`~QAResult.to_json`)."""
+
+OPENING_CHARS = 24
+"""After an early verdict, the answer's first characters are held back until they show whether it opens
+with that verdict ("No, …"), so it is not shown twice; longer than "In general, false, "."""
 
 # what the graph does next, once a node has reported
 STATUS_AFTER = {
@@ -24,7 +44,8 @@ STATUS_AFTER = {
 
 CHAT_HELP = """Commands:
   /sources   the sources of the last answer (document, pages, section)
-  /steps     what each step did for the last answer (rewrites, kept/dropped chunks, timings)
+  /steps     what each step did for the last answer (rewrites, kept/dropped chunks, seconds per step,
+             when the first words appeared)
   /reset     start a new conversation (new thread)
   /thread    show the thread id (resume later with --thread ID)
   /help      this text
@@ -55,6 +76,31 @@ class _TagStripper:
         return out
 
 
+def graph_events(graph: QAGraph, question: str, config: dict[str, Any] | None = None) -> Iterator[Event]:
+    """Run one question through ``graph`` and yield its :data:`Event` s. Only the reader's first call
+    streams tokens (a later call of the reader is not shown); the verdict call's JSON never does."""
+    state: dict[str, Any] = {}
+    first_message: str | None = None
+    for mode, payload in graph.stream(
+        {"question": question}, config, stream_mode=["messages", "updates", "custom", "values"]
+    ):
+        if mode == "messages":
+            chunk, meta = payload
+            if meta.get("langgraph_node") == "read" and isinstance(chunk.content, str) and chunk.content:
+                first_message = first_message or chunk.id
+                if chunk.id == first_message:
+                    yield "token", chunk.content
+        elif mode == "updates":
+            for node in payload or {}:
+                yield "node", node
+        elif mode == "custom":
+            if isinstance(payload, dict) and payload.get("word"):
+                yield "verdict", payload
+        elif mode == "values":
+            state = payload
+    yield "state", state
+
+
 def run_streaming(
     graph: QAGraph,
     question: str,
@@ -62,40 +108,67 @@ def run_streaming(
     config: dict[str, Any] | None = None,
     out: TextIO,
     status: Console,
+    early_verdict: bool = False,
 ) -> QAResult:
-    """Run one question, printing the reader's tokens to ``out`` as they come; returns the final state."""
+    """Run one question, printing the reader's tokens to ``out`` as they come; returns the final state
+    (:func:`show_streaming` of :func:`graph_events`)."""
+    return show_streaming(graph_events(graph, question, config), out=out, status=status, early_verdict=early_verdict)
+
+
+def show_streaming(events: Iterable[Event], *, out: TextIO, status: Console, early_verdict: bool = False) -> QAResult:
+    """Show a run's events: what the graph is doing (a spinner on ``status``) until the answer starts, the
+    answer as it is written, then what the check changed. With ``early_verdict`` (``lclfqa chat``) a
+    yes/no answer's first word is shown as soon as it is decided, and the written answer goes on from it,
+    opening as the ``verdict`` stage will make it open. The result's ``shown`` records when the first
+    words appeared (``first_words_s``), when the answer call's first token came (``first_token_s``) and
+    the whole run (``total_s``), in seconds from the start."""
+    started = time.monotonic()
     state: dict[str, Any] = {}
     stripper = _TagStripper()
-    streamed = False
-    first_message: str | None = None  # the reader's first call; a repair call is not streamed
     shown: list[str] = []
+    marks: dict[str, float] = {}
+    decided: dict[str, Any] | None = None  # the verdict shown early, its opening not yet matched
+    held = ""
+
     with status.status("rewriting the question (query2doc)", spinner="dots") as spinner:
-        for mode, payload in graph.stream(
-            {"question": question}, config, stream_mode=["messages", "updates", "values"]
-        ):
-            if mode == "messages":
-                chunk, meta = payload
-                if meta.get("langgraph_node") == "read" and isinstance(chunk.content, str) and chunk.content:
-                    first_message = first_message or chunk.id
-                    if chunk.id != first_message:
-                        continue
-                    if not streamed:
-                        spinner.stop()
-                        streamed = True
-                    text = stripper.feed(chunk.content)
-                    shown.append(text)
-                    out.write(text)
-                    out.flush()
-            elif mode == "updates" and not streamed:
-                for node in payload:
-                    if node in STATUS_AFTER:
-                        spinner.update(STATUS_AFTER[node])
-            elif mode == "values":
+
+        def write(text: str) -> None:
+            if not text:
+                return
+            if "first_words_s" not in marks:
+                marks["first_words_s"] = time.monotonic() - started
+                spinner.stop()
+            shown.append(text)
+            out.write(text)
+            out.flush()
+
+        for kind, payload in events:
+            if kind == "token":
+                marks.setdefault("first_token_s", time.monotonic() - started)
+                text = stripper.feed(payload)
+                if decided is None:
+                    write(text)
+                    continue
+                held += text
+                if len(held) >= OPENING_CHARS:
+                    write(_after_verdict(held, decided))
+                    decided, held = None, ""
+            elif kind == "verdict":
+                if early_verdict and not shown and payload.get("word"):
+                    decided = payload
+                    write(str(payload["word"]))
+            elif kind == "node":
+                if not shown and payload in STATUS_AFTER:
+                    spinner.update(STATUS_AFTER[payload])
+            elif kind == "state":
                 state = payload
+    rest = stripper.flush()
+    if decided is not None and (held or rest):
+        write(_after_verdict(held + rest, decided))
+    else:
+        write(rest)
     result = QAResult(state)
-    if streamed:
-        shown.append(stripper.flush())
-        out.write(shown[-1])
+    if shown:
         streamed_text, checked = " ".join("".join(shown).split()), " ".join(result.answer.split())
         if checked.startswith(streamed_text):  # the check kept it all and added the source's words
             out.write(f"{checked[len(streamed_text) :]}\n")
@@ -104,7 +177,23 @@ def run_streaming(
     else:
         out.write(result.answer + "\n")
     out.flush()
+    marks["total_s"] = time.monotonic() - started
+    result["shown"] = {k: round(v, 2) for k, v in marks.items()}
     return result
+
+
+def _after_verdict(opening: str, decided: dict[str, Any]) -> str:
+    """What follows the verdict word already shown: the answer's ``opening`` as the ``verdict`` stage makes
+    it open (its own agreeing "No," kept once, a contrary or missing one replaced by the decided word)."""
+    # imported here: ask's served path shows answers through this module without the graph's models
+    from lclfqa.graph.answer.verdict import opening_verdict
+
+    word = str(decided["word"])
+    statement = word in ("True", "False")
+    opened, _ = opening_verdict(opening, str(decided.get("verdict", "")), statement)
+    if opened[: len(word)].lower() == word.lower():
+        return opened[len(word) :]
+    return ". " + opened
 
 
 def correction_note(result: QAResult) -> str:
@@ -132,8 +221,11 @@ def print_sources(result: QAResult, console: Console) -> None:
 
 
 def print_steps(result: QAResult, console: Console) -> None:
-    """Rewrites, translation, retrieved children (kept/dropped), the verified quotes, per-node figures."""
-    dropped = set(result.get("dropped", []))
+    """Rewrites, translation, retrieved children (kept/dropped), the verified quotes, per-node figures, and
+    when the answer's first words were shown. ``result`` is a final state or a served answer's JSON (whose
+    retrieved children say ``kept`` and whose quotes stand for the state's ``information``)."""
+    retrieved = result.get("retrieved", [])
+    dropped = set(result.get("dropped") or [r["id"] for r in retrieved if r.get("kept") is False])
     if result.get("standalone_question") and result["standalone_question"] != result.get("question"):
         console.print(f"[bold]Stand-alone question:[/] {result['standalone_question']}", highlight=False)
     for i, r in enumerate(result.get("rewrites", []), 1):
@@ -143,13 +235,17 @@ def print_steps(result: QAResult, console: Console) -> None:
     if result.get("scope"):
         console.print(f"[bold]Searched only:[/] {'; '.join(result['scope'])} (named in the question)", highlight=False)
     console.print("[bold]Retrieved children[/] (RRF score; kept or dropped by the filter):")
-    for r in result.get("retrieved", []):
+    for r in retrieved:
         mark = "[red]dropped[/]" if r["id"] in dropped else "[green]kept[/]"
-        where = f"{r['document']} p. {r['pages'][0]} {' › '.join(r['section'][-2:])}"
-        console.print(f"  {mark} [{r.get('source', '?')}] {r.get('score', 0):.4f} {r['kind']:<8} {where}")
-    if result.get("information"):
+        where = escape(f"{r['document']} p. {r['pages'][0]} {' › '.join(r['section'][-2:])}")
+        score = r.get("score") or 0
+        console.print(f"  {mark} [{r.get('source', '?')}] {score:.4f} {r.get('kind', ''):<8} {where}")
+    information = result.get("information") or "\n".join(
+        f"[{i}] {q['text']}" for i, q in enumerate(result.get("quotes") or [], 1) if q.get("text")
+    )
+    if information:
         console.print("[bold]Verified quotes:[/]", highlight=False)
-        console.print(result["information"], highlight=False, markup=False)
+        console.print(information, highlight=False, markup=False)
     console.print("[bold]Steps[/]")
     for node, s in result.get("steps", {}).items():
         extra = {k: v for k, v in s.items() if k not in ("seconds", "llm_calls", "prompt_tokens", "completion_tokens")}
@@ -159,6 +255,16 @@ def print_steps(result: QAResult, console: Console) -> None:
             highlight=False,
             markup=False,
         )
+    shown = result.get("shown") or {}
+    if shown.get("total_s"):
+        total = shown["total_s"]
+        first = shown.get("first_words_s")
+        line = f"  answered in {total:.1f} s"
+        if first is not None:
+            line += f"; first words after {first:.1f} s ({first / total:.0%})"
+        if shown.get("first_token_s") is not None and shown["first_token_s"] != first:
+            line += f", the answer call's first token after {shown['first_token_s']:.1f} s"
+        console.print(line, highlight=False, markup=False)
 
 
 def chat_loop(graph: QAGraph, thread: str | None, console: Console, out: TextIO) -> None:
@@ -212,7 +318,8 @@ def chat_loop(graph: QAGraph, thread: str | None, console: Console, out: TextIO)
                 console.print(f"Unknown command {cmd}; /help lists them.", highlight=False)
             continue
         try:
-            last = run_streaming(graph, line, config={"configurable": {"thread_id": thread}}, out=out, status=console)
+            config = {"configurable": {"thread_id": thread}}
+            last = run_streaming(graph, line, config=config, out=out, status=console, early_verdict=True)
             print_sources(last, console)
         except KeyboardInterrupt:
             console.print("\n[yellow]cancelled[/] (the conversation goes on)")

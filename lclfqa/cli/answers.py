@@ -7,7 +7,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -25,6 +25,9 @@ from lclfqa.cli.common import (
     load_settings,
 )
 
+if TYPE_CHECKING:
+    from lclfqa.config import Settings
+
 PipelineOption = Annotated[
     str | None, typer.Option("--pipeline", help="'lclf' (default), 'longrag' or 'rag' (baselines).")
 ]
@@ -33,17 +36,11 @@ ModelOption = Annotated[
 ]
 
 
-def _qa_graph(
-    index: Path,
-    config: Path | None,
-    checkpointer: Any = None,
-    **overrides: Any,
-) -> Any:
+def _qa_graph(index: Path, settings: Settings, checkpointer: Any = None) -> Any:
     from lclfqa.graph.build import load_graph
     from lclfqa.index.errors import IndexStoreError
     from lclfqa.index.factory import open_index
 
-    settings = load_settings(config, **overrides)
     try:
         idx = open_index(settings, index)
     except IndexStoreError as e:
@@ -82,12 +79,11 @@ def ask(
     backend: BackendOption = None,
     milvus_uri: MilvusUriOption = None,
 ) -> None:
-    """Answer QUESTION from the indexed documents, citing document, page and section of each source."""
-    from lclfqa.repl import print_sources, print_steps, run_streaming
+    """Answer QUESTION from the indexed documents, citing document, page and section of each source.
 
-    logging.basicConfig(level=logging.ERROR)
-    graph = _qa_graph(
-        index,
+    With the setting server_url (LCLFQA_SERVER_URL) naming a running `lclfqa serve` over this index, the
+    server answers it, models already loaded; otherwise, or if it cannot, it is answered in this process."""
+    settings = load_settings(
         config,
         chat_model=model,
         pipeline=pipeline,
@@ -98,6 +94,12 @@ def ask(
         llm_cache=llm_cache,
         **backend_overrides(backend, milvus_uri),
     )
+    if settings.server_url and _ask_served(settings, index, question, as_json, show_steps):
+        return
+    from lclfqa.repl import print_sources, print_steps, run_streaming
+
+    logging.basicConfig(level=logging.ERROR)
+    graph = _qa_graph(index, settings)
     try:
         if as_json:
             with console.status("answering", spinner="dots"):
@@ -115,6 +117,39 @@ def ask(
     if show_steps:
         out.print("")
         print_steps(result, out)
+
+
+def _ask_served(settings: Settings, index: Path, question: str, as_json: bool, show_steps: bool) -> bool:
+    """Answer through the server at ``settings.server_url`` (:mod:`lclfqa.cli.remote`) and print as the
+    in-process path does; ``False`` (one line on stderr says why) when it cannot take the question."""
+    from lclfqa.cli.remote import ServerFailed, ServerUnavailable, ask_server
+    from lclfqa.repl import print_sources, print_steps, show_streaming
+
+    url = str(settings.server_url)
+    events = ask_server(url, question, index, settings.as_record())
+    try:
+        if as_json:
+            with console.status(f"answering (lclfqa serve at {url})", spinner="dots"):
+                result = next((payload for kind, payload in events if kind == "state"), None)
+            json.dump(result, sys.stdout, ensure_ascii=False, indent=2)
+            sys.stdout.write("\n")
+            return True
+        shown = show_streaming(events, out=sys.stdout, status=console)
+    except ServerUnavailable as exc:
+        console.print(f"lclfqa: {exc}; answering in this process", highlight=False, markup=False, soft_wrap=True)
+        return False
+    except ServerFailed as exc:
+        fail(f"the server failed answering: {exc}", 1)
+    except KeyboardInterrupt:
+        fail("cancelled", 130)
+    finally:
+        events.close()
+    out = Console()
+    print_sources(shown, out)
+    if show_steps:
+        out.print("")
+        print_steps(shown, out)
+    return True
 
 
 def chat(
@@ -142,15 +177,14 @@ def chat(
     saver = open_chat_memory(db)  # strict: a planted file cannot run code (lclfqa/safe_load.py)
     conn = saver.conn
     try:
-        graph = _qa_graph(
-            index,
+        settings = load_settings(
             config,
-            checkpointer=saver,
             chat_model=model,
             pipeline=pipeline,
             document_scope=document_scope,
             **backend_overrides(backend, milvus_uri),
         )
+        graph = _qa_graph(index, settings, checkpointer=saver)
         try:
             chat_loop(graph, thread, Console(), sys.stdout)
         except Exception as e:

@@ -1,14 +1,15 @@
 """The ``lclfqa`` command: every subcommand registered on one Typer app.
 
 Commands live by job — :mod:`.documents` (parse, ingest, info), :mod:`.search`, :mod:`.answers` (ask,
-chat), :mod:`.evaluate` (the ``eval`` group: retrieval, qa, synth) — and share :mod:`.common` (errors,
-exit codes, options, settings). Heavy imports happen inside the commands, so ``--help`` stays fast.
+chat), :mod:`.serve` (the local server ``ask`` uses when it is up; its client is :mod:`.remote`),
+:mod:`.evaluate` (the ``eval`` group: retrieval, qa, synth) — and share :mod:`.common` (errors, exit
+codes, options, settings). Heavy imports happen inside the commands, so ``--help`` stays fast.
 """
 
 from __future__ import annotations
 
 from lclfqa import environment
-from lclfqa.cli import answers, documents, search
+from lclfqa.cli import answers, documents, search, serve
 from lclfqa.cli.common import new_app
 from lclfqa.cli.evaluate import eval_app
 
@@ -27,6 +28,7 @@ app.command()(search.search)
 app.command()(documents.info)
 app.command()(answers.ask)
 app.command()(answers.chat)
+app.command()(serve.serve)
 app.add_typer(
     eval_app, name="eval", help="Evaluation: retrieval metrics, QA batches with judged answers, synthetic QA."
 )

@@ -12,7 +12,9 @@ turn to ``history``.
   filtered children's sentences closest to the question (``fallback_quotes``). The ``rag`` baselines read
   the retrieved children themselves, numbered as their sources, under the same instruction.
 - **Verdict first.** A yes/no question or a statement to judge true or false is decided by one call over
-  the quotes under a grammar (:mod:`lclfqa.graph.answer.verdict`); the reader is told the verdict.
+  the quotes under a grammar (:mod:`lclfqa.graph.answer.verdict`); the reader is told the verdict, and
+  the stream gets it at once (``stream_mode="custom"``: ``{"verdict": "no", "word": "No"}``), so a display
+  can show the answer's first word before the answer call has read its prompt (``lclfqa chat``).
 - **One answer call, then the stages** of :mod:`lclfqa.graph.answer` (tidy, cite, support, verdict, sources,
   refuse), each with one guarantee; every removed sentence is recorded with its rule.
 - **Citations** name, per cited number, the document, pages and section path, and the quote.
@@ -155,6 +157,9 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     if ctx.plan.extract and "verdict" not in ctx.plan.off and prompts.is_yes_no(asked):
         verdict, decided_rule = decide(ctx.resources.llm, shared, asked, texts, meter)
         notes["verdict"] = verdict
+        if verdict:  # decided: a display may show it now, before the answer call (stream_mode="custom")
+            word = prompts.verdict_word(verdict, prompts.is_statement(asked))
+            runtime.stream_writer({"verdict": verdict, "word": word})
         if decided_rule is not None:
             notes["rule"] = decided_rule
     template = "read_domain" if ctx.plan.reader == "domain" else "read_basic"
