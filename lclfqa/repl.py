@@ -239,7 +239,9 @@ def print_steps(result: QAResult, console: Console) -> None:
         mark = "[red]dropped[/]" if r["id"] in dropped else "[green]kept[/]"
         where = escape(f"{r['document']} p. {r['pages'][0]} {' › '.join(r['section'][-2:])}")
         score = r.get("score") or 0
-        console.print(f"  {mark} [{r.get('source', '?')}] {score:.4f} {r.get('kind', ''):<8} {where}")
+        source = f" [{r['source']}]" if r.get("source") is not None else ""  # a served answer has no number
+        kind = f" {r['kind']:<8}" if r.get("kind") else ""
+        console.print(f"  {mark}{source} {score:.4f}{kind} {where}")
     information = result.get("information") or "\n".join(
         f"[{i}] {q['text']}" for i, q in enumerate(result.get("quotes") or [], 1) if q.get("text")
     )

@@ -34,6 +34,7 @@ from lclfqa.config import Settings
 from lclfqa.graph.build import load_graph
 from lclfqa.index.ingest import ingest
 from lclfqa.repl import graph_events, print_steps, show_streaming
+from tests import servers
 from tests.fakes import ScriptedChat
 from tests.servers import free_port
 from tests.test_graph import QUESTION, SAMPLE, good_script
@@ -354,3 +355,39 @@ def test_print_steps_reads_a_served_answer():
     text = console.file.getvalue()
     assert "dropped" in text and "m.pdf p. 3 IV › B" in text and "[1] Married taxpayers" in text
     assert "read        1.50 s  2 calls" in text and "first words after 2.0 s (25%)" in text
+
+
+@pytest.mark.slow
+def test_serve_with_the_tiny_model_answers_a_fresh_ask(local_sample_index: Path, tmp_path: Path):
+    """The real thing on SmolLM2-135M: ``lclfqa serve`` loads the index, MiniLM and llama.cpp, and a fresh
+    ``lclfqa ask --json`` process gets its answer from it (the server counts it; ask says nothing on stderr)."""
+    lclfqa = str(Path(sys.executable).with_name("lclfqa"))
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "LCLFQA_CHAT_MODEL": "local-tiny", "LCLFQA_PIPELINE": "rag", "LCLFQA_N_THREADS": "1"}
+    env.pop("LCLFQA_SERVER_URL", None)
+    log = tmp_path / "serve.log"
+    with servers.serving(
+        [lclfqa, "serve", "--index", str(local_sample_index), "--port", str(port)],
+        ready_url=f"{url}/health",
+        log=log,
+        env=env,
+        cwd=ROOT,
+    ):
+        started = time.monotonic()
+        done = subprocess.run(
+            [lclfqa, "ask", QUESTION, "--index", str(local_sample_index), "--json"],
+            env={**env, "LCLFQA_SERVER_URL": url},
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        seconds = time.monotonic() - started
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "answering in this process" not in done.stderr
+        data = json.loads(done.stdout)
+        assert data["answer"] and data["retrieved"] and set(data["timings"]) >= {"retrieve", "read"}
+        health = json.load(urllib.request.urlopen(f"{url}/health", timeout=5))
+        assert health["questions"] == 1 and health["chat_model"] == "local-tiny"
+    print(f"served ask: {seconds:.1f} s in all, the graph {sum(v or 0 for v in data['timings'].values()):.1f} s")
+    assert "question 1: answered" in log.read_text()
