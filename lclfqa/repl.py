@@ -174,7 +174,8 @@ def show_streaming(events: Iterable[Event], *, out: TextIO, status: Console, ear
             out.write(f"{checked[len(streamed_text) :]}\n")
         else:
             out.write(f"\n\n{correction_note(result)}\n{result.answer}\n")
-    else:
+    else:  # nothing streamed (a refusal decided by rule, an answer from the cache): shown now
+        marks.setdefault("first_words_s", time.monotonic() - started)
         out.write(result.answer + "\n")
     out.flush()
     marks["total_s"] = time.monotonic() - started

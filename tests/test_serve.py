@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -131,6 +132,33 @@ def test_the_server_refuses_another_index_or_other_models(index_dir: Path, tmp_p
         assert server.questions == 1
         data = json.loads(per_question.stdout)
         assert len(data["rewrites"]) == 3 and len(data["retrieved"]) == 2
+
+
+def test_the_protocol_for_other_clients(index_dir: Path, fake_models: ScriptedChat, tmp_path: Path):
+    """``POST /ask`` without ``stream``: one JSON object, the result ``ask --json`` prints; ``409`` for another
+    index; ``400`` for a request without a question; ``404`` elsewhere."""
+
+    def post(url: str, body: dict) -> tuple[int, dict]:
+        request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.status, json.load(response)
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.load(exc)
+
+    with serving(index_dir) as server:
+        settings = Settings.load().as_record()
+        status, result = post(
+            f"{server.url}/ask", {"question": QUESTION, "index": str(index_dir), "settings": settings}
+        )
+        assert status == 200 and result["answer"].startswith("No. Married taxpayers") and result["citations"]
+        status, body = post(f"{server.url}/ask", {"question": QUESTION, "index": str(tmp_path), "settings": settings})
+        assert status == 409 and "it holds the index" in body["error"]
+        status, body = post(f"{server.url}/ask", {"index": str(index_dir), "settings": settings})
+        assert status == 400 and "question" in body["error"]
+        status, body = post(f"{server.url}/other", {})
+        assert status == 404
+        assert server.questions == 1
 
 
 def test_a_question_that_fails_on_the_server_fails_the_ask(index_dir: Path, fake_models: ScriptedChat):
