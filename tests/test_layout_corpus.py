@@ -647,3 +647,328 @@ def test_no_running_line_left_in_the_more_prints(legal, name):
     doc = legal[name]
     text = "\n".join(s.text for s in doc.sections) + "\n" + "\n".join(f.text for f in doc.footnotes)
     assert not re.findall(RUNNING[name], text, flags=re.M)
+
+
+# --- small caps split by the text layer --------------------------------------------------------------------
+
+
+def _small_caps(c, x: float, y: float, words: list[tuple[str, str, float]], font: str = "Times-Roman") -> float:
+    """Draw ``words`` in small caps at 12 pt: each word's ``(capitals, small letters, gap)`` — the capitals
+    at 12 pt, the small letters (as the text layer carries them) at 9 pt, a string of their own ``gap``
+    points after the capitals (a kerned run); words apart by a real space. Returns where the line ends."""
+    space = c.stringWidth(" ", font, 12)
+    for k, (big, small, gap) in enumerate(words):
+        if k:
+            x += space
+        c.setFont(font, 12)
+        c.drawString(x, y, big)
+        x += c.stringWidth(big, font, 12) + (gap if big else 0)
+        c.setFont(font, 9)
+        c.drawString(x, y, small)
+        x += c.stringWidth(small, font, 9)
+    return x
+
+
+def test_small_caps_split_by_the_text_layer_read_whole(tmp_path):
+    # A law review's running title and a statute's name set in small caps drawn as a capital and smaller
+    # letters, the smaller run kerned 1.5 pt after its capital: PDFium reads a space into each word
+    # ("T HE S UPREME C OURT", "A ct"). Where the sizes say small caps and the gap is narrower than the
+    # line's word spaces, the word is read whole; a word set all in small caps after a capital keeps its
+    # space, kerned or not ("MA–PD PLANS": an acronym and a lower-case word; "A CONTRACT", the article).
+    path = tmp_path / "small caps.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    _small_caps(c, 72, 720, [("T", "HE", 1.5), ("S", "UPREME", 1.5), ("C", "OURT", 1.5), ("R", "EVIEW", 1.5)])
+    _small_caps(c, 72, 700, [("MA–PD", "", 0), ("", "PLANS", 0)])
+    _small_caps(c, 72, 680, [("A", "", 0), ("", "CONTRACT", 0), ("", "OF", 0), ("S", "ALE", 1.5)])
+    y = 650.0
+    for i in range(10):
+        c.setFont("Times-Roman", 12)
+        head = f"Line {i} of the text: the insurer relied on the Insurance Contracts "
+        c.drawString(72, y, head)
+        x = _small_caps(c, 72 + c.stringWidth(head, "Times-Roman", 12), y, [("A", "ct", 1.5)])
+        c.setFont("Times-Roman", 12)
+        c.drawString(x, y, " 1984 (Cth).")
+        y -= 15
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    lines = [ln for s in doc.sections for ln in s.text.split("\n")]
+    assert lines[:3] == ["THE SUPREME COURT REVIEW", "MA–PD PLANS", "A CONTRACT OF SALE"]
+    assert lines[3:] == [
+        f"Line {i} of the text: the insurer relied on the Insurance Contracts Act 1984 (Cth)." for i in range(10)
+    ]
+    assert doc.footnotes == ()
+
+
+# --- a page whose column layout changes part-way down ------------------------------------------------------
+
+
+def test_full_width_abstract_above_two_columns_each_band_in_its_order(tmp_path):
+    # An article's first page: a bold title and a 12-line abstract across the page (more lines cross the
+    # gutter than a page of columns allows), then two columns drawn row by row. Each band is read in its own
+    # order: the abstract line by line, then the left column, then the right; no line holds both columns.
+    path = tmp_path / "article.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    c.setFont("Times-Bold", 14)
+    c.drawString(72, 740, "Balancing Tests in the Law of Contract")
+    abstract = [
+        f"Abstract line {k}: the article asks how courts weigh the interests of the parties as they balance"
+        for k in range(11)
+    ]
+    abstract.append("and what follows for the law.")
+    y = 712.0
+    for text in abstract:
+        c.setFont("Times-Roman", 11)
+        c.drawString(72, y, text)
+        y -= 13
+    y -= 16
+    for row in range(24):
+        for side, x in (("L", 72), ("R", 320)):
+            c.drawString(x, y, f"{side} column, row {row:02d}, of the article's text")
+        y -= 13
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert [s.path for s in doc.sections] == [("Balancing Tests in the Law of Contract",)]
+    assert doc.sections[0].text.split("\n") == [
+        "Balancing Tests in the Law of Contract",
+        *abstract,
+        *[f"{side} column, row {row:02d}, of the article's text" for side in "LR" for row in range(24)],
+    ]
+
+
+def test_two_columns_above_a_full_width_block_of_notes(tmp_path):
+    # A journal's page: two columns cite notes 1-3 with raised markers; the notes are set across the whole
+    # page under both columns, ten 9 pt lines (too many crossings for the page's gutter alone), a note's short
+    # last line inside one column's width. The columns are read one after the other, the notes whole.
+    path = tmp_path / "journal.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    font = "Times-Roman"
+    cites = {("L", 5): "1", ("R", 3): "2", ("R", 17): "3"}
+    y = 740.0
+    for row in range(20):
+        for side, x in (("L", 72), ("R", 320)):
+            t = c.beginText(x, y)
+            t.setFont(font, 11)
+            t.textOut(f"{side} column, row {row:02d}, of the journal text")
+            if (side, row) in cites:
+                _raised(t, font, 11, cites[(side, row)])
+            c.drawText(t)
+        y -= 13
+    y -= 20
+    for number, lines in JOURNAL_NOTES:
+        for k, text in enumerate(lines):
+            c.setFont(font, 9)
+            c.drawString(72, y, f"{number} {text}" if k == 0 else text)
+            y -= 11
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert [(f.number, f.page, f.text) for f in doc.footnotes] == [
+        (number, 1, " ".join(lines)) for number, lines in JOURNAL_NOTES
+    ]
+    rows = [f"{side} column, row {row:02d}, of the journal text" for side in "LR" for row in range(20)]
+    rows = [
+        r + {"L column, row 05": "1", "R column, row 03": "2", "R column, row 17": "3"}.get(r[:16], "") for r in rows
+    ]
+    assert "\n".join(s.text for s in doc.sections).split("\n") == rows
+    assert [r for s in doc.sections for r in s.footnote_refs] == ["1", "2", "3"]
+
+
+JOURNAL_NOTES = (
+    (
+        "1",
+        [
+            "See the Restatement (Second) of Contracts, section 356, comment a, and the cases collected in the",
+            "reporter's note to it.",
+        ],
+    ),
+    (
+        "2",
+        [
+            "Id., at 12, where the rule is stated for liquidated damages that are a penalty, and for those that are",
+            "not, in the same terms.",
+        ],
+    ),
+    (
+        "3",
+        [
+            "The same rule holds in the law of every State that has decided the question since the code was",
+            "adopted, as the survey in the appendix shows with its tables of the cases, with two exceptions, both",
+            "of them in States that have since amended their codes to follow the rule, one of them by a statute of",
+            "the year after the decision, the other by a rule of court, and both of them with effect for contracts",
+            "made after the amendment.",
+        ],
+    ),
+)
+
+
+# --- a note in the body's size that runs on to the next page --------------------------------------------
+
+
+def test_body_size_note_running_on_to_the_next_page_joins_its_note(tmp_path):
+    # An appeals court's print: a double-spaced 12 pt body, notes in the same 12 pt single-spaced at the foot,
+    # only the markers small and raised. Note 1 runs on to page 2, where its last two lines stand at the
+    # foot (at the margin, single-spaced, under a gap) above note 2; page 3 ends on a single-spaced block
+    # quotation, indented: the body's, though note 2 ran to page 2's foot before it.
+    path = tmp_path / "opinion.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    font = "Times-Roman"
+
+    def body(page: int, rows: int, cite: dict[int, str]) -> float:
+        y = 720.0
+        for i in range(rows):
+            t = c.beginText(72, y)
+            t.setFont(font, 12)
+            t.textOut(f"The district court, on page {page}, line {i}, denied the motion for want of a hearing")
+            if i in cite:
+                _raised(t, font, 12, cite[i])
+            t.textOut(".")
+            c.drawText(t)
+            y -= 27
+        return y
+
+    def note_lines(y: float, lines: list[str], number: str = "", x: float = 72) -> float:
+        for k, text in enumerate(lines):
+            t = c.beginText(x + (36 if number and k == 0 else 0), y)
+            t.setFont(font, 12)
+            if number and k == 0:
+                _raised(t, font, 12, number)
+                t.textOut(" ")
+            t.textOut(text)
+            c.drawText(t)
+            y -= 14
+        return y
+
+    y = body(1, 18, {3: "1"})
+    note_lines(y - 40, NOTE_1[:4], "1")
+    c.showPage()
+    y = body(2, 18, {5: "2"})
+    y = note_lines(y - 40, NOTE_1[4:])
+    note_lines(y, NOTE_2, "2")
+    c.showPage()
+    y = body(3, 16, {})
+    note_lines(y - 40, QUOTE, x=108)
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert [(f.number, f.page, f.text) for f in doc.footnotes] == [
+        ("1", 1, " ".join(NOTE_1)),
+        ("2", 2, " ".join(NOTE_2)),
+    ]
+    text = "\n".join(s.text for s in doc.sections)
+    assert "record on appeal" not in text and "immediate appealability" not in text
+    assert text.endswith("\n".join(QUOTE))
+    assert [r for s in doc.sections for r in s.footnote_refs] == ["1", "2"]
+
+
+NOTE_1 = [
+    "The Chapel claimed violations of the Free Exercise Clause of the First",
+    "Amendment (Count I); the First Amendment right to peaceful assembly",
+    "(Count II); the Free Speech Clause of the First Amendment (Count III);",
+    "and the Establishment Clause of the First Amendment (Count IV), all on",
+    "the record on appeal, which holds no transcript of the telephone",
+    "conference that the district court convened with the parties.",
+]
+NOTE_2 = [
+    "Even if these circumstances qualified as a close call, our settled",
+    "practice is to resolve borderline cases against immediate appealability.",
+]
+QUOTE = [
+    "A court that grants or denies a temporary restraining order after a",
+    "full adversarial hearing has, in substance, ruled on a preliminary",
+    "injunction, and its order may be appealed as such.",
+]
+
+
+# --- markers in the body's own type, not raised -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("note_size", [12, 10])
+def test_plain_markers_glued_to_their_words_paired_with_the_notes_below(tmp_path, note_size):
+    # A typescript-like print: the markers set in the body's 12 pt on its baseline, glued to a word or its
+    # punctuation ("statutory.1 On", "hearing,2 and"), the notes at the foot (in 12 pt, or in 10 pt) opening
+    # with the same plain number. Each marker is the next in sequence and has its note start below it on its page: a
+    # pairing. Numbers glued to a capital (Form W2), after an abbreviation (p.4, No.5) or in a decimal (2.5)
+    # are no markers; nor is page 3's "appeal,5" (note 4 is next), so "4 Costs …" under it is the body's.
+    path = tmp_path / "typescript.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    c.setFont("Times-Roman", 12)
+    for page, (rows, notes) in enumerate(TYPESCRIPT, start=1):
+        y = 720.0
+        filler = [f"Page {page}, line {i}: the court sets out the history of the proceedings below." for i in range(14)]
+        for text in filler + rows:
+            c.drawString(72, y, text)
+            y -= 24
+        y -= 30
+        c.setFont("Times-Roman", note_size)
+        for text in notes:
+            c.drawString(72, y, text)
+            y -= 14
+        c.setFont("Times-Roman", 12)
+        c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert [(f.number, f.page, f.text) for f in doc.footnotes] == [
+        ("1", 1, "The complaint alleged ten counts under federal and state law."),
+        ("2", 1, "Id., at 4, where the hearing was set for the following day."),
+        ("3", 2, "The record holds no transcript of the conference."),
+    ]
+    text = "\n".join(s.text for s in doc.sections)
+    assert "statutory.1 On the heels" in text and "hearing,2 and" in text and "ten counts" not in text
+    assert "4 Costs follow the event in the ordinary way." in text
+    assert [r for s in doc.sections for r in s.footnote_refs] == ["1", "2", "3"]
+
+
+TYPESCRIPT = (
+    (
+        [
+            "The Chapel sued the Governor, and its verified complaint alleged that the",
+            "orders transgressed ten provisions of law, both constitutional and",
+            "statutory.1 On the heels of this filing the Chapel moved for a restraining",
+            "order, which the court denied after a hearing,2 and it read Form W2 at p.4",
+            "of the record, No.5 of the exhibits, with a ratio of 2.5 to the whole.",
+        ],
+        [
+            "1 The complaint alleged ten counts under federal and state law.",
+            "2 Id., at 4, where the hearing was set for the following day.",
+        ],
+    ),
+    (
+        [
+            "The court had no transcript of that conference in the record3 in this",
+            "appeal, and the parties dispute what was said at it in their briefs.",
+            "The court of appeals therefore declined to reach the merits of the case.",
+        ],
+        ["3 The record holds no transcript of the conference."],
+    ),
+    (
+        [
+            "The court dismissed the appeal,5 and it made the following orders:",
+            "1 The appeal is dismissed for want of jurisdiction in this court.",
+            "2 The matter is remitted to the district court for a hearing.",
+            "3 The injunction pending appeal is dissolved from today.",
+        ],
+        ["4 Costs follow the event in the ordinary way."],
+    ),
+)
+
+
+def test_one_plain_number_glued_to_a_word_pairs_no_note(tmp_path):
+    # An Act: "this Act,1 and" over a numbered section "1 Short title …" at the page's foot is one pairing
+    # only; a plain marker needs the sequence (two pairings) behind it, so nothing is a note.
+    path = tmp_path / "act.pdf"
+    c = canvas.Canvas(str(path), pagesize=(595, 842))
+    c.setFont("Times-Roman", 11)
+    rows = [f"Line {i}: a person must keep the record of each contract for five years." for i in range(30)]
+    rows[3] = "The Minister may make rules under this Act,1 and the rules bind the Crown."
+    rows[27] = "1 Short title: this Act may be cited as the Records Act 2024."
+    y = 780.0
+    for text in rows:
+        c.drawString(72, y, text)
+        y -= 22
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert doc.footnotes == ()
+    assert "\n".join(s.text for s in doc.sections).split("\n") == rows

@@ -72,8 +72,10 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: 16: a printed line-end hyphen joined where the document's words say so; 17: three columns; 18: a note
 #: start the text does not cite continues the note above; 19: a line drawn around a printed line number is
 #: carried on where it stopped, the IRA's "12 1⁄2 per centum"; 20: small digits on the baseline right
-#: after a word are markers; 21: a running head a few points off its height elsewhere, issue 32).
-PARSER_VERSION = 21
+#: after a word are markers; 21: a running head a few points off its height elsewhere, issue 32;
+#: 22: small caps split by the text layer read whole, columns in a band of the page, a body-size note run
+#: on to the next page joins its note, plain markers glued to a word where the note starts pair with them).
+PARSER_VERSION = 22
 
 Summarizer = Callable[[ParsedDocument], str]
 

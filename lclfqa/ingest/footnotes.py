@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ class FootnoteDraft:
     page: int
     lines: list[str] = field(default_factory=list)
     x0: float = 0.0  # where the note's first line starts (continuations may hang indented)
+    height: float = 0.0  # the size of the note's first line
 
 
 @dataclass
@@ -88,6 +90,64 @@ def cites_markers(lines: list[Line]) -> bool:
     return False
 
 
+_GLUED = re.compile(r"(?:(?<=[^\W\d_A-Z])|(?<=[.,;:)\]”’\"]))(\d{1,3})(?=[\s.,;:)]|$)")
+_ABBREVIATION = re.compile(  # a word a number follows after its period: "p.4", "No.2", "para.3"
+    r"(?:^|\W)([^\W\d_]{1,2}|nos?|pp|paras?|arts?|secs?|regs?|sch|vol|fig|ch|pt|cl|div|fn|item|rule|ibid|cit)\.$",
+    re.I,
+)
+_NOTE_START = re.compile(r"^\s*(\d{1,3})\.?\s+\S")
+GLUED_PAIRS = 2  # pairs of a plain marker and its note start a document needs before any counts
+
+
+def glued_markers(pages: list[list[Line]], heights: list[float]) -> int:
+    """Note markers printed in the body's own type on its baseline (``statutory.1 On``, ``hearing,2 and``),
+    where the note starts below confirm them; returns how many were found (0: none, nothing changed).
+
+    For a text that cites no raised marker. A candidate is a number glued to a word or its punctuation
+    (not to a capital, ``W2``, ``CO2``; not to a number, ``2.5``; not after an abbreviation, ``p.4``,
+    ``No.2``) that is the marker the sequence expects next (1, 2, 3 … through the document, or 1 again on
+    a new page), and it counts only where a line below it on its page, in the page's lower three quarters,
+    opens with that number (``1 The complaint …``): a pairing. With at least ``GLUED_PAIRS`` pairings, each
+    paired marker and its note's number are recorded as the lines' small runs (``Line.superscripts``), and
+    the notes are found as for raised markers; with fewer, nothing is (a numbered line under ``Act,1`` once).
+    """
+    expected = 1
+    pairs: list[tuple[Line, tuple[int, int], Line, tuple[int, int]]] = []
+    for lines, page_h in zip(pages, heights, strict=True):
+        starts: dict[int, list[int]] = {}
+        for i, ln in enumerate(lines):
+            m = _NOTE_START.match(ln.text)
+            if m and ln.bottom <= ZONE_TOP * page_h:
+                starts.setdefault(int(m.group(1)), []).append(i)
+        if not starts:
+            continue
+        on_page = False
+        for i, ln in enumerate(lines):
+            for m in _GLUED.finditer(ln.text):
+                n = int(m.group(1))
+                if n != expected and not (n == 1 and not on_page):
+                    continue
+                a, b = m.span(1)
+                before = ln.text[:a]
+                if before[-1:] in ".,;:" and (before[-2:-1].isdigit() or _ABBREVIATION.search(before)):
+                    continue
+                below = [k for k in starts.get(n, ()) if k > i]
+                if not below:
+                    continue
+                note = lines[below[0]]
+                start = _NOTE_START.match(note.text)
+                assert start is not None
+                pairs.append((ln, (a, b), note, start.span(1)))
+                expected, on_page = n + 1, True
+    if len(pairs) < GLUED_PAIRS:
+        return 0
+    for ln, span, note, number in pairs:
+        ln.superscripts = sorted([*ln.superscripts, span])
+        if number not in note.superscripts:
+            note.superscripts = sorted([*note.superscripts, number])
+    return len(pairs)
+
+
 def footnote_zone(lines: list[Line], limit: float, page_h: float, state: FootnoteState, body: float = 0.0) -> int:
     """Index of the first footnote line of the page (``len(lines)`` when there is none).
 
@@ -116,7 +176,42 @@ def footnote_zone(lines: list[Line], limit: float, page_h: float, state: Footnot
         start += 1
     if start == len(lines):
         start = _marked_start(lines, page_h, state, body)
-    return start
+    return _continued_start(lines, start, page_h, state, body)
+
+
+def _continued_start(lines: list[Line], start: int, page_h: float, state: FootnoteState, body: float) -> int:
+    """Where a note set in the body's own size that runs on from the page before goes on: the lines right
+    above ``start`` (the page's first note, or its end), else ``start``.
+
+    Its size does not tell such a line from the body; its spacing does. The run of body-size lines at the
+    column's foot set tighter than the body (at most 0.75 of the body's median line pitch: a note single-
+    spaced under a double-spaced body), under a gap of at least 1.75 pitches, its lines after the first at
+    the body's left margin (an indented block quotation is the body's), in the page's lower three quarters,
+    goes on with the last note when that note is in the body's size and began on an earlier page. A single
+    such line needs the note to have stopped mid-sentence.
+    """
+    last = state.drafts[-1] if state.drafts else None
+    if last is None or start < 2 or body <= 0 or abs(last.height - body) > 0.5 or last.page >= lines[0].page:
+        return start
+    body_size = [abs(ln.height - body) < 0.5 for ln in lines[:start]]
+    pairs = zip(itertools.pairwise(lines[:start]), itertools.pairwise(body_size), strict=True)
+    pitches = sorted(a.top - b.top for (a, b), (x, y) in pairs if x and y)
+    if not pitches or not all(body_size[-1:]):
+        return start
+    pitch = pitches[len(pitches) // 2]
+    k = start - 1
+    if lines[k].bottom > ZONE_TOP * page_h or lines[k].first_char_small:
+        return start
+    while k > 0 and body_size[k - 1] and 0 < lines[k - 1].top - lines[k].top <= 0.75 * pitch:
+        k -= 1
+    if k == 0 or lines[k - 1].top - lines[k].top < 1.75 * pitch or lines[k].bottom > ZONE_TOP * page_h:
+        return start
+    margin = min(ln.x0 for ln in lines[:k])
+    if any(abs(ln.x0 - margin) > 2 for ln in lines[k + 1 : start]) or lines[k].first_char_small:
+        return start
+    if k == start - 1 and last.lines and last.lines[-1].rstrip().endswith((".", ")", "”", '"')):
+        return start  # one line: only where the note stopped mid-sentence
+    return k
 
 
 def _raised_number(ln: Line) -> str | None:
@@ -210,11 +305,12 @@ def split_footnotes(zone: list[Line], page: int, state: FootnoteState) -> None:
         m = _FOOTNOTE_START.match(text)
         if m and _opens_note(ln, state):
             number = m.group(1).strip("()")
-            state.drafts.append(FootnoteDraft(number, page, [text[m.end() :].strip().lstrip(".").strip()], ln.x0))
+            first = text[m.end() :].strip().lstrip(".").strip()
+            state.drafts.append(FootnoteDraft(number, page, [first], ln.x0, ln.height))
         elif last is not None:
             last.lines.append(text)
         else:  # continuation of a footnote we never saw the start of
-            state.drafts.append(FootnoteDraft("?", page, [text], ln.x0))
+            state.drafts.append(FootnoteDraft("?", page, [text], ln.x0, ln.height))
 
 
 def check_lengths(notes: list[tuple[str, int, str]]) -> list[tuple[str, int, int]]:

@@ -115,6 +115,7 @@ def _lines(
     current: list[_Char] = []
     cur_bottom = cur_top = 0.0
     pending_space = False
+    small_caps = 0  # spaces between a capital and a smaller letter (see _join_small_caps)
     for i, ch in enumerate(text):
         if ch in "\r\n":
             continue
@@ -169,17 +170,26 @@ def _lines(
             # a taller character defines the line (after a superscript start)
             cur_bottom, cur_top = c.bottom, c.top
         if pending_space:
-            current.append(_Char(" ", c.left, c.bottom, c.left, c.bottom, -1, 0.0))
+            p = current[-1]
+            # a capital, then a smaller letter on its baseline: maybe one small-caps word split ("T HE")
+            small_cap = p.ch.isupper() and ch.isalpha() and 0.55 * p.height < h < 0.88 * p.height
+            if small_cap and bottom - p.bottom < 0.15 * p.height:
+                small_caps += 1
+            else:
+                small_cap = False
+            current.append(_Char(" ", c.left, c.bottom, c.left, c.bottom, _SPLIT if small_cap else -1, 0.0))
             pending_space = False
         current.append(c)
     if current:
         groups.append(current)
         angles.append(cur_angle)
+    if small_caps:
+        groups = [_join_small_caps(g) if any(c.index == _SPLIT for c in g) else g for g in groups]
     groups, angles = _attach_markers(groups, angles)
-    gutters = _gutters(groups, angles)
+    gutters, band = _gutters(groups, angles)
     columns = [0] * len(groups)
     if gutters:
-        groups, angles, columns = _split_at_gutters(groups, angles, gutters)
+        groups, angles, columns = _split_at_gutters(groups, angles, gutters, band)
 
     buf = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
@@ -194,6 +204,35 @@ def _lines(
 
 
 _MARKER_CHARS = frozenset("0123456789*†‡§¶")
+_SPLIT = -2  # the index of a generated space that may split one small-caps word (a space: index < 0)
+
+
+def _join_small_caps(group: list[_Char]) -> list[_Char]:
+    """A word set in small caps that the text layer split after its capital (``T HE S UPREME C OURT``,
+    ``A ct``) read whole: ``THE SUPREME COURT``, ``Act``.
+
+    Small caps drawn as a capital and then smaller letters on its baseline (the candidates, marked while
+    the line was grouped) leave a narrow gap that PDFium can read as a space. A candidate space is taken
+    out only where the gap is narrower than the line's word spaces (under 0.7 of the narrowest, and under
+    0.3 of the capital's height; without other spaces, under 0.16 of it): a real word after a capital
+    (``MA–PD PLANS``, ``A CONTRACT``: a word set all in small caps) keeps its space.
+    """
+    gaps = [
+        group[k + 1].left - group[k - 1].right
+        for k in range(1, len(group) - 1)
+        if group[k].index == -1 and group[k - 1].index >= 0 and group[k + 1].index >= 0
+    ]
+    word_space = min((g for g in gaps if g > 0), default=0.0)
+    out: list[_Char] = []
+    for k, c in enumerate(group):
+        if c.index == _SPLIT:
+            before, after = group[k - 1], group[k + 1]
+            gap = after.left - before.right
+            if gap < (min(0.7 * word_space, 0.3 * before.height) if word_space else 0.16 * before.height):
+                continue
+            c.index = -1
+        out.append(c)
+    return out
 
 
 def _resumed(groups: list[list[_Char]], angles: list[float], c: _Char) -> int:
@@ -310,8 +349,10 @@ def _runs(groups: list[list[_Char]], angles: list[float]) -> list[tuple[float, f
     return runs
 
 
-def _gutters(groups: list[list[_Char]], angles: list[float]) -> list[float]:
-    """The middles of the white strips between a page's columns of text; ``[]`` for a page set in one.
+def _gutters(groups: list[list[_Char]], angles: list[float]) -> tuple[list[float], tuple[float, float] | None]:
+    """The middles of the white strips between a page's columns of text (``[]`` for a page set in one),
+    and the band of heights the columns fill where the page changes its layout part-way down (``None``:
+    the columns' strips run down the whole page).
 
     A gutter is a strip at least ``MIN_GUTTER`` wide inside the text's width that at most a tenth of the
     page's runs of text cross (a title, a running head). The strips found make columns only if each
@@ -319,10 +360,21 @@ def _gutters(groups: list[list[_Char]], angles: list[float]) -> list[float]:
     inside it and of the text's width, most of its lines fill it, and neighbours stand side by side on
     the page. All strips are tried together (three columns), then each alone, widest first (two). A
     margin note column, printed line numbers, a table of contents or a ragged line end is not a column.
+
+    A page whose full-width text crosses the strip too often for that (an abstract above two columns, a
+    block of notes across the page under them) is tried in bands (:func:`_banded`).
     """
     runs = _runs(groups, angles)
     if len(runs) < 20:
-        return []
+        return [], None
+    gutters = _strip_gutters(runs)
+    if gutters:
+        return gutters, None
+    return _banded(runs)
+
+
+def _strip_gutters(runs: list[tuple[float, float, float, float]], crossed: float = 0.1) -> list[float]:
+    """The gutters of :func:`_gutters` among ``runs``; ``crossed``: the share of runs a strip may cross."""
     lo, hi = math.floor(min(r[0] for r in runs)), math.ceil(max(r[1] for r in runs))
     steps = [0] * (hi - lo + 2)  # how many runs cross each x, as steps summed below
     for left, right, _, _ in runs:
@@ -331,7 +383,7 @@ def _gutters(groups: list[list[_Char]], angles: list[float]) -> list[float]:
             steps[a] += 1
             steps[b + 1] -= 1
     crossing = list(itertools.accumulate(steps[:-1]))
-    allowed = max(1, len(runs) // 10)
+    allowed = max(1, int(len(runs) * crossed + 1e-9))
     strips: list[tuple[int, int]] = []  # strips of x where few runs cross, off the text's edges
     start = None
     for i, n in enumerate([*crossing, allowed + 1]):
@@ -344,11 +396,66 @@ def _gutters(groups: list[list[_Char]], angles: list[float]) -> list[float]:
     if not strips:
         return []
     middles = [lo + (a + b - 1) / 2 for a, b in strips]
+    if crossed > 0.1:  # candidates for :func:`_banded`, checked there band by band
+        return middles
     widest = [lo + (a + b - 1) / 2 for a, b in sorted(strips, key=lambda s: s[0] - s[1])]
     for gutters in ([middles] if len(middles) > 1 else []) + [[x] for x in widest]:
         if _columns_of_text(runs, gutters, hi - lo):
             return gutters
     return []
+
+
+BANDED = 0.5  # the share of a page's runs its full-width bands may hold, crossing the columns' gutter
+
+
+def _banded(runs: list[tuple[float, float, float, float]]) -> tuple[list[float], tuple[float, float] | None]:
+    """Columns in one band of the page, under full-width text (a title and an abstract) or over it (a
+    block of notes across the page), each band read in its own order.
+
+    The strips that at most half the runs cross are the candidates; for each, the page's runs top to
+    bottom are cut where the runs crossing it stop: the longest stretch (at least 20 runs) that a tenth
+    of its runs cross at most is the columns' band, and it must make columns of text of like widths on
+    its own (:func:`_strip_gutters`). Returns the gutters and the band (the heights between the middles
+    of the last crossing run above it and the first below it), or ``([], None)``.
+    """
+    candidates = _strip_gutters(runs, BANDED)
+    if not candidates:
+        return [], None
+    order = sorted(runs, key=lambda r: -r[3])
+    n = len(order)
+    for x in candidates:
+        flags = [r[0] < x < r[1] for r in order]
+        prefix = list(itertools.accumulate(flags, initial=0))
+        cuts = [k for k, f in enumerate(flags) if f]
+        starts, ends = [0, *(k + 1 for k in cuts)], [*cuts, n]
+        best = None
+        for a in starts:
+            for b in ends:
+                size = b - a
+                if size >= 20 and (best is None or size > best[1] - best[0]):
+                    if prefix[b] - prefix[a] <= max(1, size // 10):
+                        best = (a, b)
+        if best is None or best == (0, n):
+            continue
+        a, b = best
+        band = order[a:b]
+        gutters = _strip_gutters(band)
+        if not gutters or not _like_widths(band, gutters):
+            continue
+        top = (order[a - 1][2] + order[a - 1][3]) / 2 if a > 0 else math.inf
+        bottom = (order[b][2] + order[b][3]) / 2 if b < n else -math.inf
+        return gutters, (bottom, top)
+    return [], None
+
+
+def _like_widths(runs: list[tuple[float, float, float, float]], gutters: list[float]) -> bool:
+    """Columns of like widths (a page's columns, not a table's narrow first column beside a wide one)."""
+    edges = [-math.inf, *gutters, math.inf]
+    widths = []
+    for a, b in itertools.pairwise(edges):
+        inside = [r for r in runs if a <= r[0] and r[1] <= b]
+        widths.append(max(r[1] for r in inside) - min(r[0] for r in inside) if inside else 0.0)
+    return min(widths) >= 0.7 * max(widths)
 
 
 def _columns_of_text(runs: list[tuple[float, float, float, float]], gutters: list[float], width: float) -> bool:
@@ -373,15 +480,23 @@ def _columns_of_text(runs: list[tuple[float, float, float, float]], gutters: lis
 
 
 def _split_at_gutters(
-    groups: list[list[_Char]], angles: list[float], gutters: list[float]
+    groups: list[list[_Char]], angles: list[float], gutters: list[float], band: tuple[float, float] | None = None
 ) -> tuple[list[list[_Char]], list[float], list[int]]:
     """Groups cut where they jump a gutter (lines of two columns on one baseline), and each group's
-    column: 1, 2, … from the left, 0 across a gutter."""
+    column: 1, 2, … from the left, 0 across a gutter or outside the columns' ``band`` of heights (the
+    full-width text above or below them, read line by line)."""
     out: list[list[_Char]] = []
     out_angles: list[float] = []
     columns: list[int] = []
     edges = [-math.inf, *gutters, math.inf]
     for g, angle in zip(groups, angles, strict=True):
+        if band is not None and not angle:
+            first = next((c for c in g if c.index >= 0), None)
+            if first is not None and not band[0] < (first.bottom + first.top) / 2 < band[1]:
+                out.append(g)
+                out_angles.append(angle)
+                columns.append(0)
+                continue
         pieces = [g]
         if not angle:
             pieces = []
@@ -399,6 +514,8 @@ def _split_at_gutters(
                 continue
             while piece and piece[0].index < 0:
                 piece = piece[1:]
+            while piece and piece[-1].index < 0:  # the space before the next column's text
+                piece = piece[:-1]
             left, right = min(c.left for c in visible), max(c.right for c in visible)
             column = 0
             if not angle:
@@ -413,17 +530,30 @@ def _split_at_gutters(
 
 def _column_order(lines: list[Line]) -> list[Line]:
     """A page set in columns read column by column: between two lines that run across columns (a title,
-    a running head), the first column's lines top to bottom, then the next column's."""
+    a running head), the first column's lines top to bottom, then the next column's.
+
+    Lines of one column alone under a line across the columns are the full-width text's own (the short
+    last line of a paragraph across the page, of a note in a block across the page's foot): they take
+    column 0, so that a note's last line stays with the note.
+    """
     out: list[Line] = []
     held: dict[int, list[Line]] = {}
+
+    def flush() -> None:
+        if len(held) == 1 and out and not out[-1].column:
+            for x in next(iter(held.values())):
+                x.column = 0
+        out.extend(x for k in sorted(held) for x in held[k])
+        held.clear()
+
     for ln in lines:
         if ln.column:
             held.setdefault(ln.column, []).append(ln)
         else:
-            out += [x for k in sorted(held) for x in held[k]]
-            held = {}
+            flush()
             out.append(ln)
-    return out + [x for k in sorted(held) for x in held[k]]
+    flush()
+    return out
 
 
 def _apart(a: _Char, b: _Char) -> bool:

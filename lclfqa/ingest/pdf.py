@@ -4,7 +4,8 @@ The rules, in the order they run (each in a module named for its job):
 
 1. **Lines** (``layout.py``) — characters with their font-high boxes grouped into lines; text clipped
    off the page is left out; text on a rotated baseline makes lines of its own, and each line knows
-   whether it is rotated or printed in a light grey.
+   whether it is rotated or printed in a light grey; a word in small caps that the text layer split after
+   its capital (``T HE``, ``A ct``) is read whole where the gap is narrower than the line's word spaces.
 2. **Font sizes** (``fonts.py``) — the body size and the note size from the document's own size
    histogram; notes are what is set below half-way between them.
 3. **Running lines** (``running.py``) — headers and footers in a page's top and bottom bands: text
@@ -15,7 +16,9 @@ The rules, in the order they run (each in a module named for its job):
    of the body first.
 5. **Footnotes** (``footnotes.py``) — the small lines at a page's (or a column's) foot, split at each
    marker expected next, whatever the case of the word after it; notes in the body's own size from a
-   line opening with a raised number the body cites; none at all in a text that cites no marker.
+   line opening with a raised number the body cites, and their lines run on to the next page by their
+   spacing; markers in the body's own type glued to a word (``statutory.1 On``) where the note starts
+   below pair with them in sequence; none at all in a text that cites no marker.
 6. **Opinions** (``opinions.py``) and **headings** (``headings.py``) — a judgment's opinions open
    top-level sections; numbering, size and weight open headings where layout and text agree, nested
    by rank or by first use; a numbered line that runs on into its sentence is body text.
@@ -25,11 +28,12 @@ Where footnotes get linked: markers are recorded per section here (superscripts,
 markers); ``chunking.link_footnotes`` turns them into links from footnote chunks to parents.
 
 Pages set in columns (``layout.py`` finds the gutters: two or three columns) are read column by column,
-and each column's foot is searched for notes of its own.
+and each column's foot is searched for notes of its own; a page whose columns fill only a band of it
+(full-width text above or below them) reads each band in its own order.
 
-Known limits (documented in docs/ingest.md): a page whose column layout changes part-way down is read
-with the gutters of the whole page; tables are flattened to text; a single light-grey line is kept (only
-repeated ones are watermarks).
+Known limits (documented in docs/ingest.md): one band of columns per page (columns, a long full-width
+block, columns again: the second band is read across); tables are flattened to text; a single light-grey
+line is kept (only repeated ones are watermarks).
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from lclfqa.ingest.footnotes import (
     check_lengths,
     cites_markers,
     footnote_zone,
+    glued_markers,
     page_markers,
     split_footnotes,
 )
@@ -186,6 +191,11 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
     block = endnotes.block if endnotes else set()
     cites = endnotes.markers if endnotes else {}
     marked = cites_markers([ln for ln in all_lines if ln not in running and id(ln) not in block])
+    if not marked:  # markers in the body's own type, where the note starts below pair with them
+        kept = [
+            [ln for ln in lines if ln not in running and id(ln) not in block and id(ln) not in toc] for lines in pages
+        ]
+        marked = glued_markers(kept, heights) > 0
     last_cites: set[str] = set()  # what the previous page's text cites (a note may start a page later)
 
     for lines, page_h in zip(pages, heights, strict=True):
