@@ -3,11 +3,14 @@
 Run: python benchmarks/bench_ingest.py                      (IRA, Dobbs, treasury regs, then all together)
      python benchmarks/bench_ingest.py --only ira           (or --only PATH; repeatable)
      python benchmarks/bench_ingest.py --only ira --embed-batch-size 64 256 1024
-Options: --data DIR (default ../shared/data/pdfs), --model-batch-size N (MiniLM's own batch, default 64).
+     python benchmarks/bench_ingest.py --only ira --embedder st local:all-MiniLM-L6-v2 local:all-MiniLM-L6-v2-int8
+Options: --data DIR (default ../shared/data/pdfs), --model-batch-size N (MiniLM's own batch),
+--embedder NAME… (an embedding model name, or ``st``: the same MiniLM through sentence-transformers and
+torch, batch 64 — what lclfqa ran before the ONNX graph — as the baseline of one run).
 
 Each part runs in a fresh subprocess (so ``ru_maxrss`` is that part's peak) and is ingested into a new
-temporary index with ``Settings()`` defaults and ``local:all-MiniLM-L6-v2``. Phases are timed from the
-``progress`` callback of ``lclfqa.index.ingest.ingest`` (no change to the pipeline):
+temporary index with ``Settings()`` defaults and the embedder named (default ``local:all-MiniLM-L6-v2``).
+Phases are timed from the ``progress`` callback of ``lclfqa.index.ingest.ingest`` (no change to the pipeline):
 
 - parse+chunk: start of ``ingest()`` to the last "parse" tick (discovery, hashing, parsing, chunking);
 - embed: first to last "embed" tick (all ``embed_array`` calls);
@@ -49,22 +52,51 @@ MARK = "BENCH_INGEST_JSON "
 # ------------------------------------------------------------------------------- worker (one part)
 
 
-def worker(path: Path, embed_batch: int, model_batch: int | None) -> dict:
+class SentenceTransformersMiniLM:
+    """The baseline: MiniLM through sentence-transformers on torch (batch 64), vectors as the index wants."""
+
+    def __init__(self) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        from lclfqa.llm.minilm import package_dir
+
+        self.batch_size = 64
+        self._model = SentenceTransformer(str(package_dir()), device="cpu")
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self._model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
+def worker(path: Path, embed_batch: int, model_batch: int | None, embedder_name: str) -> dict:
     """Ingest ``path`` into a fresh temporary index; return the figures (runs in its own process)."""
     t_proc = time.perf_counter()
     from lclfqa.config import Settings
     from lclfqa.index.embedded import EmbeddedBackend
     from lclfqa.index.ingest import ingest
     from lclfqa.index.records import embedding_text, text_sha256
+    from lclfqa.llm.minilm import MAX_TOKENS, MiniLM
     from lclfqa.llm.models import get_embeddings
 
-    settings = Settings().with_overrides(embed_batch_size=embed_batch)
+    baseline = embedder_name == "st"
+    settings = Settings().with_overrides(
+        embed_batch_size=embed_batch, embedding_model="local:all-MiniLM-L6-v2" if baseline else embedder_name
+    )
     t = time.perf_counter()
-    embedder = get_embeddings(settings.embedding_model)
+    embedder = SentenceTransformersMiniLM() if baseline else get_embeddings(settings.embedding_model)
     model_s = time.perf_counter() - t
     if model_batch is not None:
         embedder.batch_size = model_batch
-    import torch
+        if not baseline:
+            embedder._model.batch_size = model_batch
+    if baseline:
+        import torch
+
+        threads = torch.get_num_threads()
+    else:
+        threads = os.cpu_count() or 1
 
     marks: dict[str, float] = {}
 
@@ -93,11 +125,11 @@ def worker(path: Path, embed_batch: int, model_batch: int | None) -> dict:
             index_kind = index.manifest["dense"]["kind"]
             searchable = [c for c in index.chunks() if c.kind != "parent"]
     texts = [embedding_text(c) for c in searchable]
-    tok = embedder._model.tokenizer
-    max_len = int(embedder._model.max_seq_length)
+    counter = MiniLM("fp32")
+    max_len = MAX_TOKENS
 
     def pieces(strings: list[str]) -> list[int]:
-        return [min(len(ids), max_len) for ids in tok(strings)["input_ids"]] if strings else [0]
+        return counter.token_counts(strings) if strings else [0]
 
     lengths = pieces(texts)
     body_lengths = pieces([c.text for c in searchable])
@@ -131,7 +163,8 @@ def worker(path: Path, embed_batch: int, model_batch: int | None) -> dict:
         "dense_index": index_kind,
         "embed_batch": embed_batch,
         "model_batch": embedder.batch_size,
-        "torch_threads": torch.get_num_threads(),
+        "torch_threads": threads,
+        "embedder": embedder_name,
         "mean_chars": sum(map(len, texts)) / max(1, len(texts)),
         "mean_tokens": sum(lengths) / len(lengths),
         "tokens": sum(lengths),
@@ -156,8 +189,9 @@ def resolve(only: str, data: Path) -> tuple[str, Path]:
     return p.name, p.resolve()
 
 
-def run_part(label: str, path: Path, embed_batch: int, model_batch: int | None) -> dict | None:
+def run_part(label: str, path: Path, embed_batch: int, model_batch: int | None, embedder: str) -> dict | None:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(path), "--embed-batch-size", str(embed_batch)]
+    cmd += ["--embedder", embedder]
     if model_batch is not None:
         cmd += ["--model-batch-size", str(model_batch)]
     t = time.perf_counter()
@@ -186,9 +220,9 @@ def print_tables(results: list[dict]) -> None:
         "| ingest s | pages/s | embedded texts/s | model load s | peak RSS MiB |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    several = len({x["embed_batch"] for x in results}) > 1
+    several = len({(x["embed_batch"], x["embedder"]) for x in results}) > 1
     for r in results:
-        batch = f" (batch {r['embed_batch']}/{r['model_batch']})" if several else ""
+        batch = f" ({r['embedder']}, batch {r['embed_batch']}/{r['model_batch']})" if several else ""
         rate = r["embedded"] / r["embed_s"] if r["embed_s"] > 0 else float("nan")
         print(
             f"| {r['label']}{batch} | {r['documents']} | {r['pages']:,} | {r['parents']:,} | {r['children']:,} "
@@ -203,7 +237,7 @@ def print_tables(results: list[dict]) -> None:
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
-        batch = f" (batch {r['embed_batch']}/{r['model_batch']})" if several else ""
+        batch = f" ({r['embedder']}, batch {r['embed_batch']}/{r['model_batch']})" if several else ""
         share = 1 - r["body_tokens"] / max(1, r["tokens"])
         pad = r["padded_tokens"] / max(1, r["tokens"]) - 1
         util = r["embed_cpu_s"] / r["embed_s"] if r["embed_s"] > 0 else float("nan")
@@ -241,11 +275,17 @@ def main() -> None:
     )
     ap.add_argument("--embed-batch-size", type=int, nargs="+", default=[64], help="Settings.embed_batch_size values")
     ap.add_argument("--model-batch-size", type=int, default=None, help="MiniLM encode batch (default: its own, 64)")
+    ap.add_argument(
+        "--embedder",
+        nargs="+",
+        default=["local:all-MiniLM-L6-v2"],
+        help="embedding model names, or 'st' (MiniLM on sentence-transformers/torch, the baseline)",
+    )
     ap.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
 
     if args.worker is not None:
-        result = worker(args.worker, args.embed_batch_size[0], args.model_batch_size)
+        result = worker(args.worker, args.embed_batch_size[0], args.model_batch_size, args.embedder[0])
         print(MARK + json.dumps(result), flush=True)
         return
 
@@ -260,10 +300,11 @@ def main() -> None:
         if not path.exists():
             print(f"{label}: {path} missing, skipped")
             continue
-        for batch in args.embed_batch_size:
-            r = run_part(label, path, batch, args.model_batch_size)
-            if r is not None:
-                results.append(r)
+        for embedder in args.embedder:
+            for batch in args.embed_batch_size:
+                r = run_part(label, path, batch, args.model_batch_size, embedder)
+                if r is not None:
+                    results.append(r)
     print_tables(results)
     print(f"\nload average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 

