@@ -737,6 +737,65 @@ def test_full_width_abstract_above_two_columns_each_band_in_its_order(tmp_path):
     ]
 
 
+def test_full_width_summary_above_three_columns(tmp_path):
+    # A register's page: a heading and a 14-line summary across the page, then three 10 pt columns.
+    path = tmp_path / "register.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    c.setFont("Times-Bold", 14)
+    c.drawString(40, 750, "Rules and Regulations")
+    summary = [
+        f"Summary line {k}: the agency amends its rules on wage records to keep them for five years" for k in range(14)
+    ]
+    y = 725.0
+    c.setFont("Times-Roman", 10)
+    for text in summary:
+        c.drawString(40, y, text)
+        y -= 12
+    y -= 10
+    for row in range(22):
+        for tag, x in (("A", 40), ("B", 222), ("C", 404)):
+            c.drawString(x, y, f"{tag} line {row:02d} of the rule text")
+        y -= 12
+    c.showPage()
+    c.save()
+    text = "\n".join(s.text for s in parse_pdf(path).sections)
+    assert text.split("\n") == [
+        "Rules and Regulations",
+        *summary,
+        *[f"{tag} line {row:02d} of the rule text" for tag in "ABC" for row in range(22)],
+    ]
+
+
+def test_two_bands_of_columns_around_a_full_width_block(tmp_path):
+    # A journal's page where one article ends in two columns, the next opens with a 10-line abstract across
+    # the page, and its text goes on in two columns: three bands, each read in its own order.
+    path = tmp_path / "journal.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    c.setFont("Times-Roman", 11)
+    block = [
+        f"Block line {k}: the next article's abstract, set across the page under the article's end" for k in range(10)
+    ]
+    y = 740.0
+    for rows, first in ((12, True), (0, False), (12, False)):
+        if not rows:
+            for text in block:
+                c.drawString(72, y, text)
+                y -= 13
+        for row in range(rows):
+            for side, x in (("L", 72), ("R", 320)):
+                c.drawString(x, y, f"{side} column, row {row:02d}, of the {'first' if first else 'second'} article")
+            y -= 13
+        y -= 10
+    c.showPage()
+    c.save()
+    text = "\n".join(s.text for s in parse_pdf(path).sections)
+    assert text.split("\n") == [
+        *[f"{side} column, row {row:02d}, of the first article" for side in "LR" for row in range(12)],
+        *block,
+        *[f"{side} column, row {row:02d}, of the second article" for side in "LR" for row in range(12)],
+    ]
+
+
 def test_two_columns_above_a_full_width_block_of_notes(tmp_path):
     # A journal's page: two columns cite notes 1-3 with raised markers; the notes are set across the whole
     # page under both columns, ten 9 pt lines (too many crossings for the page's gutter alone), a note's short

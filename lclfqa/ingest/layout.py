@@ -186,10 +186,10 @@ def _lines(
     if small_caps:
         groups = [_join_small_caps(g) if any(c.index == _SPLIT for c in g) else g for g in groups]
     groups, angles = _attach_markers(groups, angles)
-    gutters, band = _gutters(groups, angles)
+    bands = _gutters(groups, angles)
     columns = [0] * len(groups)
-    if gutters:
-        groups, angles, columns = _split_at_gutters(groups, angles, gutters, band)
+    if bands:
+        groups, angles, columns = _split_at_gutters(groups, angles, bands)
 
     buf = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
@@ -200,7 +200,7 @@ def _lines(
     lines = [ln for ln in lines if ln.text.strip()]
     lines.sort(key=lambda ln: (-round(ln.top), ln.x0))
     lines = _merge_same_baseline(lines)
-    return _column_order(lines) if gutters else lines
+    return _column_order(lines) if bands else lines
 
 
 _MARKER_CHARS = frozenset("0123456789*†‡§¶")
@@ -349,10 +349,12 @@ def _runs(groups: list[list[_Char]], angles: list[float]) -> list[tuple[float, f
     return runs
 
 
-def _gutters(groups: list[list[_Char]], angles: list[float]) -> tuple[list[float], tuple[float, float] | None]:
-    """The middles of the white strips between a page's columns of text (``[]`` for a page set in one),
-    and the band of heights the columns fill where the page changes its layout part-way down (``None``:
-    the columns' strips run down the whole page).
+Band = tuple[list[float], tuple[float, float]]  # a band's gutters, and the heights it spans (bottom, top)
+
+
+def _gutters(groups: list[list[_Char]], angles: list[float]) -> list[Band]:
+    """The bands of a page set in columns, each with the middles of the white strips between its columns
+    and the heights it spans: one band down the whole page, or ``[]`` for a page set in one column.
 
     A gutter is a strip at least ``MIN_GUTTER`` wide inside the text's width that at most a tenth of the
     page's runs of text cross (a title, a running head). The strips found make columns only if each
@@ -362,19 +364,24 @@ def _gutters(groups: list[list[_Char]], angles: list[float]) -> tuple[list[float
     margin note column, printed line numbers, a table of contents or a ragged line end is not a column.
 
     A page whose full-width text crosses the strip too often for that (an abstract above two columns, a
-    block of notes across the page under them) is tried in bands (:func:`_banded`).
+    block of notes across the page under them, a long block between two bands of columns) is tried in
+    bands (:func:`_banded`).
     """
     runs = _runs(groups, angles)
     if len(runs) < 20:
-        return [], None
+        return []
     gutters = _strip_gutters(runs)
     if gutters:
-        return gutters, None
-    return _banded(runs)
+        return [(gutters, (-math.inf, math.inf))]
+    order = sorted(runs, key=lambda r: -r[3])
+    bands: list[Band] = []
+    _banded(order, 0, len(order), bands)
+    return bands
 
 
-def _strip_gutters(runs: list[tuple[float, float, float, float]], crossed: float = 0.1) -> list[float]:
-    """The gutters of :func:`_gutters` among ``runs``; ``crossed``: the share of runs a strip may cross."""
+def _strip_gutters(runs: list[tuple[float, float, float, float]], candidates: bool = False) -> list[float]:
+    """The gutters of :func:`_gutters` among ``runs``; with ``candidates``, the middles of all the strips,
+    unchecked (:func:`_banded` checks them band by band)."""
     lo, hi = math.floor(min(r[0] for r in runs)), math.ceil(max(r[1] for r in runs))
     steps = [0] * (hi - lo + 2)  # how many runs cross each x, as steps summed below
     for left, right, _, _ in runs:
@@ -383,7 +390,7 @@ def _strip_gutters(runs: list[tuple[float, float, float, float]], crossed: float
             steps[a] += 1
             steps[b + 1] -= 1
     crossing = list(itertools.accumulate(steps[:-1]))
-    allowed = max(1, int(len(runs) * crossed + 1e-9))
+    allowed = max(1, len(runs) // 10)
     strips: list[tuple[int, int]] = []  # strips of x where few runs cross, off the text's edges
     start = None
     for i, n in enumerate([*crossing, allowed + 1]):
@@ -396,7 +403,7 @@ def _strip_gutters(runs: list[tuple[float, float, float, float]], crossed: float
     if not strips:
         return []
     middles = [lo + (a + b - 1) / 2 for a, b in strips]
-    if crossed > 0.1:  # candidates for :func:`_banded`, checked there band by band
+    if candidates:
         return middles
     widest = [lo + (a + b - 1) / 2 for a, b in sorted(strips, key=lambda s: s[0] - s[1])]
     for gutters in ([middles] if len(middles) > 1 else []) + [[x] for x in widest]:
@@ -405,47 +412,51 @@ def _strip_gutters(runs: list[tuple[float, float, float, float]], crossed: float
     return []
 
 
-BANDED = 0.5  # the share of a page's runs its full-width bands may hold, crossing the columns' gutter
+def _banded(order: list[tuple[float, float, float, float]], start: int, end: int, bands: list[Band]) -> None:
+    """Bands of columns among ``order[start:end]`` (the page's runs, top to bottom), under, over or between
+    full-width text (a title and an abstract above, a block of notes across the page under them), added
+    to ``bands``: each band is read column by column, the text outside them line by line.
 
-
-def _banded(runs: list[tuple[float, float, float, float]]) -> tuple[list[float], tuple[float, float] | None]:
-    """Columns in one band of the page, under full-width text (a title and an abstract) or over it (a
-    block of notes across the page), each band read in its own order.
-
-    The strips that at most half the runs cross are the candidates; for each, the page's runs top to
-    bottom are cut where the runs crossing it stop: the longest stretch (at least 20 runs) that a tenth
-    of its runs cross at most is the columns' band, and it must make columns of text of like widths on
-    its own (:func:`_strip_gutters`). Returns the gutters and the band (the heights between the middles
-    of the last crossing run above it and the first below it), or ``([], None)``.
+    The strips among the runs narrower than 0.6 of the text's width (a column's lines, not full-width
+    ones) are the candidates; for each, the runs are cut where the runs crossing it stop: the longest
+    stretch (at least 20 runs) that a tenth of its runs cross at most is a band, and it must make columns
+    of text of like widths on its own (:func:`_strip_gutters`). A band spans the heights between the
+    middles of the crossing runs around it; the stretches above and below it, less those runs, are
+    searched the same way.
     """
-    candidates = _strip_gutters(runs, BANDED)
-    if not candidates:
-        return [], None
-    order = sorted(runs, key=lambda r: -r[3])
-    n = len(order)
+    part = order[start:end]
+    if len(part) < 20:
+        return
+    width = max(r[1] for r in part) - min(r[0] for r in part)
+    narrow = [r for r in part if r[1] - r[0] < 0.6 * width]
+    candidates = _strip_gutters(narrow, candidates=True) if len(narrow) >= 20 else []
+    n = len(part)
     for x in candidates:
-        flags = [r[0] < x < r[1] for r in order]
+        flags = [r[0] < x < r[1] for r in part]
         prefix = list(itertools.accumulate(flags, initial=0))
         cuts = [k for k, f in enumerate(flags) if f]
-        starts, ends = [0, *(k + 1 for k in cuts)], [*cuts, n]
         best = None
-        for a in starts:
-            for b in ends:
+        for a in [0, *(k + 1 for k in cuts)]:
+            for b in [*cuts, n]:
                 size = b - a
                 if size >= 20 and (best is None or size > best[1] - best[0]):
                     if prefix[b] - prefix[a] <= max(1, size // 10):
                         best = (a, b)
-        if best is None or best == (0, n):
-            continue
-        a, b = best
-        band = order[a:b]
+        if best is None or (best == (0, n) and (start, end) == (0, len(order))):
+            continue  # the whole page: its own strips were tried before
+        band = part[best[0] : best[1]]
         gutters = _strip_gutters(band)
         if not gutters or not _like_widths(band, gutters):
             continue
+        a, b = start + best[0], start + best[1]
         top = (order[a - 1][2] + order[a - 1][3]) / 2 if a > 0 else math.inf
-        bottom = (order[b][2] + order[b][3]) / 2 if b < n else -math.inf
-        return gutters, (bottom, top)
-    return [], None
+        bottom = (order[b][2] + order[b][3]) / 2 if b < len(order) else -math.inf
+        bands.append((gutters, (bottom, top)))
+        if a - 1 > start:
+            _banded(order, start, a - 1, bands)
+        if b + 1 < end:
+            _banded(order, b + 1, end, bands)
+        return
 
 
 def _like_widths(runs: list[tuple[float, float, float, float]], gutters: list[float]) -> bool:
@@ -480,51 +491,69 @@ def _columns_of_text(runs: list[tuple[float, float, float, float]], gutters: lis
 
 
 def _split_at_gutters(
-    groups: list[list[_Char]], angles: list[float], gutters: list[float], band: tuple[float, float] | None = None
+    groups: list[list[_Char]], angles: list[float], bands: list[Band]
 ) -> tuple[list[list[_Char]], list[float], list[int]]:
-    """Groups cut where they jump a gutter (lines of two columns on one baseline), and each group's
-    column: 1, 2, … from the left, 0 across a gutter or outside the columns' ``band`` of heights (the
-    full-width text above or below them, read line by line)."""
+    """Groups cut where they jump a gutter of their band (lines of two columns on one baseline), and each
+    group's column: 1, 2, … from the left, 0 across a gutter or outside every band of columns (full-width
+    text above, below or between them, read line by line)."""
     out: list[list[_Char]] = []
     out_angles: list[float] = []
     columns: list[int] = []
-    edges = [-math.inf, *gutters, math.inf]
+    whole = len(bands) == 1 and bands[0][1] == (-math.inf, math.inf)
+
+    def column_of(left: float, right: float, gutters: list[float]) -> int:
+        for k, (a, b) in enumerate(itertools.pairwise([-math.inf, *gutters, math.inf]), start=1):
+            if a <= left and right <= b:
+                return k
+        return 0
+
     for g, angle in zip(groups, angles, strict=True):
-        if band is not None and not angle:
-            first = next((c for c in g if c.index >= 0), None)
-            if first is not None and not band[0] < (first.bottom + first.top) / 2 < band[1]:
-                out.append(g)
-                out_angles.append(angle)
-                columns.append(0)
+        visible = [c for c in g if c.index >= 0]
+        if not visible:
+            continue
+        gutters: list[float] = bands[0][0] if whole else []
+        if not whole and not angle:
+            middle = (visible[0].bottom + visible[0].top) / 2
+            gutters = next((gs for gs, (lo, hi) in bands if lo < middle < hi), [])
+        if angle or not gutters:
+            out.append(g)
+            out_angles.append(angle)
+            columns.append(0)
+            continue
+        left, right = min(c.left for c in visible), max(c.right for c in visible)
+        if not any(left < x < right for x in gutters):  # inside one column: nothing to cut
+            while g and g[0].index < 0:
+                g = g[1:]
+            while g and g[-1].index < 0:
+                g = g[:-1]
+            out.append(g)
+            out_angles.append(angle)
+            columns.append(column_of(left, right, gutters))
+            continue
+        pieces = []
+        h = max(c.height for c in visible)
+        cut = 0
+        previous = None
+        for j, b in enumerate(g):
+            if b.index < 0:
                 continue
-        pieces = [g]
-        if not angle:
-            pieces = []
-            visible = [(i, c) for i, c in enumerate(g) if c.index >= 0]
-            h = max((c.height for _, c in visible), default=0.0)
-            cut = 0
-            for (_, a), (j, b) in itertools.pairwise(visible):
-                if b.left - a.right > 0.5 * h and any(a.right <= x <= b.left for x in gutters):
+            if previous is not None and b.left - previous.right > 0.5 * h:
+                if any(previous.right <= x <= b.left for x in gutters):
                     pieces.append(g[cut:j])
                     cut = j
-            pieces.append(g[cut:])
+            previous = b
+        pieces.append(g[cut:])
         for piece in pieces:
-            visible = [c for c in piece if c.index >= 0]
-            if not visible:
+            shown = [c for c in piece if c.index >= 0]
+            if not shown:
                 continue
             while piece and piece[0].index < 0:
                 piece = piece[1:]
             while piece and piece[-1].index < 0:  # the space before the next column's text
                 piece = piece[:-1]
-            left, right = min(c.left for c in visible), max(c.right for c in visible)
-            column = 0
-            if not angle:
-                for k, (a, b) in enumerate(itertools.pairwise(edges), start=1):
-                    if a <= left and right <= b:
-                        column = k
             out.append(piece)
             out_angles.append(angle)
-            columns.append(column)
+            columns.append(column_of(min(c.left for c in shown), max(c.right for c in shown), gutters))
     return out, out_angles, columns
 
 

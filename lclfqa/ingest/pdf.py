@@ -28,12 +28,11 @@ Where footnotes get linked: markers are recorded per section here (superscripts,
 markers); ``chunking.link_footnotes`` turns them into links from footnote chunks to parents.
 
 Pages set in columns (``layout.py`` finds the gutters: two or three columns) are read column by column,
-and each column's foot is searched for notes of its own; a page whose columns fill only a band of it
-(full-width text above or below them) reads each band in its own order.
+and each column's foot is searched for notes of its own; a page whose columns fill only bands of it
+(full-width text above, below or between them) reads each band in its own order.
 
-Known limits (documented in docs/ingest.md): one band of columns per page (columns, a long full-width
-block, columns again: the second band is read across); tables are flattened to text; a single light-grey
-line is kept (only repeated ones are watermarks).
+Known limits (documented in docs/ingest.md): a band of columns needs 20 runs of text (ten lines a column);
+tables are flattened to text; a single light-grey line is kept (only repeated ones are watermarks).
 """
 
 from __future__ import annotations
