@@ -81,3 +81,28 @@ def test_a_quote_with_double_quotes_and_a_backslash_is_a_choice_the_grammar_can_
         [sys.executable, "-c", _CONSTRAINED, *quotes], capture_output=True, text=True, timeout=900, check=False
     )
     assert done.returncode == 0 and "REPLY {" in done.stdout, done.stderr[-2000:]
+
+
+def test_a_prompt_prefix_held_in_the_kv_cache_is_counted_as_reused():
+    # The hardware-free token count (benchmarks/README.md) counts what llama.cpp evaluates: a second call that
+    # continues the first call's conversation reuses its prefix, a call on another text only the template's opening.
+    from langchain_core.messages import HumanMessage
+
+    from lclfqa.llm.llama import ChatLlama
+    from lclfqa.llm.weights import smollm2_path
+
+    model = ChatLlama(model_path=str(smollm2_path()), n_ctx=1024, n_threads=1, max_tokens=4)
+    model.forget_prompt()
+    shared = [HumanMessage("The lease runs for five years from 1 July 2020 and the rent is paid monthly. " * 4)]
+
+    def details(messages):
+        usage = model.invoke(messages).usage_metadata
+        return usage["input_tokens"], usage["input_token_details"]["cache_read"]
+
+    first_in, first_reused = details([*shared, HumanMessage("How long does it run?")])
+    second_in, second_reused = details([*shared, HumanMessage("How is the rent paid?")])
+    other_in, other_reused = details([HumanMessage("Zebras are striped. " * 10)])
+    assert first_reused < 10 < first_in
+    assert 60 < second_reused < second_in  # the shared passage was not evaluated again
+    assert other_reused < 40 < other_in  # the chat template's opening only
+    assert other_reused + 40 < second_reused

@@ -74,7 +74,10 @@ def ingest(
     summaries: Annotated[
         bool | None, typer.Option("--summaries/--no-summaries", help="SAC document summaries (needs a chat model).")
     ] = None,
-    embedding_model: Annotated[str | None, typer.Option(help="'local:all-MiniLM-L6-v2' or 'openai:<model>'.")] = None,
+    embedding_model: Annotated[
+        str | None,
+        typer.Option(help="'local:all-MiniLM-L6-v2', 'local:all-MiniLM-L6-v2-int8' (quantised) or 'openai:<model>'."),
+    ] = None,
     chat_model: Annotated[
         str | None, typer.Option(help="Chat model for summaries: 'local' or 'openai:<model>'.")
     ] = None,

@@ -128,12 +128,25 @@ def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]
             ],
             0.5,
         ),
+        # the tokens llama.cpp evaluates: a prompt prefix the KV cache holds from the call before is not
+        # evaluated again (None for rows written before the count existed, or replayed from the cache)
+        "evaluated_tokens_p50": _quantile(
+            [
+                (r.get("tokens") or {}).get("prompt", 0)
+                - (r.get("tokens") or {}).get("reused", 0)
+                + (r.get("tokens") or {}).get("completion", 0)
+                for r in rows
+                if (r.get("tokens") or {}).get("reused") is not None
+            ],
+            0.5,
+        ),
         "seconds": mean(r.get("seconds") for r in rows),
         "seconds_p50": _quantile([r.get("seconds") for r in rows], 0.5),
         "seconds_p95": _quantile([r.get("seconds") for r in rows], 0.95),
         "node_seconds": _node_means(rows, "seconds"),
         "node_prompt_tokens": _node_means(rows, "prompt_tokens"),
         "node_completion_tokens": _node_means(rows, "completion_tokens"),
+        "node_reused_tokens": _node_means(rows, "reused_tokens"),
         "judge_seconds": mean(r["judge"].get("seconds") for r in rows),
         "llm_calls": mean(r.get("llm_calls") for r in rows),
         "prompt_tokens": mean(r.get("tokens", {}).get("prompt") for r in rows),
@@ -353,9 +366,9 @@ def _latency_table(summary: dict[str, Any], names: list[str]) -> list[str]:
     for n in names:
         nodes += [node for node in summary["variants"][n]["node_seconds"] if node not in nodes]
     lines = [
-        "| variant | s / question p50 | p95 | mean | tokens / question p50 (in + out) |"
-        + "".join(f" {node}: s, tokens in/out |" for node in nodes),
-        "|" + "---|" * (5 + len(nodes)),
+        "| variant | s / question p50 | p95 | mean | tokens / question p50 (in + out) | evaluated p50 |"
+        + "".join(f" {node}: s, tokens in (reused)/out |" for node in nodes),
+        "|" + "---|" * (6 + len(nodes)),
     ]
     for n in names:
         s = summary["variants"][n]
@@ -366,10 +379,13 @@ def _latency_table(summary: dict[str, Any], names: list[str]) -> list[str]:
                 cells.append("–")
                 continue
             tokens_in = _f(s["node_prompt_tokens"].get(node), 0)
+            reused = (s.get("node_reused_tokens") or {}).get(node)
+            tokens_in += f" ({_f(reused, 0)})" if reused else ""
             cells.append(f"{_f(sec, 1)}, {tokens_in}/{_f(s['node_completion_tokens'].get(node), 0)}")
         lines.append(
             f"| {n} | {_f(s['seconds_p50'], 1)} | {_f(s['seconds_p95'], 1)} | {_f(s['seconds'], 1)} | "
-            f"{_f(s.get('tokens_p50'), 0)} |" + "".join(f" {c} |" for c in cells)
+            f"{_f(s.get('tokens_p50'), 0)} | {_f(s.get('evaluated_tokens_p50'), 0)} |"
+            + "".join(f" {c} |" for c in cells)
         )
     return lines
 

@@ -26,7 +26,7 @@ CITATION_KEYS = ("n", "document", "pages", "section", "quote", "inferred", "sour
 """What a citation shows, wherever it is shown (``ask --json``, eval rows, the REPL, a notebook)."""
 QUOTE_KEYS = ("text", "document", "pages", "section", "how", "source", "child")
 """What a verified quote shows."""
-NODE_FIGURES = ("seconds", "llm_calls", "prompt_tokens", "completion_tokens")
+NODE_FIGURES = ("seconds", "llm_calls", "prompt_tokens", "completion_tokens", "reused_tokens")
 """The figures every node's ``steps`` entry has (:class:`lclfqa.llm.calls.Meter`)."""
 
 
@@ -113,6 +113,8 @@ class QAResult(dict):
             "tokens": {
                 "prompt": sum(int(s.get("prompt_tokens", 0)) for s in steps.values()),
                 "completion": sum(int(s.get("completion_tokens", 0)) for s in steps.values()),
+                # of the prompt tokens, those the KV cache held from the call before (not evaluated again)
+                "reused": sum(int(s.get("reused_tokens", 0) or 0) for s in steps.values()),
             },
             "steps": steps,
         }

@@ -50,6 +50,7 @@ class Meter:
         self.llm_calls = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
+        self.reused_tokens = 0
         self.notes: dict[str, Any] = {}
 
     def count(self, message: BaseMessage) -> None:
@@ -57,6 +58,7 @@ class Meter:
         usage = getattr(message, "usage_metadata", None) or {}
         self.prompt_tokens += int(usage.get("input_tokens", 0) or 0)
         self.completion_tokens += int(usage.get("output_tokens", 0) or 0)
+        self.reused_tokens += int((usage.get("input_token_details") or {}).get("cache_read", 0) or 0)
 
     def record(self, **notes: Any) -> dict[str, Any]:
         """``{"steps": {node: {...}}}`` — merge it into the node's return value."""
@@ -65,6 +67,7 @@ class Meter:
             "llm_calls": self.llm_calls,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "reused_tokens": self.reused_tokens,
             **self.notes,
             **notes,
         }

@@ -158,6 +158,7 @@ class ChatLlama(BaseChatModel):
         text = ""
         with lock:
             started = time.perf_counter()
+            before = llama._input_ids.tolist()  # what the KV cache holds: a shared prefix is not evaluated again
             produced = 0
             finish = None
             for part in llama.create_chat_completion(messages=payload, stream=True, **params):
@@ -180,7 +181,14 @@ class ChatLlama(BaseChatModel):
                         f"({produced} tokens); raise llm_timeout or shorten the context (top_k, context_chars)"
                     )
             prompt_tokens = max(0, int(llama.n_tokens) - produced)
-        usage = {"input_tokens": prompt_tokens, "output_tokens": produced, "total_tokens": prompt_tokens + produced}
+            reused = _common_prefix(before, llama._input_ids[:prompt_tokens].tolist())
+        usage = {
+            "input_tokens": prompt_tokens,
+            "output_tokens": produced,
+            "total_tokens": prompt_tokens + produced,
+            # prompt tokens found in the KV cache (the previous call's prefix): llama.cpp did not evaluate them
+            "input_token_details": {"cache_read": min(reused, max(0, prompt_tokens - 1))},
+        }
         yield ChatGenerationChunk(
             message=AIMessageChunk(content="", usage_metadata=usage, response_metadata={"finish_reason": finish}),
         )
@@ -210,3 +218,13 @@ if __name__ == "__main__":
 
     with safe_model_params():
         runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    """Length of the longest common prefix of two token lists."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
