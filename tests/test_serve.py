@@ -210,6 +210,13 @@ app(["serve", "--index", sys.argv[1], "--port", sys.argv[2]])
 """
 
 
+def _wait_for(log: Path, line: str, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while line not in log.read_text():
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.1)
+
+
 def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # a shell may start the test run with SIGINT ignored
 
@@ -246,6 +253,7 @@ def test_the_serve_command_answers_ask_until_ctrl_c(index_dir: Path, fake_models
         assert served.exit_code == 0 and served.stderr == "", served.output
         assert json.loads(served.stdout)["answer"].startswith("No. Married taxpayers")
         assert fake_models.calls == []  # not answered here
+        _wait_for(log, "question 1: answered")  # the server's line comes after the answer is sent
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
     finally:
@@ -417,5 +425,5 @@ def test_serve_with_the_tiny_model_answers_a_fresh_ask(local_sample_index: Path,
         assert data["answer"] and data["retrieved"] and set(data["timings"]) >= {"retrieve", "read"}
         health = json.load(urllib.request.urlopen(f"{url}/health", timeout=5))
         assert health["questions"] == 1 and health["chat_model"] == "local-tiny"
+        _wait_for(log, "question 1: answered")
     print(f"served ask: {seconds:.1f} s in all, the graph {sum(v or 0 for v in data['timings'].values()):.1f} s")
-    assert "question 1: answered" in log.read_text()
