@@ -418,11 +418,12 @@ def _banded(order: list[tuple[float, float, float, float]], start: int, end: int
     to ``bands``: each band is read column by column, the text outside them line by line.
 
     The strips among the runs narrower than 0.6 of the text's width (a column's lines, not full-width
-    ones) are the candidates; for each, the runs are cut where the runs crossing it stop: the longest
-    stretch (at least 20 runs) that a tenth of its runs cross at most is a band, and it must make columns
-    of text of like widths on its own (:func:`_strip_gutters`). A band spans the heights between the
-    middles of the crossing runs around it; the stretches above and below it, less those runs, are
-    searched the same way.
+    ones) are the candidates; a candidate needs six runs wholly on each side of it, as wide as a fifth of
+    the text at the median (columns of text, not printed line numbers or margin notes). For each, the runs
+    are cut where the runs crossing it stop: the longest stretch (at least 20 runs) that a tenth of its
+    runs cross at most is a band, and it must make columns of text of like widths on its own
+    (:func:`_strip_gutters`). A band spans the heights between the middles of the crossing runs around
+    it; the stretches above and below it, less those runs, are searched the same way.
     """
     part = order[start:end]
     if len(part) < 20:
@@ -432,6 +433,9 @@ def _banded(order: list[tuple[float, float, float, float]], start: int, end: int
     candidates = _strip_gutters(narrow, candidates=True) if len(narrow) >= 20 else []
     n = len(part)
     for x in candidates:
+        sides = (sorted(r[1] - r[0] for r in part if r[1] <= x), sorted(r[1] - r[0] for r in part if r[0] >= x))
+        if any(len(w) < 6 or w[len(w) // 2] < 0.2 * width for w in sides):
+            continue  # no column of text on one side (printed line numbers, a margin note)
         flags = [r[0] < x < r[1] for r in part]
         prefix = list(itertools.accumulate(flags, initial=0))
         cuts = [k for k, f in enumerate(flags) if f]
