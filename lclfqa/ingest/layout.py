@@ -170,14 +170,14 @@ def _lines(
             # a taller character defines the line (after a superscript start)
             cur_bottom, cur_top = c.bottom, c.top
         if pending_space:
-            p = current[-1]
             # a capital, then a smaller letter on its baseline: maybe one small-caps word split ("T HE")
-            small_cap = p.ch.isupper() and ch.isalpha() and 0.55 * p.height < h < 0.88 * p.height
-            if small_cap and bottom - p.bottom < 0.15 * p.height:
+            p = current[-1]
+            ph = p.height
+            split = -1
+            if h < 0.88 * ph and h > 0.55 * ph and p.ch.isupper() and ch.isalpha() and bottom - p.bottom < 0.15 * ph:
                 small_caps += 1
-            else:
-                small_cap = False
-            current.append(_Char(" ", c.left, c.bottom, c.left, c.bottom, _SPLIT if small_cap else -1, 0.0))
+                split = _SPLIT
+            current.append(_Char(" ", c.left, c.bottom, c.left, c.bottom, split, 0.0))
             pending_space = False
         current.append(c)
     if current:
