@@ -1031,3 +1031,47 @@ def test_one_plain_number_glued_to_a_word_pairs_no_note(tmp_path):
     doc = parse_pdf(path)
     assert doc.footnotes == ()
     assert "\n".join(s.text for s in doc.sections).split("\n") == rows
+
+
+def test_small_note_running_on_to_the_next_page_under_no_rule_joins_its_note(tmp_path):
+    # A judgment's print: 9 pt notes under a 12 pt body, no rule above them. Note 1 stops mid-sentence at the
+    # foot of page 1 ("which held that the"); page 2's foot opens with its last line, no number, then note 2.
+    # Page 3's foot opens with a small line that is no note's start, under note 2, which ended a sentence:
+    # the body's (a source credit), not note 2's.
+    path = tmp_path / "judgment.pdf"
+    c = canvas.Canvas(str(path), pagesize=(612, 792))
+    font = "Times-Roman"
+    feet = (
+        ["1 See the decision of the court below, at 12, and the authorities there collected, in", RUN_ON[0]],
+        [RUN_ON[1], "2 Id., at 14."],
+        ["Source: the court's own print, as revised for publication."],
+    )
+    for page, foot in enumerate(feet, start=1):
+        y = 720.0
+        for i in range(25):
+            t = c.beginText(72, y)
+            t.setFont(font, 12)
+            t.textOut(f"Body text of page {page}, line {i}, on the reasons of the court below")
+            if (page, i) in ((1, 5), (2, 7)):
+                _raised(t, font, 12, str(page))
+            t.textOut(".")
+            c.drawText(t)
+            y -= 16
+        c.setFont(font, 9)
+        for k, text in enumerate(foot):
+            c.drawString(72, 250 - 11 * k, text)
+        c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert [(f.number, f.page, f.text) for f in doc.footnotes] == [
+        ("1", 1, " ".join([feet[0][0][2:], *RUN_ON])),
+        ("2", 2, "Id., at 14."),
+    ]
+    text = "\n".join(s.text for s in doc.sections)
+    assert RUN_ON[1] not in text and text.endswith("Source: the court's own print, as revised for publication.")
+
+
+RUN_ON = (
+    "particular the decision of the full court in the earlier appeal, which held that the",
+    "rule applies to every contract made after the commencement of the Act.",
+)

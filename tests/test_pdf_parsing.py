@@ -1394,7 +1394,10 @@ def test_au_numbered_lines_that_run_on_are_body_text(au, ecfr):
     order = anz.sections[1].text
     assert "1. Leave to appeal granted in respect of grounds 1-4 of the amended\ndraft notice of appeal." in order
     assert "(a) that the honour, dishonour, non-payment and over limit fees\nwere not charged" in order
-    assert "(c) where the Originator or Originator's Representative\nhas engaged" in anz.sections[5].text
+    # the quoted clauses of note 26 run on to the next page ("(Footnote continues on next page)"): the note's
+    note26 = next(f.text for f in anz.footnotes if f.number == "26")
+    assert "(c) where the Originator or Originator's Representative has engaged" in note26
+    assert "(c) where the Originator" not in anz.sections[5].text
     titles = {t for doc in au.values() for s in doc.sections for t in s.path}
     run_on = re.compile(r"^(?:\(\w{1,4}\)|\d{1,2}\.) .*(?<![.:;—])$")
     judgments = ("anz", "paciocco", "breach", "employment")

@@ -73,8 +73,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: start the text does not cite continues the note above; 19: a line drawn around a printed line number is
 #: carried on where it stopped, the IRA's "12 1⁄2 per centum"; 20: small digits on the baseline right
 #: after a word are markers; 21: a running head a few points off its height elsewhere, issue 32;
-#: 22: small caps split by the text layer read whole, columns in a band of the page, a body-size note run
-#: on to the next page joins its note, plain markers glued to a word where the note starts pair with them).
+#: 22: small caps split by the text layer read whole, columns in bands of the page, a note run on to the
+#: next page joins its note (body-size by its spacing; small, under no rule, where it stopped mid-sentence),
+#: plain markers glued to a word where the note starts pair with them).
 PARSER_VERSION = 22
 
 Summarizer = Callable[[ParsedDocument], str]

@@ -171,12 +171,30 @@ def footnote_zone(lines: list[Line], limit: float, page_h: float, state: Footnot
         if ln.height >= limit or ln.bottom > ZONE_TOP * page_h:
             break
         start = i
-    # No rule above: keep the zone only from a line that opens with a footnote number.
+    # No rule above: keep the zone only from a line that opens with a footnote number, or from the lines of
+    # a note that runs on from the page before.
+    small = start
     while start < len(lines) and not _opens_note(lines[start], state, first=True):
         start += 1
+    if start > small and _runs_on(lines[small], state):
+        return small
     if start == len(lines):
         start = _marked_start(lines, page_h, state, body)
     return _continued_start(lines, start, page_h, state, body)
+
+
+def _runs_on(ln: Line, state: FootnoteState) -> bool:
+    """Whether the small line ``ln``, the first at its page's foot and no note's start, goes on with the
+    last note: that note began on an earlier page, stopped mid-sentence (no ``.``, ``)``, ``”`` at its end)
+    and is set in ``ln``'s size."""
+    last = state.drafts[-1] if state.drafts else None
+    return (
+        last is not None
+        and last.page < ln.page
+        and abs(last.height - ln.height) < 0.5
+        and bool(last.lines)
+        and not last.lines[-1].rstrip().endswith((".", ")", "”", '"'))
+    )
 
 
 def _continued_start(lines: list[Line], start: int, page_h: float, state: FootnoteState, body: float) -> int:

@@ -15,10 +15,11 @@ The rules, in the order they run (each in a module named for its job):
    or a trailing ``[N]`` or ``N.`` note block, cited in the text, and a table of contents, are taken out
    of the body first.
 5. **Footnotes** (``footnotes.py``) — the small lines at a page's (or a column's) foot, split at each
-   marker expected next, whatever the case of the word after it; notes in the body's own size from a
-   line opening with a raised number the body cites, and their lines run on to the next page by their
-   spacing; markers in the body's own type glued to a word (``statutory.1 On``) where the note starts
-   below pair with them in sequence; none at all in a text that cites no marker.
+   marker expected next, whatever the case of the word after it; a note's lines run on to the next page
+   (no number: the foot's first lines, where the note stopped mid-sentence); notes in the body's own size
+   from a line opening with a raised number the body cites, and their lines run on by their spacing;
+   markers in the body's own type glued to a word (``statutory.1 On``) where the note starts below pair
+   with them in sequence; none at all in a text that cites no marker.
 6. **Opinions** (``opinions.py``) and **headings** (``headings.py``) — a judgment's opinions open
    top-level sections; numbering, size and weight open headings where layout and text agree, nested
    by rank or by first use; a numbered line that runs on into its sentence is body text.
