@@ -27,6 +27,7 @@ ROUTES = [
     ("booleans", "verdicts"),
     ("choose the sentences that answer", "quotes"),
     ("Decide this yes/no question", "yes_no"),
+    ("Decide whether this statement is true", "yes_no"),
     ("Write the answer for a tax lawyer", "answer"),
     ("Answer the question from the", "answer"),
     ("Summarize", "summary"),

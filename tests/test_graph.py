@@ -623,6 +623,27 @@ def test_a_yes_no_answer_opens_with_the_verdict_decided_over_the_quotes(sample_i
     assert "yes_no" not in llm.routes()
 
 
+def test_a_statement_no_quote_decides_gets_no_verdict(sample_index: Path):
+    # on a statement the verdict call may say that the quotes show it neither true nor false: the reader is
+    # told so, and an opening verdict the model writes anyway is taken out (a verdict the quotes do not carry
+    # is a guess); a yes/no question is not offered that choice
+    statement = "True or false: married taxpayers filing separately may claim the AOTC."
+    undecided = json.dumps({"rule": "Married taxpayers must file a joint return.", "verdict": "not decided"})
+    script = good_script(
+        yes_no=undecided, answer="True. The sources do not decide it; married taxpayers must file a joint return [1]."
+    )
+    graph, llm = graph_with(sample_index, script)
+    result = graph.invoke({"question": statement})
+    assert result["verdict"] == "open" and result["steps"]["read"]["verdict_withheld"] is True
+    opening = "The quotes neither confirm this statement nor contradict it."
+    assert result.answer.startswith(f"{opening} The sources do not decide it; married taxpayers must file")
+    told = {key: m for key, m, _ in llm.calls}["answer"][-1].content
+    assert "neither show this statement true nor show it false" in told
+    graph, llm = graph_with(sample_index, good_script(yes_no=undecided, answer="Yes, a joint return is needed [1]."))
+    result = graph.invoke({"question": QUESTION})
+    assert result["verdict"] == "" and result.answer == "Yes, a joint return is needed [1]."
+
+
 def test_a_failed_verdict_call_leaves_the_readers_own_opening(sample_index: Path):
     script = good_script(yes_no=RuntimeError("endpoint down"), answer="Yes, a joint return is required [1].")
     graph, _ = graph_with(sample_index, script)

@@ -625,6 +625,7 @@ def test_the_verdict_call_may_only_copy_a_quote_as_its_rule():
     ]
     schema = verdict_schema(texts)
     assert schema["required"] == ["rule", "verdict"] and schema["properties"]["verdict"]["enum"] == ["yes", "no"]
+    assert verdict_schema(texts, statement=True)["properties"]["verdict"]["enum"] == ["yes", "no", "not decided"]
     rules = schema["properties"]["rule"]["enum"]
     # whitespace normalised, a long quote cut to its first RULE_WORDS words, a repeated quote once
     assert rules == [
@@ -1108,3 +1109,39 @@ def test_the_questions_own_figures_a_list_items_number_and_the_section_above_a_q
     held = with_section_labels(quote, {"section": path})
     assert check_answer("Under § 1.21-4(a), no credit is allowed for amounts paid to a spouse [1].", [held])[0].ok
     assert not check_answer("Under § 1.21-5(a), no credit is allowed for amounts paid to a spouse [1].", [held])[0].ok
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected", "changed"),
+    [
+        ("Yes, the sources do not decide it [1].", "The sources do not decide it [1].", True),
+        ("False. No quote says so [2].", "No quote says so [2].", True),
+        ("Generally not, unless the parties agree [1].", "Unless the parties agree [1].", True),
+        ("The sources do not decide it [1].", "The sources do not decide it [1].", False),
+        ("No.", "No.", False),  # nothing else to say: left as it is (the refuse stage judges it)
+    ],
+)
+def test_an_undecided_answer_opens_with_no_verdict(answer: str, expected: str, changed: bool):
+    from lclfqa.graph.answer.verdict import without_verdict
+
+    assert without_verdict(answer) == (expected, changed)
+
+
+def test_an_undecided_answer_says_so_once():
+    from lclfqa.graph.answer.verdict import undecided
+
+    opening = "The quotes neither confirm this statement nor contradict it."
+    assert undecided("True. They only state that the deposit is returned [2].") == (
+        f"{opening} They only state that the deposit is returned [2]."
+    )
+    assert undecided(f"{opening} They only state it [2].") == f"{opening} They only state it [2]."
+    assert undecided("") == opening
+
+
+def test_the_reader_is_told_when_the_quotes_decide_no_statement():
+    from lclfqa import prompts
+
+    question = "Can a partnership elect out of the centralized audit regime?"
+    assert prompts.verdict_rule(question, "open") == prompts.verdict_rule(question)  # not offered to questions
+    statement = prompts.verdict_rule("True or false: the lease ends in 2030.", "open")
+    assert "neither show this statement true nor show it false" in statement

@@ -76,7 +76,8 @@ class QAState(TypedDict, total=False):
     # --- read
     verdict: str
     """For a yes/no question, the verdict decided over the final quotes (:mod:`lclfqa.graph.answer.verdict`):
-    ``yes``, ``no``, or ``""`` (not a yes/no question, or not given); the answer opens with it."""
+    ``yes``, ``no`` (the answer opens with it), ``open`` (a statement the quotes show neither true nor false:
+    the answer opens with no verdict and says so), or ``""`` (not a yes/no question, or not given)."""
     answer: str
     citations: list[dict[str, Any]]
     """``{"n", "document", "pages", "section", "inferred"}`` for each source the answer cites."""

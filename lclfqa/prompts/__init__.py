@@ -345,10 +345,14 @@ def parts_rule(question: str) -> str:
 
 def verdict_rule(question: str, verdict: str = "") -> str:
     """The reader's verdict-first rule (with a line break) for a yes/no question, else ``""``; with the
-    decided ``verdict`` (``yes``/``no``, :mod:`lclfqa.graph.answer.verdict`), the rule names it."""
+    decided ``verdict`` (``yes``/``no``, :mod:`lclfqa.graph.answer.verdict`), the rule names it; for a
+    statement ``open`` (the quotes show it neither true nor false), the answer opens with no verdict and says
+    the sources do not decide it."""
     if not is_yes_no(question):
         return ""
     t = load("templates")
+    if verdict == "open" and is_statement(question):
+        return t["open_statement_rule"] + "\n"
     if is_statement(question):
         if verdict in ("yes", "no"):
             word = verdict_word(verdict, True)

@@ -16,7 +16,8 @@ removes is recorded with the rule that removed it (``steps.read.removed_by``).
    (:mod:`.attribution`); an aside or a listed clause holding the miss is cut first where that saves the
    sentence; a repeated sentence is said once.
 4. ``verdict`` (:mod:`.verdict`) — a yes/no or true/false question's answer opens with the verdict the
-   verdict call decided over the quotes (under a grammar), never with its opposite.
+   verdict call decided over the quotes (under a grammar), never with its opposite; a statement the call found
+   the quotes show neither true nor false opens with no verdict.
 5. ``sources`` (:mod:`.sources`) — each part of the question the answer does not give gets its nearest
    quote, verbatim and cited (the source's words, counted apart in ``added``).
 6. ``refuse`` (:mod:`.tidy`) — an answer is a refusal or an answer, never both: when nothing but a verdict

@@ -17,6 +17,11 @@ states the exceptions after it (offered the exception, the 1.5B default decided 
 A statement to judge ("True or false: …", :func:`lclfqa.prompts.is_statement`) is decided the same way,
 "yes" meaning true; the answer then opens "True" or "False". The ``verdict`` stage
 (:func:`open_with`) makes the answer open with the decided verdict, never with its opposite.
+
+On a statement the call may also answer "not decided" (:data:`OPEN`): the quotes neither show it true nor
+show any part of it false. The reader is then told so, and the answer opens with no verdict: a verdict the
+quotes do not carry is a guess. A yes/no question is not offered it: there the 1.5B default chose it over a
+quote that plainly decided the question (on the dev set, verdicts 2/2 → 1/2).
 """
 
 from __future__ import annotations
@@ -36,6 +41,9 @@ from lclfqa.llm.calls import Meter, chat
 log = logging.getLogger(__name__)
 
 VERDICTS = ("yes", "no")
+OPEN = "open"
+"""The verdict on a statement the quotes show neither true nor false: the answer opens with no verdict."""
+_CHOICES = {"yes": "yes", "no": "no", "not decided": OPEN}
 RULE_WORDS = 40
 
 
@@ -64,13 +72,14 @@ def rule_choices(texts: list[str]) -> list[str]:
     return list(dict.fromkeys(" ".join(t.translate(_GRAMMAR_UNSAFE).split()[:RULE_WORDS]) for t in rules))
 
 
-def verdict_schema(texts: list[str]) -> dict[str, Any]:
-    """JSON schema of the verdict call: ``rule``, one of :func:`rule_choices`, then ``verdict``."""
+def verdict_schema(texts: list[str], statement: bool = False) -> dict[str, Any]:
+    """JSON schema of the verdict call: ``rule``, one of :func:`rule_choices`, then ``verdict`` — ``yes`` or
+    ``no``, and for a ``statement`` also ``not decided``."""
     return {
         "type": "object",
         "properties": {
             "rule": {"type": "string", "enum": rule_choices(texts)},
-            "verdict": {"type": "string", "enum": list(VERDICTS)},
+            "verdict": {"type": "string", "enum": list(_CHOICES) if statement else list(VERDICTS)},
         },
         "required": ["rule", "verdict"],
     }
@@ -84,7 +93,8 @@ def decide(
     reply has no verdict (the reader then writes its own)."""
     if not texts:
         return "", None
-    template = "decide_statement" if prompts.is_statement(question) else "decide_verdict"
+    statement = prompts.is_statement(question)
+    template = "decide_statement" if statement else "decide_verdict"
     ask = prompts.render(prompts.load("templates")[template], asked=prompts.yes_no_question(question))
     try:
         raw = chat(
@@ -92,14 +102,15 @@ def decide(
             [*shared, HumanMessage(ask)],
             meter,
             max_tokens=2 * RULE_WORDS + 24,  # a copied rule of RULE_WORDS words, the JSON around it, the verdict
-            schema=verdict_schema(texts),
+            schema=verdict_schema(texts, statement),
             stream=False,
         )
     except Exception as exc:  # the answer is still written, opening with the reader's own verdict
         log.warning("the verdict call failed; the reader decides: %s", exc)
         return "", None
     rule = (parsing.json_object(raw) or {}).get("rule")
-    return parsing.choice(raw, "verdict", VERDICTS), rule if isinstance(rule, str) else None
+    choice = parsing.choice(raw, "verdict", tuple(_CHOICES) if statement else VERDICTS)
+    return _CHOICES.get(choice, ""), rule if isinstance(rule, str) else None
 
 
 _OPENING = re.compile(
@@ -122,8 +133,29 @@ def opening_verdict(answer: str, verdict: str, statement: bool = False) -> tuple
     return (f"{word}. {rest}" if rest else f"{word}."), True
 
 
+def without_verdict(answer: str) -> tuple[str, bool]:
+    """``(answer, changed)``: ``answer`` without an opening "Yes"/"No"/"True"/"False" (or "Generally not")."""
+    m = _OPENING.match(answer)
+    if not m or not answer[m.end() :].strip():
+        return answer, False
+    rest = answer[m.end() :]
+    return rest[:1].upper() + rest[1:], True
+
+
+def undecided(answer: str) -> str:
+    """``answer`` opening with no verdict and with the sentence that says the documents decide nothing
+    (``undecided`` in ``templates.toml``): the model's own sentence saying so may not survive the support
+    stage, which measures its words against the quotes."""
+    opening = prompts.phrase("undecided")
+    rest, _ = without_verdict(answer)
+    return rest if rest.startswith(opening) else f"{opening} {rest}".strip()
+
+
 def open_with(draft: Draft, reading: Reading) -> None:
-    """The ``verdict`` stage: the answer opens with the decided verdict (:func:`opening_verdict`)."""
+    """The ``verdict`` stage: the answer opens with the decided verdict (:func:`opening_verdict`), or, on a
+    statement the quotes show neither true nor false (:data:`OPEN`), by saying so (:func:`undecided`)."""
     if reading.verdict in VERDICTS:
         answer, changed = opening_verdict(draft.answer, reading.verdict, reading.statement)
         draft.answer, draft.notes["verdict_enforced"] = answer, changed
+    elif reading.verdict == OPEN:
+        draft.answer, draft.notes["verdict_withheld"] = undecided(draft.answer), True

@@ -33,7 +33,7 @@ from lclfqa.graph import answer as stages
 from lclfqa.graph.answer.attribution import opinion_of, reading_order
 from lclfqa.graph.answer.sources import stating
 from lclfqa.graph.answer.tidy import written_answer
-from lclfqa.graph.answer.verdict import decide
+from lclfqa.graph.answer.verdict import VERDICTS, decide
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.evidence.grounding import unsupported
 from lclfqa.graph.evidence.nearest import index_embeddings, nearest_quotes
@@ -157,7 +157,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     if ctx.plan.extract and "verdict" not in ctx.plan.off and prompts.is_yes_no(asked):
         verdict, decided_rule = decide(ctx.resources.llm, shared, asked, texts, meter)
         notes["verdict"] = verdict
-        if verdict:  # decided: a display may show it now, before the answer call (stream_mode="custom")
+        if verdict in VERDICTS:  # decided: a display may show it now, before the answer call (stream_mode="custom")
             word = prompts.verdict_word(verdict, prompts.is_statement(asked))
             runtime.stream_writer({"verdict": verdict, "word": word})
         if decided_rule is not None:
