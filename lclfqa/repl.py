@@ -76,14 +76,16 @@ class _TagStripper:
         return out
 
 
-def graph_events(graph: QAGraph, question: str, config: dict[str, Any] | None = None) -> Iterator[Event]:
+def graph_events(
+    graph: QAGraph, question: str, config: dict[str, Any] | None = None, *, tokens: bool = True
+) -> Iterator[Event]:
     """Run one question through ``graph`` and yield its :data:`Event` s. Only the reader's first call
-    streams tokens (a later call of the reader is not shown); the verdict call's JSON never does."""
+    streams tokens (a later call of the reader is not shown); the verdict call's JSON never does. With
+    ``tokens=False`` no token is streamed (``ask --json``: the per-token callbacks are not paid)."""
     state: dict[str, Any] = {}
     first_message: str | None = None
-    for mode, payload in graph.stream(
-        {"question": question}, config, stream_mode=["messages", "updates", "custom", "values"]
-    ):
+    modes = ["messages", "updates", "custom", "values"] if tokens else ["updates", "custom", "values"]
+    for mode, payload in graph.stream({"question": question}, config, stream_mode=modes):
         if mode == "messages":
             chunk, meta = payload
             if meta.get("langgraph_node") == "read" and isinstance(chunk.content, str) and chunk.content:

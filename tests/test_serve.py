@@ -94,6 +94,7 @@ def test_ask_uses_the_server_and_answers_in_process_when_it_is_down(index_dir: P
         served = _ask(index_dir, server.url, "--json")
         assert served.exit_code == 0, served.output
         assert server.questions == 1 and served.stderr == ""
+        assert server.last_tokens == 0  # --json asks for no token events
         data = json.loads(served.stdout)
         assert data["answer"].startswith("No. Married taxpayers must file a joint return")
         assert data["citations"][0]["document"] == "tax-memo-education-credits.pdf"
@@ -101,7 +102,7 @@ def test_ask_uses_the_server_and_answers_in_process_when_it_is_down(index_dir: P
         # the text view: the answer streamed from the server, then its sources and steps, printed here
         shown = _ask(index_dir, server.url, "--show-steps")
         assert shown.exit_code == 0, shown.output
-        assert server.questions == 2 and shown.stderr == ""
+        assert server.questions == 2 and shown.stderr == "" and server.last_tokens > 0
         assert shown.stdout.startswith("No. Married taxpayers must file a joint return")
         assert "[1] tax-memo-education-credits.pdf, p" in shown.stdout and "Verified quotes:" in shown.stdout
         assert "kept" in shown.stdout and "answered in" in shown.stdout

@@ -126,7 +126,7 @@ def _ask_served(settings: Settings, index: Path, question: str, as_json: bool, s
     from lclfqa.repl import print_sources, print_steps, show_streaming
 
     url = str(settings.server_url)
-    events = ask_server(url, question, index, settings.as_record())
+    events = ask_server(url, question, index, settings.as_record(), tokens=not as_json)
     try:
         if as_json:
             with console.status(f"answering (lclfqa serve at {url})", spinner="dots"):

@@ -9,8 +9,9 @@ question and failed answering it, as an in-process run would have failed.
 The protocol (``lclfqa/cli/serve.py`` is the other end): ``POST /ask`` with ``{"question", "index" (the
 resolved path), "settings" (Settings.as_record())}``. Answered as one JSON object, the result ``ask --json``
 prints; with ``"stream": true`` as JSON lines, one per :data:`lclfqa.repl.Event` (``{"node": …}``,
-``{"verdict": …}``, ``{"token": …}``, last ``{"result": …}``) or ``{"error": …}``. ``409`` with
-``{"error"}``: not this server's question. ``GET /health``: the index, the settings' fingerprint.
+``{"verdict": …}``, ``{"token": …}`` unless ``"tokens": false``, last ``{"result": …}``) or
+``{"error": …}``. ``409`` with ``{"error"}``: not this server's question. ``GET /health``: the index, the
+settings' fingerprint.
 """
 
 from __future__ import annotations
@@ -89,14 +90,22 @@ def ask_server(
     settings: dict[str, Any],
     *,
     connect_timeout: float = CONNECT_TIMEOUT,
+    tokens: bool = True,
 ) -> Iterator[tuple[str, Any]]:
     """The :data:`lclfqa.repl.Event` s of ``question`` answered by the server at ``url`` over ``index``
-    with ``settings`` (:meth:`lclfqa.config.Settings.as_record`). Raises :class:`ServerUnavailable`
+    with ``settings`` (:meth:`lclfqa.config.Settings.as_record`); ``tokens=False``: no ``token`` events (the
+    answer only at the end, as ``ask --json`` wants it). Raises :class:`ServerUnavailable`
     before the first event when the server cannot take it, or later if the connection is lost, and
     :class:`ServerFailed` with the server's message when answering failed there."""
     host, port, prefix = _address(url)
     body = json.dumps(
-        {"question": question, "index": str(Path(index).resolve()), "settings": settings, "stream": True}
+        {
+            "question": question,
+            "index": str(Path(index).resolve()),
+            "settings": settings,
+            "stream": True,
+            "tokens": tokens,
+        }
     ).encode()
     conn = http.client.HTTPConnection(host, port, timeout=connect_timeout)
     try:

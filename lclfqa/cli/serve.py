@@ -60,6 +60,8 @@ class QAServer(ThreadingHTTPServer):
         self.settings: Settings | None = None
         self.answering = threading.Lock()
         self.questions = 0
+        self.last_tokens = 0
+        """Token events sent for the last question."""
         self.log = console
         """Where a line per question goes (stderr)."""
 
@@ -141,9 +143,10 @@ class _Handler(BaseHTTPRequestHandler):
         if settings is None:
             self._json(409, {"error": why})
             return
-        self._answer(question, settings, bool(request.get("stream")))
+        stream = bool(request.get("stream"))
+        self._answer(question, settings, stream, tokens=stream and request.get("tokens", True) is not False)
 
-    def _answer(self, question: str, settings: Settings, stream: bool) -> None:
+    def _answer(self, question: str, settings: Settings, stream: bool, tokens: bool) -> None:
         from lclfqa.graph.build import QAGraph
         from lclfqa.graph.context import QAContext
         from lclfqa.graph.result import QAResult
@@ -159,10 +162,13 @@ class _Handler(BaseHTTPRequestHandler):
         with self.server.answering:
             self.server.questions += 1
             number, started = self.server.questions, time.monotonic()
-            events = graph_events(QAGraph(graph.graph, QAContext(settings, graph.context.resources)), question)
+            qa = QAGraph(graph.graph, QAContext(settings, graph.context.resources))
+            events = graph_events(qa, question, tokens=tokens)
             outcome = "answered"
+            self.server.last_tokens = 0
             try:
                 for kind, payload in events:
+                    self.server.last_tokens += kind == "token"
                     if kind == "state":
                         result = QAResult(payload).to_json()
                         if stream:
