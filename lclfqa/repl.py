@@ -52,6 +52,35 @@ CHAT_HELP = """Commands:
   /quit      leave (or Ctrl-D); Ctrl-C cancels the answer being written"""
 
 
+class _GlossStripper:
+    """Drops the glossary's glosses from a token stream ("MFS (married filing separately)" → "MFS"), as the
+    ``tidy`` stage drops them from the checked answer: the reader is shown the question with its acronyms
+    glossed and may echo a gloss. The last :attr:`HOLD` characters wait, since a gloss arrives over several
+    tokens (the longest expansion is under 60 characters)."""
+
+    HOLD = 80
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.given = 0
+
+    def feed(self, token: str) -> str:
+        from lclfqa import prompts
+
+        self.text += token
+        clean = prompts.unexpand(self.text)
+        stable = max(self.given, len(clean) - self.HOLD)
+        out, self.given = clean[self.given : stable], stable
+        return out
+
+    def flush(self) -> str:
+        from lclfqa import prompts
+
+        clean = prompts.unexpand(self.text)
+        out, self.given = clean[self.given :], len(clean)
+        return out
+
+
 class _TagStripper:
     """Drops ``<answer>``/``</answer>`` from a token stream (tags may arrive split over tokens)."""
 
@@ -127,6 +156,7 @@ def show_streaming(events: Iterable[Event], *, out: TextIO, status: Console, ear
     started = time.monotonic()
     state: dict[str, Any] = {}
     stripper = _TagStripper()
+    unglossed = _GlossStripper()
     shown: list[str] = []
     marks: dict[str, float] = {}
     decided: dict[str, Any] | None = None  # the verdict shown early, its opening not yet matched
@@ -147,7 +177,7 @@ def show_streaming(events: Iterable[Event], *, out: TextIO, status: Console, ear
         for kind, payload in events:
             if kind == "token":
                 marks.setdefault("first_token_s", time.monotonic() - started)
-                text = stripper.feed(payload)
+                text = unglossed.feed(stripper.feed(payload))
                 if decided is None:
                     write(text)
                     continue
@@ -164,7 +194,7 @@ def show_streaming(events: Iterable[Event], *, out: TextIO, status: Console, ear
                     spinner.update(STATUS_AFTER[payload])
             elif kind == "state":
                 state = payload
-    rest = stripper.flush()
+    rest = unglossed.feed(stripper.flush()) + unglossed.flush()
     if decided is not None and (held or rest):
         write(_after_verdict(held + rest, decided))
     else:
