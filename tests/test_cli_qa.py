@@ -11,32 +11,15 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from typer.testing import CliRunner
 
 from lclfqa.cli import app
-from lclfqa.config import Settings
-from lclfqa.index.ingest import ingest
 from tests.fakes import ScriptedChat
-from tests.test_graph import QUESTION, SAMPLE, good_script
+from tests.test_graph import QUESTION, SAMPLE
 
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("docs")
-    shutil.copy(SAMPLE / "tax-memo-education-credits.pdf", folder)
-    out = tmp_path_factory.mktemp("idx") / "index"
-    ingest([folder], out, Settings(), embeddings=DeterministicFakeEmbedding(size=32))
-    return out
-
-
-@pytest.fixture
-def fake_models(monkeypatch: pytest.MonkeyPatch) -> ScriptedChat:
-    llm = ScriptedChat(script=good_script())
-    # the scripted answer is not written from the quotes the fake embedder retrieves: its words are not
-    # checked here (tests/test_graph.py and tests/test_quotes.py test that check)
-    monkeypatch.setenv("LCLFQA_MIN_ANSWER_SUPPORT", "0")
-    monkeypatch.setattr("lclfqa.llm.models.get_chat_model", lambda *a, **k: llm)
-    monkeypatch.setattr("lclfqa.llm.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
-    return llm
+def index_dir(memo_index: Path) -> Path:
+    return memo_index
 
 
 def test_ask_json(index_dir: Path, fake_models: ScriptedChat):

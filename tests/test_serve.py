@@ -24,7 +24,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from langchain_core.embeddings import DeterministicFakeEmbedding
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -33,12 +32,11 @@ from lclfqa.cli.remote import ServerUnavailable, ask_server, fingerprint, mismat
 from lclfqa.cli.serve import QAServer, open_server, warm_up
 from lclfqa.config import Settings
 from lclfqa.graph.build import load_graph
-from lclfqa.index.ingest import ingest
 from lclfqa.repl import graph_events, print_steps, show_streaming
 from tests import servers
 from tests.fakes import ScriptedChat
 from tests.servers import free_port
-from tests.test_graph import QUESTION, SAMPLE, good_script
+from tests.test_graph import QUESTION, good_script
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -46,22 +44,8 @@ HEAVY = ("torch", "langgraph", "llama_cpp", "sentence_transformers", "faiss", "l
 
 
 @pytest.fixture(scope="module")
-def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("docs")
-    shutil.copy(SAMPLE / "tax-memo-education-credits.pdf", folder)
-    out = tmp_path_factory.mktemp("idx") / "index"
-    ingest([folder], out, Settings(), embeddings=DeterministicFakeEmbedding(size=32))
-    return out
-
-
-@pytest.fixture
-def fake_models(monkeypatch: pytest.MonkeyPatch) -> ScriptedChat:
-    llm = ScriptedChat(script=good_script())
-    monkeypatch.setenv("LCLFQA_MIN_ANSWER_SUPPORT", "0")
-    monkeypatch.delenv("LCLFQA_SERVER_URL", raising=False)
-    monkeypatch.setattr("lclfqa.llm.models.get_chat_model", lambda *a, **k: llm)
-    monkeypatch.setattr("lclfqa.llm.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
-    return llm
+def index_dir(memo_index: Path) -> Path:
+    return memo_index
 
 
 @contextmanager
