@@ -68,3 +68,11 @@ def test_embedding_a_query_imports_no_torch() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_cache_that_cannot_be_written_falls_back_to_the_temporary_folder(tmp_path, caplog) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    path = minilm.model_file("fp32", directory=blocker / "cache")
+    assert path.exists() and blocker.read_text() == "not a folder"
+    assert "cannot write MiniLM's graph" in caplog.text

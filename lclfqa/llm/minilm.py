@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+import tempfile
 import threading
 from pathlib import Path
 from typing import Literal
@@ -33,6 +34,7 @@ MAX_TOKENS = 256  # sentence_bert_config.json: max_seq_length
 _HEADS = 12
 _LAYERS = 6
 _LOCK = threading.Lock()
+log = logging.getLogger(__name__)
 
 
 def package_dir() -> Path:
@@ -117,12 +119,22 @@ def build_graph(weights: dict[str, np.ndarray]):  # -> onnx.ModelProto
 
 
 def model_file(variant: Variant = "int8", directory: Path | None = None) -> Path:
-    """The ONNX file of ``variant``, written at first use (a few seconds) and reused after."""
+    """The ONNX file of ``variant``, written at first use (about a second) and reused after. Where the model
+    cache cannot be written (a read-only home, a path that is a file), the graph is written to the system's
+    temporary folder instead, with a warning: slower at each first use, never a failure."""
     from lclfqa.llm.weights import cache_dir
 
+    try:
+        return _written(variant, (directory or cache_dir()) / "minilm")
+    except OSError as exc:
+        fallback = Path(tempfile.gettempdir()) / f"lclfqa-minilm-{os.getuid() if hasattr(os, 'getuid') else 0}"
+        log.warning("cannot write MiniLM's graph to the model cache (%s); using %s", exc, fallback)
+        return _written(variant, fallback)
+
+
+def _written(variant: Variant, folder: Path) -> Path:
     src = package_dir() / "model.safetensors"
     st = src.stat()
-    folder = (directory or cache_dir()) / "minilm"
     target = folder / f"all-MiniLM-L6-v2-g{GRAPH_VERSION}-{st.st_size}-{st.st_mtime_ns}-{variant}.onnx"
     if target.exists():
         return target
