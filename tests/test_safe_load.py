@@ -15,7 +15,6 @@ from typer.testing import CliRunner
 from lclfqa.cli import app
 from lclfqa.safe_load import StrictSerializer, UnsafeData, strict_llm_cache
 from tests.fakes import ScriptedChat
-from tests.test_cli_qa import fake_models, index_dir  # noqa: F401 - fixtures
 from tests.test_graph import QUESTION
 
 runner = CliRunner()
@@ -42,12 +41,12 @@ def _plant(memory: Path, marker: Path) -> None:
 
 
 def test_a_planted_chat_memory_is_refused_with_a_clear_error(
-    index_dir: Path,  # noqa: F811
+    memo_index: Path,
     tmp_path: Path,
-    fake_models: ScriptedChat,  # noqa: F811
+    fake_models: ScriptedChat,
 ):
     memory = tmp_path / "chat.sqlite"
-    args = ["chat", "--index", str(index_dir), "--thread", "t1", "--memory", str(memory)]
+    args = ["chat", "--index", str(memo_index), "--thread", "t1", "--memory", str(memory)]
     assert runner.invoke(app, args, input=f"{QUESTION}\n/quit\n").exit_code == 0
     marker = tmp_path / "PWNED"
     _plant(memory, marker)
