@@ -89,8 +89,6 @@ def worker(path: Path, embed_batch: int, model_batch: int | None, embedder_name:
     model_s = time.perf_counter() - t
     if model_batch is not None:
         embedder.batch_size = model_batch
-        if not baseline:
-            embedder._model.batch_size = model_batch
     if baseline:
         import torch
 

@@ -1111,22 +1111,6 @@ def test_the_questions_own_figures_a_list_items_number_and_the_section_above_a_q
     assert not check_answer("Under § 1.21-5(a), no credit is allowed for amounts paid to a spouse [1].", [held])[0].ok
 
 
-@pytest.mark.parametrize(
-    ("answer", "expected", "changed"),
-    [
-        ("Yes, the sources do not decide it [1].", "The sources do not decide it [1].", True),
-        ("False. No quote says so [2].", "No quote says so [2].", True),
-        ("Generally not, unless the parties agree [1].", "Unless the parties agree [1].", True),
-        ("The sources do not decide it [1].", "The sources do not decide it [1].", False),
-        ("No.", "No.", False),  # nothing else to say: left as it is (the refuse stage judges it)
-    ],
-)
-def test_an_undecided_answer_opens_with_no_verdict(answer: str, expected: str, changed: bool):
-    from lclfqa.graph.answer.verdict import without_verdict
-
-    assert without_verdict(answer) == (expected, changed)
-
-
 def test_an_undecided_answer_says_so_once():
     from lclfqa.graph.answer.verdict import undecided
 
@@ -1135,6 +1119,8 @@ def test_an_undecided_answer_says_so_once():
         f"{opening} They only state that the deposit is returned [2]."
     )
     assert undecided(f"{opening} They only state it [2].") == f"{opening} They only state it [2]."
+    assert undecided("Generally not, unless the parties agree [1].") == f"{opening} Unless the parties agree [1]."
+    assert undecided("False.") == opening  # a bare verdict leaves only the opening
     assert undecided("") == opening
 
 

@@ -181,7 +181,7 @@ class ChatLlama(BaseChatModel):
                         f"({produced} tokens); raise llm_timeout or shorten the context (top_k, context_chars)"
                     )
             prompt_tokens = max(0, int(llama.n_tokens) - produced)
-            reused = _common_prefix(before, llama._input_ids[:prompt_tokens].tolist())
+            reused = llama.longest_token_prefix(before, llama._input_ids[:prompt_tokens].tolist())
         usage = {
             "input_tokens": prompt_tokens,
             "output_tokens": produced,
@@ -218,13 +218,3 @@ if __name__ == "__main__":
 
     with safe_model_params():
         runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
-
-
-def _common_prefix(a: list[int], b: list[int]) -> int:
-    """Length of the longest common prefix of two token lists."""
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -19,6 +19,7 @@ from langchain_core.language_models import BaseChatModel
 
 if TYPE_CHECKING:
     from lclfqa.config import Settings
+    from lclfqa.llm.minilm import Variant
 
 LOCAL_EMBEDDER = "local:all-MiniLM-L6-v2"
 LOCAL_EMBEDDER_INT8 = "local:all-MiniLM-L6-v2-int8"
@@ -30,13 +31,21 @@ class LocalSentenceEmbeddings(Embeddings):
     without importing torch; ``"int8"`` (embedder ``local:all-MiniLM-L6-v2-int8``) quantises the matrix
     products for speed: a different embedder, so an index built with one is not searched with the other."""
 
-    def __init__(self, variant: Literal["fp32", "int8"] = "fp32", batch_size: int = 16) -> None:
+    def __init__(self, variant: Variant = "fp32", batch_size: int = 16) -> None:
         from lclfqa.llm.minilm import MiniLM
 
         self.variant = variant
-        self.batch_size = batch_size
         self._model = MiniLM(variant, batch_size=batch_size)
         self.dimension = self._model.dimension
+
+    @property
+    def batch_size(self) -> int:
+        """Texts per ONNX Runtime call (the model's own)."""
+        return self._model.batch_size
+
+    @batch_size.setter
+    def batch_size(self, value: int) -> None:
+        self._model.batch_size = value
 
     def embed_array(self, texts: list[str]) -> np.ndarray:
         """``(len(texts), dimension)`` float32, rows of unit length (cosine = inner product)."""

@@ -133,21 +133,14 @@ def opening_verdict(answer: str, verdict: str, statement: bool = False) -> tuple
     return (f"{word}. {rest}" if rest else f"{word}."), True
 
 
-def without_verdict(answer: str) -> tuple[str, bool]:
-    """``(answer, changed)``: ``answer`` without an opening "Yes"/"No"/"True"/"False" (or "Generally not")."""
-    m = _OPENING.match(answer)
-    if not m or not answer[m.end() :].strip():
-        return answer, False
-    rest = answer[m.end() :]
-    return rest[:1].upper() + rest[1:], True
-
-
 def undecided(answer: str) -> str:
-    """``answer`` opening with no verdict and with the sentence that says the documents decide nothing
-    (``undecided`` in ``templates.toml``): the model's own sentence saying so may not survive the support
-    stage, which measures its words against the quotes."""
+    """``answer`` opening with the sentence that says the quotes decide nothing (``undecided`` in
+    ``templates.toml``) instead of any verdict it opened with ("True.", "Generally not, …"): the model's own
+    sentence saying so may not survive the support stage, which measures its words against the quotes."""
     opening = prompts.phrase("undecided")
-    rest, _ = without_verdict(answer)
+    m = _OPENING.match(answer)
+    rest = answer[m.end() :] if m else answer
+    rest = rest[:1].upper() + rest[1:]
     return rest if rest.startswith(opening) else f"{opening} {rest}".strip()
 
 
