@@ -107,6 +107,11 @@ class Settings:
         "share of an answer sentence's content words that must occur in the quotes or the question, or "
         "the sentence is removed as unfounded (0: off; lclfqa/graph/answer/check.py)",
     )
+    cot_filter: bool = setting(
+        True,
+        "the CoT filter call before the extractor (lclf, longrag); off: the extractor reads the retrieved "
+        "children directly and the reader is told they are relevant, as rag's is",
+    )
     parallel: bool = setting(
         False,
         "run the CoT filter and the extractor in parallel (API models); off: the extractor continues the "

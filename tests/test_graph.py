@@ -358,6 +358,19 @@ def test_sequential_graph_gives_the_same_answer(sample_index: Path):
     assert llm.routes() == ["verdicts", "quotes", "yes_no", "answer"]
 
 
+def test_without_the_cot_filter_the_extractor_reads_every_child_and_the_reader_is_told_they_are_relevant(
+    sample_index: Path,
+):
+    graph, llm = graph_with(sample_index, good_script(), cot_filter=False)
+    result = graph.invoke({"question": QUESTION})
+    assert llm.routes() == ["quotes", "yes_no", "answer"]  # no filter call
+    assert result["steps"]["filter"]["skipped"] and result["filtered"] == result["retrieved"]
+    calls = {key: msgs for key, msgs, _ in llm.calls}
+    assert len(calls["quotes"]) == 3  # system, the references and the question, the extractor's instruction
+    assert "The sources were checked and are relevant" in calls["answer"][-1].content
+    assert result.answer.startswith("No.") and result.citations
+
+
 def _chat_graph(index: Path, llm: ScriptedChat, conn: sqlite3.Connection):
     """The graph over ``index`` with chat memory in the SQLite connection ``conn``."""
     return load_graph(

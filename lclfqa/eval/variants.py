@@ -52,6 +52,12 @@ ABLATIONS: dict[str, Variant] = {
         description="H3: LCLF-QA on fixed-size chunks (no sections, no footnote links)",
         ablation=True,
     ),
+    "no-filter": Variant(
+        "no-filter",
+        {"pipeline": "lclf", "cot_filter": False},
+        description="LCLF-QA without the CoT filter call (the extractor reads the retrieved children directly)",
+        ablation=True,
+    ),
     "basic-reader": Variant(
         "basic-reader",
         {"pipeline": "lclf", "reader": "basic"},

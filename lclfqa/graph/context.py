@@ -45,8 +45,8 @@ def plan_for(settings: Settings) -> Plan:
     if settings.pipeline in ("rag", "rag+"):
         return Plan(0, False, False, False, False, settings.reader, settings.pipeline == "rag+", off)
     if settings.pipeline == "longrag":
-        return Plan(0, False, True, True, True, "basic", True, off)
-    return Plan(settings.query_rewrites, True, True, True, True, settings.reader, True, off)
+        return Plan(0, False, True, settings.cot_filter, True, "basic", True, off)
+    return Plan(settings.query_rewrites, True, True, settings.cot_filter, True, settings.reader, True, off)
 
 
 class Resources:
