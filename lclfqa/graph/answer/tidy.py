@@ -67,11 +67,6 @@ def finished(answer: str) -> str:
     return answer[:cut].rstrip() if cut > 0 else " ".join(said[:-1])
 
 
-def is_finished(sentence: str) -> bool:
-    """Whether ``sentence`` ends as a sentence does (its closing markers aside)."""
-    return bool(_FINISHED.search(sentence))
-
-
 def written_answer(llm, msgs: list, meter: Meter, limit: int) -> Draft:  # noqa: ANN001
     """The reader's call, tidied: the draft whose ``written`` is the model's text (citation runs collapsed)
     and whose ``answer`` is that text without a source list at its end, an unfinished last sentence or a
