@@ -16,8 +16,8 @@ What it does
      ``--seed`` (among those with >= 15 words and >= 2 capitalised phrases); query = the 12 words in the
      middle of the footnote, verbatim; gold = the footnote's text.
    - **keywords** (synthetic): the same footnotes; query = the 3 longest capitalised names/terms of the
-     footnote (case names "X v. Y" first), joined with spaces, e.g. "Snyder v. Massachusetts Palko v.
-     Connecticut Duncan v. Louisiana"; gold = the footnote's text. Harder and closer to what a user types:
+     footnote (case names "X v. Y" first), joined with spaces, e.g. "Smith v. Jones Doe v. Roe Brown v.
+     Green"; gold = the footnote's text. Harder and closer to what a user types:
      the same names often appear in the body text and in other footnotes.
 
 3. Retrieval is ``lclfqa.index.search.search`` with the question alone (no rewrites, no document scope),

@@ -241,7 +241,7 @@ def _dataset(path: Path) -> Path:
         },
         {
             "id": "T2",
-            "question": "What does the memo say about the home office deduction?",
+            "question": "What does the memo say about the moving expense deduction?",
             "gold_answer": "The documents do not address this.",
             "necessary_claims": ["the documents do not address this"],
         },
@@ -255,7 +255,7 @@ def _answering(fail_on: str | None = None) -> ScriptedChat:
         text = str(msgs[-1].content)
         if fail_on and fail_on in text:
             raise TimeoutError("the model timed out")
-        if "home office" in text:
+        if "moving expense" in text:
             return "The documents do not address this question."
         if "verified quotes" not in text:  # rag (the retrieved children, not verified quotes) invents a figure
             return "No. Married taxpayers must file a joint return to claim the credit [1]. The credit is 45% [1]."
@@ -337,7 +337,7 @@ def test_rerun_resumes_skips_finished_rows_and_retries_failed_ones(sample_index:
     out = tmp_path / "run"
     emb = DeterministicFakeEmbedding(size=32)
     config = _config(sample_index, out, dataset, pipelines="rag")
-    first = run_qa_eval(items, config, llm=_answering(fail_on="home office"), judge=_judge(), embeddings=emb)
+    first = run_qa_eval(items, config, llm=_answering(fail_on="moving expense"), judge=_judge(), embeddings=emb)
     assert first[1]["error"].startswith("TimeoutError") and "metrics" not in first[1]
     summary = summarize(first, config.variants)
     assert summary["variants"]["rag"]["failed"] == 1 and summary["variants"]["rag"]["rows"] == 1
@@ -427,7 +427,7 @@ def test_judge_none_scores_the_grading_key_without_any_llm_judge(
         },
         {
             "id": "K2",
-            "question": "What does the memo say about the home office deduction?",
+            "question": "What does the memo say about the moving expense deduction?",
             "gold_answer": "The documents do not address this.",
             "unanswerable": True,
         },
@@ -447,7 +447,7 @@ def test_judge_none_scores_the_grading_key_without_any_llm_judge(
     summary = json.loads((out / "summary.json").read_text())
     lclf = summary["variants"]["lclf"]["key_facts"]
     # lclf: "No. Married taxpayers must file a joint return to claim the credit [1]." — verdict right,
-    # 1 of 2 key facts; the home office question refused
+    # 1 of 2 key facts; the moving expense question refused
     assert (lclf["key_fact_recall"], lclf["verdict_accuracy"], lclf["wrong_fact_rate"]) == (0.5, 1.0, 0.0)
     assert (lclf["unanswerable_refused"], lclf["over_refusals"], lclf["rows"]) == (1.0, 0, 2)
     result_rows = read_rows(out / "results.jsonl")

@@ -242,7 +242,7 @@ def test_refusal_has_no_citations_and_is_allowed_only_without_relevant_sources(s
     none_relevant = lambda msgs: json.dumps({"relevant": [False] * _count_refs(msgs)})  # noqa: E731
     script = good_script(answer="The documents provided do not answer this question.", verdicts=none_relevant)
     graph, llm = graph_with(sample_index, script)
-    result = graph.invoke({"question": "What is the home office deduction?"})
+    result = graph.invoke({"question": "What is the moving expense deduction?"})
     assert result["refused"] is True and result.citations == []
     assert 'answer exactly: "The documents provided do not answer' in _reader_prompt(llm)
     assert result["steps"]["read"]["filter_judged_relevant"] is False
@@ -268,34 +268,34 @@ def test_filter_verdict_no_invites_a_refusal_even_with_relevant_children(sample_
 
 def test_a_question_citing_sections_no_source_mentions_is_refused_without_the_reader(sample_index: Path):
     graph, llm = graph_with(sample_index, good_script(), rewrites=3)
-    result = graph.invoke({"question": "What does section 280A say about a home office used for tutoring?"})
+    result = graph.invoke({"question": "What does section 199A say about income from a tutoring business?"})
     assert llm.routes() == ["passage", "rewrites"]  # no filter, extractor or reader call: decided, not generated
     assert "filter" not in result["steps"] and "extract" not in result["steps"]
     assert result["refused"] is True and result.citations == []
     assert result.answer == (
-        "The documents provided do not answer this question. None of the sources found mentions section 280A."
+        "The documents provided do not answer this question. None of the sources found mentions section 199A."
     )
-    assert result["steps"]["read"]["missing_sections"] == ["280A"]
-    assert result["cited_sections"] == result["missing_sections"] == ["280A"]  # decided once, in expand
+    assert result["steps"]["read"]["missing_sections"] == ["199A"]
+    assert result["cited_sections"] == result["missing_sections"] == ["199A"]  # decided once, in expand
     # One of two cited sections present (the sample memo cites IRC §25A throughout): the reader answers
     # and is told which one the documents do not cover.
     graph, llm = graph_with(sample_index, good_script())
-    result = graph.invoke({"question": "How do section 25A and section 280A apply to tutoring costs?"})
+    result = graph.invoke({"question": "How do section 25A and section 199A apply to tutoring costs?"})
     assert result["refused"] is False
-    assert "No source mentions section 280A: say plainly that the documents do not cover it" in _reader_prompt(llm)
-    assert result["cited_sections"] == ["25A", "280A"] and result["missing_sections"] == ["280A"]
+    assert "No source mentions section 199A: say plainly that the documents do not cover it" in _reader_prompt(llm)
+    assert result["cited_sections"] == ["25A", "199A"] and result["missing_sections"] == ["199A"]
 
 
 def test_a_question_defining_a_term_no_source_names_is_refused_without_the_reader(sample_index: Path):
     graph, llm = graph_with(sample_index, good_script(), rewrites=3)
-    result = graph.invoke({"question": "What wage cap applies to the employee retention credit (ERC) for startups?"})
+    result = graph.invoke({"question": "Which new hires count for the work opportunity tax credit (WOTC)?"})
     assert llm.routes() == ["passage", "rewrites"]  # decided in expand, like a cited section
     assert result["refused"] is True and result.citations == []
     assert result.answer == (
         "The documents provided do not answer this question. "
-        "None of the sources found mentions employee retention credit (ERC)."
+        "None of the sources found mentions work opportunity tax credit (WOTC)."
     )
-    assert result["missing_terms"] == ["employee retention credit (ERC)"]
+    assert result["missing_terms"] == ["work opportunity tax credit (WOTC)"]
     # a term the sample memo spells out (every word of it, in one source) is found: the reader answers
     graph, llm = graph_with(sample_index, good_script())
     result = graph.invoke({"question": "Can a married couple claim the American Opportunity Tax Credit (AOTC)?"})
@@ -412,11 +412,11 @@ def test_a_refused_turn_in_a_chat_thread_leaves_nothing_of_the_previous_turn(sam
     cfg = {"configurable": {"thread_id": "t1"}}
     first = graph.invoke({"question": QUESTION}, cfg)
     assert first["filtered"] and first["information"] and first["quotes"] and first.citations
-    second = graph.invoke({"question": "And under section 280A?"}, cfg)
+    second = graph.invoke({"question": "And under section 199A?"}, cfg)
     assert second["refused"] is True and second.citations == []
     assert second["filtered"] == [] and second["information"] == "" and second["thought"] == ""
     assert second["quotes"] == [] and second["transcript"] == []
-    assert "section 280A" in second.answer and len(second["history"]) == 4
+    assert "section 199A" in second.answer and len(second["history"]) == 4
     conn.close()
 
 
@@ -540,7 +540,7 @@ STATUTE = {"section": ["Title 26", "§ 1.21-3 Special rules"], "text": "No credi
         ("The majority notes that the dissent does not dispute it [1].", [COURT], False),
         # a dissent speaking of "this Court" does not make its words the majority's
         (
-            "The majority cites the Glucksberg test [1].",
+            "The majority applies the standing rule [1].",
             [{**DISSENT, "text": "The approach this Court has used."}],
             True,
         ),
@@ -567,18 +567,23 @@ def test_a_sentence_naming_an_opinion_its_quotes_do_not_come_from_is_misnamed(se
 @pytest.mark.parametrize(
     ("question", "sentence", "cited", "wrong"),
     [
-        # asked what the majority cites: a dissent's words stated as the answer, whose they are unsaid
-        ("Which decisions does the majority cite?", "The Glucksberg test is inconsistent [1].", [DISSENT], True),
-        ("Which decisions does the majority cite?", "The majority ignores that rejection [1].", [DISSENT], True),
+        # asked what the majority said: a dissent's words stated as the answer, whose they are unsaid
+        ("What did the majority say about standing?", "The standing rule is inconsistent [1].", [DISSENT], True),
+        ("What did the majority say about standing?", "The majority ignores that rejection [1].", [DISSENT], True),
         # said whose they are: kept (misnamed checks the name)
-        ("Which decisions does the majority cite?", "The dissent says Glucksberg fails [1].", [DISSENT], False),
-        ("What did the Court hold?", "Justice Kavanaugh adds that travel is protected [1].", [CONCURRENCE], False),
+        (
+            "What did the majority say about standing?",
+            "The dissent says the standing rule fails [1].",
+            [DISSENT],
+            False,
+        ),
+        ("What did the Court hold?", "Justice Kavanaugh adds that the States may permit it [1].", [CONCURRENCE], False),
         # resting on the Court's quote too, or on the Court's alone: kept
         ("What did the Court hold?", "Abortion was illegal at common law [1] [2].", [DISSENT, COURT], False),
         ("What did the Court hold?", "Abortion was illegal at common law [1].", [COURT], False),
         # a question about the dissent, or not about the holding, or a statute: not checked
         ("What does the dissent say?", "No language stops the Federal Government [1].", [DISSENT], False),
-        ("What is quickening?", "No language stops the Federal Government [1].", [DISSENT], False),
+        ("What is stare decisis?", "No language stops the Federal Government [1].", [DISSENT], False),
         ("What did the Court hold?", "No credit is allowed [1].", [STATUTE], False),
     ],
 )
@@ -597,15 +602,15 @@ def test_the_reader_sees_the_quotes_nearest_the_question_first_and_the_courts_be
         return {"text": text, "section": section or []}
 
     picks = [
-        quote("The alternative method tax deposit rule."),
+        quote("The installment sale tax payment rule."),
         quote("A sentence on the weather."),
-        quote("The deposit due date under the alternative method tax."),
+        quote("The payment due date under the installment sale tax."),
         quote("The tax is reported."),
     ]
     # by the extractor's rank plus twice the rank by closeness (word overlap here, no embedder): the third
     # pick, nearest the question, comes before the second, which shares no word with it; below, the
     # dissent's quote is the closer one, and only for a question about the majority does the Court's lead
-    assert reading_order("What is the deposit due date for the alternative method tax?", picks) == [0, 2, 1, 3]
+    assert reading_order("What is the payment due date for the installment sale tax?", picks) == [0, 2, 1, 3]
     opinions = [quote("Abortion law.", DISSENT["section"]), quote("The history of abortion law.", COURT["section"])]
     assert reading_order("What did the dissent say about abortion law?", opinions) == [0, 1]
     # asked about the majority: the Court's quote before the dissent's

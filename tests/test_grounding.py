@@ -40,16 +40,16 @@ def test_figures_and_quotations_found_in_no_source_are_listed_as_written():
     answer = (
         "The tax is 1% of the fair market value [1], the limit is $1.5 million and the credit $24 million. "
         'The statute says: "a tax equal to 1 percent of the fair market value of any stock". '
-        'An election "once made, shall be irrevocable" applies. The ERC rate is 20% and the cap $15,000; '
-        '"The credit rate for the employee retention credit is 20 percent."'
+        'An election "once made, shall be irrevocable" applies. The WOTC rate is 40% and the cap $6,000; '
+        '"The credit rate for the work opportunity tax credit is 40 percent."'
     )
     assert unsupported(answer, [SOURCE]) == [
-        "20%",
-        "$15,000",
-        "“The credit rate for the employee retention credit is 20 percent.”",
+        "40%",
+        "$6,000",
+        "“The credit rate for the work opportunity tax credit is 40 percent.”",
     ]
-    assert unsupported(answer, [SOURCE, "an employee retention credit of 20%, capped at $15,000"]) == [
-        "“The credit rate for the employee retention credit is 20 percent.”"
+    assert unsupported(answer, [SOURCE, "a work opportunity tax credit of 40%, capped at $6,000"]) == [
+        "“The credit rate for the work opportunity tax credit is 40 percent.”"
     ]
     assert unsupported("No figures here.", [SOURCE]) == []
     assert unsupported("The rate is 20%.", []) == ["20%"]

@@ -143,7 +143,7 @@ def test_cli_ingest_search_and_parse_with_the_real_embedder(tmp_path: Path):
         app,
         [
             "search",
-            "Can spouses filing separately claim the dependent care credit?",
+            "What are the special rules for married taxpayers?",
             "--index",
             str(tmp_path / "idx"),
             "-k",

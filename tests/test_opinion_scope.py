@@ -57,8 +57,8 @@ def test_named_opinions(question: str, named: list[tuple[str, str]]) -> None:
 
 
 def test_ranking_query_drops_the_naming_words() -> None:
-    asked = "Compare how Justice Lee's concurrence and the principal dissent treat whether a State may tax travel."
-    assert ranking_query(asked) == "Compare how and treat whether a State may tax travel."
+    asked = "Compare how Justice Lee's concurrence and the principal dissent treat whether a State may tax milk."
+    assert ranking_query(asked) == "Compare how and treat whether a State may tax milk."
     assert ranking_query("What did Patel J say about costs?") == "What did say about costs?"
     assert ranking_query("The dissent on venue?") == "on venue?"
     assert ranking_query("The dissent?") == "The dissent?"  # nothing would be left: the question as asked
@@ -100,18 +100,18 @@ _MILVUS = importlib.util.find_spec("pymilvus") is not None
 CASE = "Adams v. Baker (2031).pdf"
 TEXTS = {
     "JUSTICE ADAMS delivered the opinion of the Court.": [
-        "The dissent and Justice Baker's concurrence treat whether a State may bar residents from traveling as "
+        "The dissent and Justice Baker's concurrence treat whether a State may tax residents' milk purchases as "
         "settled; we need not compare them.",
         "Justice Baker's concurrence and the dissent compare how a State may treat its residents; we do not.",
         "The statute regulating dairy imports is valid under the Commerce Clause.",
     ],
     "JUSTICE BAKER, concurring.": [
         "I join the opinion of the Court in full and write separately on the statute's history.",
-        "A State may not bar its residents from traveling to another State to buy milk: the right to "
-        "interstate travel forbids it.",
+        "A State may not tax its residents' purchases of milk in another State: the dormant Commerce Clause "
+        "forbids it.",
     ],
     "JUSTICE CRUZ, dissenting.": [
-        "Some States will now bar residents from traveling out of State to buy milk, and nothing stops them.",
+        "Some States will now tax residents' milk purchases made out of State, and nothing stops them.",
         "I would reverse the judgment below.",
     ],
 }
@@ -146,15 +146,15 @@ def judgment(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
 def test_each_named_opinion_gets_its_passage(judgment: IndexBackend) -> None:
     emb = DeterministicFakeEmbedding(size=DIM)
     params = RetrievalParams(k=2, dense_weight=0.0)  # BM25 decides: the fake embedder's order is noise
-    asked = "Compare how Justice Baker's concurrence and the dissent treat whether a State may bar residents' travel."
+    asked = "Compare how Justice Baker's concurrence and the dissent treat whether a State may tax residents' milk."
     fusion = Fusion(2, 50, 60, 1.0, 0.0)
     plain = [cid for cid, _ in judgment.hybrid([asked], embed_array(emb, [asked]), fusion)]
     assert plain == ["j:c0.0", "j:c0.1"]  # by the whole question, the Court's words about comparing win
     _, hits = search(judgment, emb, asked, params)
-    assert [h.chunk.id for h in hits] == ["j:c1.1", "j:c2.0"]  # Baker's on travel, then the dissent's
+    assert [h.chunk.id for h in hits] == ["j:c1.1", "j:c2.0"]  # Baker's on the tax, then the dissent's
     assert hits[0].score >= hits[1].score and all(h.pick for h in hits)  # marked: the reader sees them first
     # a question naming no opinion ranks as before
-    unnamed = "Whether a State may bar residents from traveling, and how the Court would treat it?"
+    unnamed = "Whether a State may tax residents' milk purchases, and how the Court would treat it?"
     _, hits = search(judgment, emb, unnamed, params)
     assert not any(h.pick for h in hits)
     assert [h.chunk.id for h in hits] == [
@@ -165,7 +165,7 @@ def test_each_named_opinion_gets_its_passage(judgment: IndexBackend) -> None:
 def test_with_the_default_weights_each_named_opinion_is_read(judgment: IndexBackend) -> None:
     """Equal weights: Milvus fuses on its server (RRFRanker), the embedded index with lclfqa's RRF."""
     emb = DeterministicFakeEmbedding(size=DIM)
-    asked = "Compare how Justice Baker's concurrence and the dissent treat whether a State may bar residents' travel."
+    asked = "Compare how Justice Baker's concurrence and the dissent treat whether a State may tax residents' milk."
     _, hits = search(judgment, emb, asked, RetrievalParams(k=2))
     titles = [h.chunk.section_path[0] for h in hits]
     assert titles == ["JUSTICE BAKER, concurring.", "JUSTICE CRUZ, dissenting."]
@@ -183,7 +183,7 @@ def test_cli_search_says_which_passage_is_a_named_opinions_pick(tmp_path: Path, 
     index.add_documents(DocumentBatch(records, chunks, vectors_of(chunks), MODEL, {"v": 1}))
     index.close()
     monkeypatch.setattr("lclfqa.llm.models.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=DIM))
-    asked = "Compare how Justice Baker's concurrence and the dissent treat whether a State may bar residents' travel."
+    asked = "Compare how Justice Baker's concurrence and the dissent treat whether a State may tax residents' milk."
     runner = CliRunner()
     out = runner.invoke(app, ["search", asked, "--index", str(tmp_path / "index"), "-k", "2"])
     assert out.exit_code == 0, out.output

@@ -151,7 +151,7 @@ def test_reader_material_is_loaded():
         ("Should the opinion say the position has substantial authority?", True, False),
         ("What is the tax characterization of a return of capital?", False, True),
         ("Is the credit refundable?", False, True),
-        ("In Dobbs, how did the majority define quickening?", False, False),
+        ("In Dobbs, what did the majority say about stare decisis?", False, False),
         ("", False, False),
     ],
 )
@@ -240,12 +240,12 @@ def test_llm_cache_setting_makes_reruns_free(tmp_path):
 @pytest.mark.parametrize(
     ("question", "cited"),
     [
-        ("What do these documents say about the home office deduction under section 280A?", ["280A"]),
+        ("What do these documents say about the qualified business income deduction under section 199A?", ["199A"]),
         ("Under §§ 1.25A-1 and 1.25A-2, who may claim the credit?", ["1.25A-1", "1.25A-2"]),
-        ("Does 26 CFR 1.21-3(b)(2) apply to a surviving spouse?", ["1.21-3"]),
+        ("Does 26 CFR 1.21-3(b)(2) apply to a nonresident alien?", ["1.21-3"]),
         ("Is sec. 45x limited by IRC 4501(c)(1)?", ["45X", "4501"]),
-        ("See Treas. Reg. 1.21-4 and sections 21, 25A and 280A.", ["1.21-4", "21", "25A", "280A"]),
-        ("What rate did the IRA set for the ERC in 2023 under this section?", []),
+        ("See Treas. Reg. 1.21-4 and sections 21, 25A and 199A.", ["1.21-4", "21", "25A", "199A"]),
+        ("What rate did the IRA set for the PTC in 2023 under this section?", []),
         ("What does IRC §25A(g)(6) require?", ["25A"]),
         ("Did the regulation 2023 amendment change anything?", []),  # a year, not a regulation number
     ],
@@ -255,12 +255,12 @@ def test_cited_sections(question, cited):
 
 
 def test_missing_sections_match_whole_provision_numbers():
-    texts = ["Under § 1.21-3(a) a joint return is required.", "Section 1280A and 280AB are other rules."]
-    assert missing_sections("section 280A and § 1.21-3", texts) == (["280A", "1.21-3"], ["280A"])
+    texts = ["Under § 1.21-3(a) a joint return is required.", "Section 1199A and 199AB are other rules."]
+    assert missing_sections("section 199A and § 1.21-3", texts) == (["199A", "1.21-3"], ["199A"])
     assert missing_sections("§ 1.21-30", texts) == (["1.21-30"], ["1.21-30"])
     assert missing_sections("What is a joint return?", texts) == ([], [])
     assert missing_sections("IRC §25A(d)(3)", ["IRC \u00a725A(d)(3)."]) == (["25A"], [])
-    assert refusal_reason(["280A", "1.25A-1"]) == "None of the sources found mentions section 280A or § 1.25A-1."
+    assert refusal_reason(["199A", "1.25A-1"]) == "None of the sources found mentions section 199A or § 1.25A-1."
 
 
 @pytest.mark.parametrize(
@@ -297,17 +297,17 @@ def test_a_source_list_the_model_writes_at_the_end_is_dropped(written, shown):
 
 def test_a_cited_section_named_only_by_a_document_or_section_path_is_found():
     state = {
-        "question": "Does § 1.21-3(b) apply to a surviving spouse, and what about section 280A?",
+        "question": "Does § 1.21-3(b) apply to a nonresident alien, and what about section 199A?",
         "sources": [
             {"text": "(b) Married taxpayers living apart …", "document": "26 CFR 1.21-3 (2026).pdf", "section": []}
         ],
         "retrieved": [{"text": "(d) Death of a spouse …", "document": "memo.pdf", "section": ["§ 25A", "(d)"]}],
     }
-    assert state_missing_sections(state) == (["1.21-3", "280A"], ["280A"])
-    assert not subject_not_found({"cited_sections": ["1.21-3", "280A"], "missing_sections": ["280A"]})
-    state["question"] = "What does section 280A say?"
-    assert state_missing_sections(state) == (["280A"], ["280A"])
-    assert subject_not_found({"cited_sections": ["280A"], "missing_sections": ["280A"]})
+    assert state_missing_sections(state) == (["1.21-3", "199A"], ["199A"])
+    assert not subject_not_found({"cited_sections": ["1.21-3", "199A"], "missing_sections": ["199A"]})
+    state["question"] = "What does section 199A say?"
+    assert state_missing_sections(state) == (["199A"], ["199A"])
+    assert subject_not_found({"cited_sections": ["199A"], "missing_sections": ["199A"]})
     assert not subject_not_found({"cited_sections": [], "missing_sections": []})
     assert subject_not_found({"cited_sections": [], "missing_sections": [], "missing_terms": ["x y (XY)"]})
 
@@ -315,7 +315,7 @@ def test_a_cited_section_named_only_by_a_document_or_section_path_is_found():
 @pytest.mark.parametrize(
     ("question", "terms"),
     [
-        ("What rate applies to the employee retention credit (ERC)?", ["employee retention credit (ERC)"]),
+        ("Which employees count for the work opportunity tax credit (WOTC)?", ["work opportunity tax credit (WOTC)"]),
         ("Is Modified Adjusted Gross Income (MAGI) capped?", ["Modified Adjusted Gross Income (MAGI)"]),
         ("Does the Secretary of the Treasury (ST) decide?", ["Secretary of the Treasury (ST)"]),  # "of", "the" skipped
         ("Can filers claim the American opportunity tax credit (AOTCs)?", ["American opportunity tax credit (AOTC)"]),
@@ -329,14 +329,14 @@ def test_terms_a_question_defines_by_their_initials(question, terms):
 
 
 def test_a_defined_term_is_named_by_its_initials_or_all_its_words_in_one_text():
-    term = "employee retention credit (ERC)"
-    assert names_term(term, ["The ERC was repealed."])
-    assert names_term(term, ["credits for employees whose wages are retained", "the retention of employees…"]) is False
-    assert names_term(term, ["A credit for the retention of employees."])  # stems: "employees" / "employee"
-    assert not names_term(term, ["COMMERCIAL vehicles", "a credit for employees"])  # "ERC" inside a word
-    state = {"question": f"What is the {term}?", "sources": [{"text": "a credit for employees"}], "retrieved": []}
+    term = "net operating loss (NOL)"
+    assert names_term(term, ["The NOL was carried back."])
+    assert names_term(term, ["losses net of tax", "the operating rules of the partnership…"]) is False
+    assert names_term(term, ["Operating losses, net of income."])  # stems: "losses" / "loss"
+    assert not names_term(term, ["TECHNOLOGY grants", "a net loss"])  # "NOL" inside a word
+    state = {"question": f"What is the {term}?", "sources": [{"text": "a net loss"}], "retrieved": []}
     assert state_missing_terms(state) == [term]
-    state["retrieved"] = [{"text": "x", "section": ["SEC. 1. EMPLOYEE RETENTION CREDIT."]}]  # a section path names it
+    state["retrieved"] = [{"text": "x", "section": ["SEC. 1. NET OPERATING LOSS."]}]  # a section path names it
     assert state_missing_terms(state) == []
 
 
@@ -344,16 +344,16 @@ def test_a_defined_term_is_named_by_its_initials_or_all_its_words_in_one_text():
     ("question", "yes_no"),
     [
         ("Can a married couple filing MFS claim the AOTC?", True),
-        ("Is the MCC credit refundable?", True),
-        ("Does section 280A apply to a home office?", True),
-        ("What must the public notice contain?", False),
-        ("For the child-care credit, which caregivers don't count? Can a client count her mother?", False),
-        ("How did the majority define quickening?", False),
+        ("Is the WOTC refundable?", True),
+        ("Does section 199A apply to a sole proprietor?", True),
+        ("What must the engagement letter contain?", False),
+        ("For the research credit, which wages don't count? Can a client count her own salary?", False),
+        ("How did the majority treat stare decisis?", False),
         # facts first, then the question: the first interrogative sentence decides
-        ("A client files separately. Is that allowed? Are there exceptions?", True),
+        ("A client sold a rental at a loss. Is that deductible? Are there exceptions?", True),
         ("The lessee paid a fee on early termination. What did the court hold?", False),
         # an embedded yes/no question ("whether") with no wh-word before it
-        ("Walk me through whether the issuer breached the limit and what follows.", True),
+        ("Tell me whether the lessee owes the fee and what follows.", True),
         ("Explain how a court decides whether a fee is a penalty.", False),
     ],
 )
@@ -372,12 +372,12 @@ def test_the_verdict_rule_is_given_for_yes_no_questions_only(question: str, yes_
     ("written", "expected"),
     [
         (
-            "[1] The IRS can move a filer. [4] Monthly returns are due on the fifteenth day.",
-            "The IRS can move a filer [1]. Monthly returns are due on the fifteenth day [4].",
+            "[1] The partner may deduct the loss. [4] Annual returns are due in April.",
+            "The partner may deduct the loss [1]. Annual returns are due in April [4].",
         ),
         (  # markers left at the very end join the last sentence's
-            "[1] Notice is required. [2] The notice must describe methods. [4] [5]",
-            "Notice is required [1]. The notice must describe methods [2] [4] [5].",
+            "[1] Notice is required. [2] The notice must state the rent. [4] [5]",
+            "Notice is required [1]. The notice must state the rent [2] [4] [5].",
         ),
         (
             "No, a joint return is required [1]. Exceptions apply [2].",
@@ -398,25 +398,25 @@ def test_citations_written_before_their_sentences_move_after_them(written: str, 
         ("Is it allowed? Are there exceptions?", ["Is it allowed?", "Are there exceptions?"]),
         # a statement of facts is not a part; a scene-setting phrase joins the question after it
         (
-            "A client files separately. Is that allowed? And if a spouse dies?",
-            ["Is that allowed?", "And if a spouse dies?"],
+            "A client sold a rental at a loss. Is that deductible? And if the buyer is her son?",
+            ["Is that deductible?", "And if the buyer is her son?"],
         ),
         (
-            "Under the alternative method, when is the tax collected, when is the deposit due, and how is it reported?",
+            "Under the installment method, when is the gain taxed, when is the tax due, and how is it reported?",
             [
-                "Under the alternative method, when is the tax collected",
-                "when is the deposit due",
+                "Under the installment method, when is the gain taxed",
+                "when is the tax due",
                 "how is it reported?",
             ],
         ),
         (
-            "Why is it final, and in what other cases must one be filed?",
-            ["Why is it final", "in what other cases must one be filed?"],
+            "Why is the lease void, and in what other cases must a deposit be returned?",
+            ["Why is the lease void", "in what other cases must a deposit be returned?"],
         ),
         # a list inside one question, and an instruction with no question mark, are one part
         (
-            "What notice is due, in terms of timing, medium and contents?",
-            ["What notice is due, in terms of timing, medium and contents?"],
+            "What rent is due, in terms of amount, date and method?",
+            ["What rent is due, in terms of amount, date and method?"],
         ),
         ("Explain the rule, and how it applies to trusts.", ["Explain the rule, and how it applies to trusts."]),
         # relative and leading clauses are no parts; abbreviations end no sentence
@@ -457,7 +457,10 @@ def test_the_plain_terms_line_is_given_only_when_it_says_something_new():
         ("In that case, how did the court define 'residence'", "how did the court define 'residence'"),
         ("When a partnership terminates, what happens to its year?", "what happens to its year?"),
         ("What is the rate, and who pays it?", "What is the rate, and who pays it?"),  # opens by asking
-        ("For the credit, payments to relatives don't count?", "For the credit, payments to relatives don't count?"),
+        (
+            "For the deduction, losses on sales to relatives don't count?",
+            "For the deduction, losses on sales to relatives don't count?",
+        ),
     ],
 )
 def test_a_part_is_read_without_the_scene_it_sets(part: str, asked: str) -> None:

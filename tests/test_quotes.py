@@ -170,19 +170,19 @@ def test_each_sentence_must_rest_on_the_quotes_it_cites() -> None:
 
 def test_a_sentence_claiming_no_exception_no_quote_claims_is_unfounded() -> None:
     quotes = [
-        "No credit is allowed under section 21 for taxpayers who are married unless they file a joint return",
-        "(c) Death of married taxpayer. If a married taxpayer dies during the taxable year, the credit is allowed",
+        "No deduction is allowed for moving expenses unless the new workplace is at least 50 miles farther away",
+        "(c) Armed Forces. If the employee is on active duty and moves under orders, the distance test does not apply",
     ]
-    asked = "Can a married client filing separately claim it? What if a spouse dies during the year?"
+    asked = "Can an employee who moved 30 miles deduct the expenses? What if the employee is in the Armed Forces?"
     answer = (
-        "No, a joint return is required [1]. "
-        "This applies regardless of whether the spouses live apart or if one spouse dies during the year. "
-        "A surviving spouse may still claim the credit [2]."
+        "No, the 50-mile distance test applies [1]. "
+        "This applies regardless of whether the employee is in the Armed Forces or moves under orders. "
+        "An employee on active duty who moves under orders may still deduct the expenses [2]."
     )
     checks = check_answer(answer, quotes, asked)
     assert [c.unfounded for c in checks] == [False, True, False]
     # a quote that says so itself lets the answer say it; with the word check off (0) nothing is judged
-    always = [*quotes, "The credit is always denied to a nonresident alien, regardless of the return filed"]
+    always = [*quotes, "The deduction is always denied to a nonresident alien, regardless of the return filed"]
     assert not check_answer("It is always denied to a nonresident alien [3].", always, asked)[0].unfounded
     assert not check_answer(answer, quotes, asked, min_support=0)[1].unfounded
 
@@ -223,12 +223,12 @@ def test_a_runaway_list_of_citations_is_stopped_and_cut():
     from lclfqa.llm.parsing import collapse_citation_runs, runaway
 
     assert not runaway("No, a joint return is required [1] [2].")
-    assert runaway("No, the child-care credit [1] [2][3] [4] [5] [6]")
+    assert runaway("No, the education credit [1] [2][3] [4] [5] [6]")
     assert collapse_citation_runs("No, the credit [1] [2][3] [4] [5]. It applies [2].") == (
         "No, the credit [1] [2][3] . It applies [2]."
     )
-    moved = collapse_citation_runs("The buyer cannot resell it.\n\n[2] [3] [4]")
-    assert moved == "The buyer cannot resell it. [2] [3] [4]"
+    moved = collapse_citation_runs("The partner cannot deduct it.\n\n[2] [3] [4]")
+    assert moved == "The partner cannot deduct it. [2] [3] [4]"
     assert collapse_citation_runs("First [1].\n[2]\nSecond [3].") == "First [1]. [2]\nSecond [3]."
     # the pattern goes to backends that can stop on it (llama.cpp), as a string the cache can key on
     from lclfqa.llm.parsing import RUNAWAY
@@ -522,7 +522,7 @@ def test_a_question_naming_a_provision_leads_with_a_sentence_that_names_it():
     assert naming_quote([], quotes, numbered, children) is None  # the question names nothing
     chosen, _ = pointed_quotes(["2.2"], numbered, children)
     assert naming_quote(["21"], chosen, numbered, children) is None  # a chosen sentence names it already
-    assert naming_quote(["280A"], quotes, numbered, children) is None  # no reference names it
+    assert naming_quote(["199A"], quotes, numbered, children) is None  # no reference names it
 
 
 def test_the_nearest_sentences_are_ranked_by_the_question_and_skip_fragments_and_repeats():
@@ -634,25 +634,11 @@ def test_the_verdict_call_may_only_copy_a_quote_as_its_rule():
     ]
 
 
-@pytest.mark.parametrize(
-    ("texts", "rules"),
-    [
-        (  # the exception is not offered while a general rule is
-            ["If, however, the surviving spouse remarries, a credit may be allowed.", "No credit is allowed."],
-            ["No credit is allowed."],
-        ),
-        (["(2) Except as provided in (b), X.", "(1) However, Y.", "(3) Z applies."], ["(3) Z applies."]),
-        (["Notwithstanding (a), X.", "But Y."], ["Notwithstanding (a), X.", "But Y."]),  # nothing else: all
-        (
-            ["If the spouse dies, however, X.", "Butter is taxed."],
-            ["If the spouse dies, however, X.", "Butter is taxed."],
-        ),
-    ],
-)
-def test_the_verdict_follows_a_general_rule_rather_than_its_exception(texts, rules):
+def test_the_verdict_call_is_offered_every_quote_exceptions_too():
     from lclfqa.graph.answer.verdict import rule_choices
 
-    assert rule_choices(texts) == rules
+    texts = ["If, however, the surviving spouse remarries, a credit may be allowed.", "  ", "No credit is allowed."]
+    assert rule_choices(texts) == [texts[0], texts[2]]
 
 
 def test_a_sentence_citing_a_quote_that_does_not_hold_its_words_is_cited_to_the_one_that_does():
@@ -683,8 +669,8 @@ def test_a_sentence_citing_a_quote_that_does_not_hold_its_words_is_cited_to_the_
 def test_two_sentences_salvaged_to_the_same_quote_are_kept_once():
     quotes = ["a principle of justice so rooted in the traditions and conscience of our people as to be fundamental"]
     answer = (
-        'Palko, decided in 1937, held "a principle of justice so rooted in the traditions and conscience" [1]. '
-        'Duncan, decided in 1968, applied "a principle of justice so rooted in the traditions and conscience" [1].'
+        'Smith, decided in 1937, held "a principle of justice so rooted in the traditions and conscience" [1]. '
+        'Jones, decided in 1968, applied "a principle of justice so rooted in the traditions and conscience" [1].'
     )
     kept, removed = keep_supported(check_answer(answer, quotes), quotes)
     assert [c.text for c in kept] == [
@@ -693,16 +679,16 @@ def test_two_sentences_salvaged_to_the_same_quote_are_kept_once():
 
 
 EXAMPLE = (
-    "Example 1. During 2007, X pays $5,000 to her mother for the care of X's 5-year old child who is a qualifying "
-    "individual. The expenses otherwise qualify as employment-related expenses. X's mother is not her dependent. "
-    "X may take into account under section 21 the amounts paid to her mother for the care of X's child. "
-    "Example 2. Y pays $6,000 to Z, who is the child's mother, for the care of the child. Y may not take into "
-    "account the amounts paid to Z because Z is the child's mother. The relationship alone decides Example 2. "
+    "Example 1. During 2030, A pays $5,000 to her brother for repairs to A's rental house, which is held for "
+    "investment. The repairs otherwise qualify as ordinary and necessary expenses. A's brother is not her employee. "
+    "A may deduct under section 212 the amounts paid to her brother for the repairs to A's house. "
+    "Example 2. B pays $6,000 to C, who is B's employee, for the repairs to the house. B may not deduct "
+    "the amounts paid to C because C is B's employee. The relationship alone decides Example 2. "
     "The facts of Example 3 are otherwise the same."
 )
 NOTE = (
-    "24 The exact meaning of the term is subject to some debate. One brief says it meant a live child. Another "
-    "says it meant the woman's perception of movement. We need not wade into this debate."
+    "24 The exact scope of the term is subject to some debate. One reading limits it to cash. Another "
+    "extends it to property of every kind. We need not resolve this debate."
 )
 
 
@@ -722,21 +708,21 @@ def test_quotes_of_one_passage_are_joined_with_the_sentences_between_and_footnot
 
     example, note = _section_child("a:c1", EXAMPLE), _section_child("a:f1", NOTE, kind="footnote")
     other = _section_child("b:c2", SOURCE)
-    first = "During 2007, X pays $5,000 to her mother"
-    rule = "X may take into account under section 21"
+    first = "During 2030, A pays $5,000 to her brother"
+    rule = "A may deduct under section 212"
     far = "The facts of Example 3 are otherwise the same."
     quotes = [
-        _quote(example, EXAMPLE[EXAMPLE.index(first) : EXAMPLE.index("The expenses")].strip()),
+        _quote(example, EXAMPLE[EXAMPLE.index(first) : EXAMPLE.index("The repairs")].strip()),
         _quote(other, "The credit phases out between $80,000 and $100,000 of modified adjusted gross income.", 3),
-        _quote(note, "24 The exact meaning of the term is subject to some debate.", 2),
+        _quote(note, "24 The exact scope of the term is subject to some debate.", 2),
         _quote(example, EXAMPLE[EXAMPLE.index(rule) : EXAMPLE.index("Example 2.")].strip(), how="nearest"),
         _quote(example, far),
     ]
     out, changed = widened(quotes, [example, note, other])
     texts = [q["text"] for q in out]
     # the two picks of Example 1 are one quote holding the sentence between them (the fact they skipped)
-    assert texts[0].startswith("Example 1. During 2007") and "X's mother is not her dependent." in texts[0]
-    assert texts[0].rstrip().endswith("for the care of X's child.") and out[0]["how"] == "pointed"
+    assert texts[0].startswith("Example 1. During 2030") and "A's brother is not her employee." in texts[0]
+    assert texts[0].rstrip().endswith("for the repairs to A's house.") and out[0]["how"] == "pointed"
     assert texts[1] == quotes[1]["text"]  # alone in its child: unchanged, in its place
     assert texts[2] == NOTE  # the footnote whole
     assert texts[3] == far  # three sentences away from the joined quote: stays apart
@@ -798,7 +784,7 @@ def test_a_question_the_source_asks_is_quoted_with_its_answer():
 @pytest.mark.parametrize(
     ("answer", "kept"),
     [
-        ("The majority cites Duncan [1]. These decisions are", "The majority cites Duncan [1]."),
+        ("The majority cites Smith [1]. These decisions are", "The majority cites Smith [1]."),
         ("No [1]. It is allowed only on a joint return [2].", "No [1]. It is allowed only on a joint return [2]."),
         ('The rule "applies to all" [1].', 'The rule "applies to all" [1].'),
         ("A single unfinished sentence stays", "A single unfinished sentence stays"),  # nothing finished to keep
@@ -857,10 +843,10 @@ def test_a_repeated_sentence_is_kept_once(answer, kept_count):
 
 
 class _KeywordEmbeddings:
-    """Vectors by keyword: (collected, filed, other) — what each text is about, exactly."""
+    """Vectors by keyword: (paid, sent, other) — what each text is about, exactly."""
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [[float("collected" in t), float("filed" in t), float("other" in t)] for t in texts]
+        return [[float("paid" in t), float("sent" in t), float("other" in t)] for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]
@@ -869,15 +855,15 @@ class _KeywordEmbeddings:
 def test_closeness_to_a_question_is_closeness_to_one_of_the_things_it_asks():
     from lclfqa.graph.evidence.nearest import rank_by_question
 
-    texts = ["other rules on tax collected and returns filed", "tax collected on billing", "returns filed by mail"]
-    question = "When is the tax collected, and where must the return be filed?"
+    texts = ["other rules on rent paid and notices sent", "rent paid on signing", "notices sent by mail"]
+    question = "When is the rent paid, and where must the notice be sent?"
     # by the whole question the text touching both comes first (cosine 0.82 vs 0.71); by its parts, the two
     # texts that each answer one part do (1.0 vs 0.58)
     assert rank_by_question(question, texts, _KeywordEmbeddings()) == [1, 2, 0]
-    assert rank_by_question("When is the tax collected and the return filed?", texts, _KeywordEmbeddings())[0] == 0
+    assert rank_by_question("When is the rent paid and the notice sent?", texts, _KeywordEmbeddings())[0] == 0
 
 
-BUYBACK = [
+REPURCHASE = [
     "The term covered corporation means any domestic corporation the stock of which is traded on an established "
     "securities market.",
     "(2) in any case in which the stock repurchased is contributed to an employer-sponsored retirement plan, employee "
@@ -905,7 +891,7 @@ BUYBACK = [
     ],
 )
 def test_a_listed_clause_holding_an_unsupported_figure_is_cut_from_its_sentence(sentence, kept):
-    got, removed = keep_supported(check_answer(sentence, BUYBACK), BUYBACK)
+    got, removed = keep_supported(check_answer(sentence, REPURCHASE), REPURCHASE)
     assert [c.text for c in got] == ([kept] if kept else []) and removed == ([] if kept else [sentence])
 
 
@@ -943,11 +929,11 @@ def test_a_clause_cut_does_not_save_a_sentence_that_drops_its_quotes_negation(qu
     ],
 )
 def test_a_clause_stating_an_exception_is_never_cut(sentence):
-    assert keep_supported(check_answer(sentence, BUYBACK), BUYBACK) == ([], [sentence])
+    assert keep_supported(check_answer(sentence, REPURCHASE), REPURCHASE) == ([], [sentence])
 
 
 def test_a_cut_clause_takes_its_own_marker_with_it():
-    quotes = [*BUYBACK, "The rate is 1 percent of the fair market value of the stock repurchased."]
+    quotes = [*REPURCHASE, "The rate is 1 percent of the fair market value of the stock repurchased."]
     sentence = "The rate is 1 percent of the fair market value of the stock repurchased [3], and a floor of $5 [1]."
     got, _ = keep_supported(check_answer(sentence, quotes), quotes)
     assert [c.text for c in got] == ["The rate is 1 percent of the fair market value of the stock repurchased [3]."]
@@ -1007,12 +993,12 @@ def test_a_question_asking_many_things_gets_at_most_three_quotes_and_700_charact
 
 
 def test_a_figure_the_sentence_computes_from_its_quote_is_held_but_a_shifted_year_is_not():
-    quotes = ["The State ceiling is reduced by 1.25 times the correction amount of $20 million."]
-    derived = "The ceiling is reduced by 1.25 times that amount, i.e. $25 million [1]."
-    assert check_answer(derived, quotes)[0].ok  # 1.25 × $20 million, and the sentence says so
-    assert not check_answer("The ceiling is reduced by $26 million [1].", quotes)[0].ok
-    dated = ["It applies to repurchases after December 31, 2022, under paragraph (1)."]
-    assert not check_answer("Under paragraph (1) it applies after December 31, 2023 [1].", dated)[0].ok
+    quotes = ["The penalty is 1.5 times the unpaid amount of $20 million."]
+    derived = "The penalty is 1.5 times the unpaid amount, or $30 million [1]."
+    assert check_answer(derived, quotes)[0].ok  # 1.5 × $20 million, and the sentence says so
+    assert not check_answer("The penalty is $31 million [1].", quotes)[0].ok
+    dated = ["It applies to sales after December 31, 2030, under paragraph (1)."]
+    assert not check_answer("Under paragraph (1) it applies after December 31, 2031 [1].", dated)[0].ok
 
 
 def test_a_sentence_is_recited_to_the_quotes_that_hold_its_figures_one_each():
@@ -1098,9 +1084,9 @@ def test_the_questions_own_figures_a_list_items_number_and_the_section_above_a_q
     from lclfqa.graph.evidence.refs import section_labels, with_section_labels
 
     quote = "A credit is not allowed for any amount paid to the taxpayer's spouse."
-    question = "A client's program issued $120 million against a $100 million limit. What follows?"
-    assert check_answer("It issued $120 million, $20 million over the limit [1].", [quote], question)[0].ok
-    assert not check_answer("It issued $130 million [1].", [quote], question)[0].ok
+    question = "A client's fund raised $90 million against a $75 million cap. What follows?"
+    assert check_answer("It raised $90 million, $15 million over the cap [1].", [quote], question)[0].ok
+    assert not check_answer("It raised $95 million [1].", [quote], question)[0].ok
     listed = "No credit is allowed for amounts paid to: (1) a dependant; (2) the spouse [1]."
     assert stated(listed) == [] and check_answer(listed, [quote])[0].ok  # "(2)" counts items, states nothing
     path = ["Title 26", "§ 1.21-4 Payments to certain related individuals.", "(a) In general.", "(2) Who is a child"]

@@ -59,17 +59,17 @@ def test_aliases_come_from_the_name_people_use():
         ),
         ('Consider "Keep"\'s privacy policy; does it sell my data?', (KEEP,), "does it sell my data?"),
         (
-            "In Dobbs, how did the majority define 'quickening'?",
+            "In Dobbs, what did the majority say about 'stare decisis'?",
             (DOBBS,),
-            "how did the majority define 'quickening'?",
+            "what did the majority say about 'stare decisis'?",
         ),
-        ("Under the IRA, what is the buyback tax?", (IRA,), "what is the buyback tax?"),
-        # the clause also asks something ("transferability (§6418)"), or the name sits inside the sentence:
+        ("Under the IRA, what is the methane fee?", (IRA,), "what is the methane fee?"),
+        # the clause also asks something ("methane rules (§136)"), or the name sits inside the sentence:
         # the text stays whole (cutting a name out leaves a broken sentence); the filter does the work
         (
-            "Under IRA transferability (§6418), can the buyer resell the credit?",
+            "Under IRA methane rules (§136), who pays the charge?",
             (IRA,),
-            "Under IRA transferability (§6418), can the buyer resell the credit?",
+            "Under IRA methane rules (§136), who pays the charge?",
         ),
         (
             "What does the Inflation Reduction Act say about clean vehicles?",
@@ -77,23 +77,23 @@ def test_aliases_come_from_the_name_people_use():
             "What does the Inflation Reduction Act say about clean vehicles?",
         ),
         (
-            "Compare how the principal dissent in Dobbs v. Jackson treats travel",
+            "Compare how the principal dissent in Dobbs v. Jackson treats stare decisis",
             (DOBBS,),
-            "Compare how the principal dissent in Dobbs v. Jackson treats travel",
+            "Compare how the principal dissent in Dobbs v. Jackson treats stare decisis",
         ),
-        ("Does 26 CFR 1.21-3 allow the credit on a separate return?", (REG,), None),
+        ("What does 26 CFR 1.21-3 provide?", (REG,), None),
         ("Compare Viber and Fiverr on cookies", (FIVERR, VIBER), "Compare Viber and Fiverr on cookies"),
-        ("Under the Inflation Reduction Act: what is the buyback tax?", (IRA,), "what is the buyback tax?"),
+        ("Under the Inflation Reduction Act: what is the methane fee?", (IRA,), "what is the methane fee?"),
         # as the graph's rewrite node hands it on, acronyms glossed (a comma inside the gloss ends no clause)
         (
-            "Under the IRA (Inflation Reduction Act, or individual retirement account), what is the buyback tax?",
+            "Under the IRA (Inflation Reduction Act, or individual retirement account), what is the methane fee?",
             (IRA,),
-            "what is the buyback tax?",
+            "what is the methane fee?",
         ),
         (
-            "Under IRA (Inflation Reduction Act) transferability (§6418), what rules govern the payment?",
+            "Under IRA (Inflation Reduction Act) methane rules (§136), what rules govern the charge?",
             (IRA,),
-            "Under IRA (Inflation Reduction Act) transferability (§6418), what rules govern the payment?",
+            "Under IRA (Inflation Reduction Act) methane rules (§136), what rules govern the charge?",
         ),
     ],
 )
@@ -111,7 +111,7 @@ def test_a_named_document_scopes_the_question(question: str, documents: tuple[st
         "Do I need to keep the receipts?",
         "What is inflation?",
         "Is an Investment in stock covered?",  # not the primary part of a name
-        "What do these documents say about the home office deduction under section 280A?",
+        "What do these documents say about the qualified business income deduction under section 199A?",
         "Can a married couple filing MFS claim the AOTC?",
         "What does section 1.21-3 say?",  # a citation is no document name
     ],

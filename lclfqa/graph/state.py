@@ -50,11 +50,11 @@ class QAState(TypedDict, total=False):
     sources: list[dict[str, Any]]
     """Numbered context units after expansion: parents (footnotes injected) and orphan children."""
     cited_sections: list[str]
-    """Provision numbers the question cites (``280A``, ``1.25A-1``)."""
+    """Provision numbers the question cites (``199A``, ``1.25A-1``)."""
     missing_sections: list[str]
     """Of those, the ones no source or retrieved child mentions."""
     missing_terms: list[str]
-    """Terms the question defines by their initials (``employee retention credit (ERC)``) that no source names."""
+    """Terms the question defines by their initials (``work opportunity tax credit (WOTC)``) that no source names."""
     # --- filter / extract (run in parallel)
     thought: str
     filtered: list[dict[str, Any]]

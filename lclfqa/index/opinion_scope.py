@@ -5,9 +5,9 @@ section path under it (:mod:`lclfqa.ingest.opinions`: "JUSTICE JONES, concurring
 LEE, and JUSTICE NGUYEN, dissenting.", "PATEL J."). A question that names opinions — "Compare Justice
 Jones's concurrence and the principal dissent on …", "What did Patel J say about …" — is asked of each of
 them. Ranked by the whole question, the naming words pull towards passages that talk about concurrences
-and dissents, not towards what each opinion says on the point asked (on the tax dev set, a concurrence's
-passage answering the question ranked 21st overall and 4th within its opinion; ranked by the question
-without the naming words, 1st). So, with no LLM and no list of judges:
+and dissents, not towards what each opinion says on the point asked (a concurrence's passage answering
+the question can rank far down, even within its own opinion, and first once the naming words are gone).
+So, with no LLM and no list of judges:
 
 - :func:`named_opinions` reads the opinions a question names: a judge by name ("Justice Jones",
   "Chief Justice Brown", "Patel J", "Smith CJ", "Jones and Brown JJ") — whatever opinion the judge

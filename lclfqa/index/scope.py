@@ -1,7 +1,7 @@
 """Document scope: which indexed documents a question names, and the question without its naming clause.
 
-A lawyer scopes a question the way a colleague would: "In *Dobbs*, how did the majority define
-'quickening'?", "Under the Inflation Reduction Act, …", "Consider "Fiverr"'s privacy policy; who can see
+A lawyer scopes a question the way a colleague would: "In *Dobbs*, what did the majority say about
+'stare decisis'?", "Under the Inflation Reduction Act, …", "Consider "Fiverr"'s privacy policy; who can see
 the jobs I post?". Retrieval should then search that document only and rank its passages by what is
 asked. A leading clause that only names the document is dropped from the ranking query: inside the
 document it says nothing, and its words ("privacy policy") pull towards the wrong passages. A name
@@ -203,7 +203,7 @@ _CLAUSE_END = re.compile(r"[;:,]|\s[—–-]\s|—")
 def strip_naming_clause(text: str, mentions: Iterable[str]) -> str:
     """``text`` without a leading clause that only names the document ("Consider "X"'s privacy policy;",
     "In Dobbs,", "Under the IRA:"). A name inside the sentence stays: cutting it out leaves a broken
-    sentence ("the principal dissent in Dobbs treat…" → "…dissent treat…"), which ranked worse on the
+    sentence ("what data does Fiverr collect…" → "what data does collect…"), which ranked worse on the
     tax dev set, and the document filter already does its work. Returns ``text`` when nothing would be left."""
     mentions = [m for m in mentions if m]
     if not mentions:

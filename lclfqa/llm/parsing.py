@@ -152,8 +152,8 @@ _STOP_TWICE = re.compile(r"(?<=\w)([.!?])[ \t]*((?:\[\d+\][ \t]*)+)\.(?=\s|$)")
 def clean_answer(text: str) -> str:
     """The reader's answer without ``<answer>`` tags, a leading ``Answer:``, trailing chatter markers or
     citation placeholders (:func:`strip_placeholders`), its citations after the sentences they support
-    (:func:`citations_last`), and a marker set between two full stops inside the sentence ("… in cash.
-    [2]." → "… in cash [2].")."""
+    (:func:`citations_last`), and a marker set between two full stops inside the sentence ("… by mail.
+    [2]." → "… by mail [2].")."""
     body = tagged(text, "answer")
     body = re.sub(r"^\s*(?:\*\*)?answer\s*:\s*(?:\*\*)?\s*", "", body, flags=re.I)
     body = _STOP_TWICE.sub(lambda m: f" {m.group(2).strip()}{m.group(1)}", body)
@@ -164,8 +164,8 @@ _MARKER_OPENING = re.compile(rf"{CITATION}(?:\s*{CITATION})*[ \t]+(?=[A-Z“\"(�
 
 
 def citations_last(answer: str) -> str:
-    """An answer written with each citation *before* its sentence ("[1] The credit … [2] Monthly returns …")
-    rewritten with each after it ("The credit … [1]. Monthly returns … [2]."), the way the answer check
+    """An answer written with each citation *before* its sentence ("[1] The credit … [2] Annual returns …")
+    rewritten with each after it ("The credit … [1]. Annual returns … [2]."), the way the answer check
     reads them (a marker after a full stop belongs to the sentence before it). Answers that do not open
     with a marker are returned as they are."""
     if not _MARKER_OPENING.match(answer):
@@ -245,6 +245,6 @@ _MARKERS_LINE = re.compile(r"[ \t]*\n\s*((?:\[\d+\][ \t,;]*)+)[ \t]*(?=\n|$)")
 
 def collapse_citation_runs(text: str) -> str:
     """More than three citation markers in a row cut to the first three; markers on a line of their own
-    cite the sentence before them, so they move to its end ("… resell it.\n\n[2] [3]" → "… resell it. [2] [3]")."""
+    cite the sentence before them, so they move to its end ("… deduct it.\n\n[2] [3]" → "… deduct it. [2] [3]")."""
     text = _MARKERS_LINE.sub(lambda m: " " + m.group(1).strip(" \t,;"), text)
     return _LONG_RUN.sub(lambda m: m.group(1).rstrip() + " ", text).strip()

@@ -249,9 +249,9 @@ def yes_no_question(question: str) -> str:
 def is_yes_no(question: str) -> bool:
     """Whether ``question`` asks yes or no: its first interrogative sentence (one ending in "?" or asking
     "whether …"; statements that set out the facts before it are skipped) opens with an auxiliary verb
-    ("Can …", "Is that allowed?") or asks whether with no wh-word before it ("Walk me through whether …",
-    not "Compare how … treat whether …"). A later question ("… Are
-    there exceptions?") does not make the whole a yes/no one."""
+    ("Can …", "Is that deductible?") or asks whether with no wh-word before it ("Tell me whether …",
+    not "Explain how … decide whether …"). A later question ("… Does
+    it apply to trusts?") does not make the whole a yes/no one."""
     if is_statement(question):
         return True
     m = _QUESTION_SENTENCE.search(question)
@@ -291,9 +291,9 @@ def _sentences(text: str) -> list[str]:
 def question_parts(question: str) -> list[str]:
     """The questions asked in ``question``, in order: its sentences that end in "?" (statements setting out
     the facts are left out; "Treas. Reg." or "Dobbs v. Jackson" end no sentence), each split where a comma
-    brings in another question ("When is the tax considered collected, when is the deposit due, and how …"
-    is three parts). A relative clause (", which is …"), a leading "When a partnership terminates," or
-    "Under § 6418," is no part of its own: it joins the question after it. One part: ``[question]``."""
+    brings in another question ("When is the gain reported, what is taxed, and how …" is three parts).
+    A relative clause (", which is …"), a leading "When a partnership terminates," or
+    "Under § 453," is no part of its own: it joins the question after it. One part: ``[question]``."""
     parts: list[str] = []
     for asked in (s for s in _sentences(question) if s.endswith("?")):
         lead = ""

@@ -116,8 +116,8 @@ def reading_order(question: str, quotes: list[dict[str, Any]], embeddings: Embed
 def unattributed(question: str, sentence: str, cited: list[dict[str, Any]]) -> bool:
     """For a question about the holding (:func:`asks_holding`): whether ``sentence`` rests on separate
     opinions alone (every quote it cites is from a dissent or a concurrence) and names none of them, nor a
-    Justice — a dissent's words stated as the answer ("The Glucksberg test … 'is inconsistent with the
-    approach this Court has used'" [a dissent's quote], in an answer on what the majority cites)."""
+    Justice — a dissent's words stated as the answer ("The rule … 'is inconsistent with the approach this
+    Court has used'" [a dissent's quote], in an answer on what the majority held)."""
     if not asks_holding(question) or not cited or not all(separate_opinion(q) for q in cited):
         return False
     return not (who(_QUOTED.sub(" ", parsing.CITATION_RE.sub(" ", sentence))) - {"court"})

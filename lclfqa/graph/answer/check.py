@@ -7,11 +7,10 @@ cites none — compared after :func:`lclfqa.textnorm.normalize` (so "$1.5 millio
 at least ``min_support`` (setting ``min_answer_support``, default :data:`MIN_SUPPORT`) of its content words
 (stemmed, stop words out, :func:`lclfqa.index.tokens.tokenize`) occur in the quotes or the question;
 sentences of fewer than :data:`MIN_CONTENT_WORDS` content words, such as a bare verdict, are exempt. On
-the tax dev set the 1.5B default's invented sentences ("The majority avoided the substantial
-understatement penalty …" in an answer about Dobbs) shared 17–53 % of their words with the quotes (those
+the tax dev set the 1.5B default's invented sentences shared 17–53 % of their words with the quotes (those
 under half are removed), its sentences resting on them 71–100 %. A sentence that claims a rule holds without
-exception ("This applies regardless of whether the spouses live apart …", :data:`ABSOLUTES`) is unfounded
-unless a quote says so too: the 1.5B default wrote that over quotes stating the exceptions. The reader
+exception ("This applies regardless of whether the employee …", :data:`ABSOLUTES`) is unfounded unless a
+quote says so too: the 1.5B default wrote such sentences over quotes stating the exceptions. The reader
 acts on the result (re-citing what another quote holds, then removing what still fails), so no unsupported
 figure or unfounded sentence reaches the user.
 """
@@ -83,7 +82,7 @@ def _numbers(text: str) -> list[float]:
 def _derived(item: str, sentence: str, haystack: str) -> bool:
     """Whether ``item`` (a figure of at least :data:`DERIVED_MIN`) is the product, sum or difference of a
     number the ``sentence`` itself states and a number it or ``haystack`` (normalised quotes) holds: a
-    figure the sentence computes and shows how ("1.25 times that amount, i.e. $25 million" over a quote's
+    figure the sentence computes and shows how ("1.5 times the unpaid amount, or $30 million" over a quote's
     "$20 million")."""
     values = _numbers(normalize(item))
     if len(values) != 1 or values[0] < DERIVED_MIN:
@@ -234,7 +233,7 @@ _LEFT_OVER = re.compile(r"[,;:]\s*[,;:.]|\(\s*\)|,\s*$")
 def unmarked(check: SentenceCheck, quotes: Sequence[str], question: str = "", min_support: float = MIN_SUPPORT) -> str:
     """A sentence whose only fault is a stray marker beside real ones ("… a joint return [1] [2]." with one
     quote) without the stray markers, if it then passes; ``""`` when nothing would be left but a list of
-    separators (a list of page numbers made markers: "… fundamental: [1], [539], [427].")."""
+    separators (a list of page numbers made markers: "… as follows: [1], [539], [427].")."""
     if not check.unknown or not check.cites or check.missing or check.unfounded:
         return ""
     text = check.text

@@ -10,9 +10,8 @@ by the extractor because the quotes are then complete: the sentences nearest the
 references at once, answered from the passage it had chosen first. The answer call continues the same
 prefix, so llama.cpp evaluates the quotes once for both calls.
 
-A quote that opens as an exception ("However, …", "Except as …", "Notwithstanding …") is not offered as
-the deciding rule while a quote stating a general rule is: the verdict follows the rule, and the answer
-states the exceptions after it (offered the exception, the 1.5B default decided by it).
+Every quote is offered as the deciding rule, exceptions too: which quote decides is the call's judgement,
+not a rule on how a quote opens.
 
 A statement to judge ("True or false: …", :func:`lclfqa.prompts.is_statement`) is decided the same way,
 "yes" meaning true; the answer then opens "True" or "False". The ``verdict`` stage
@@ -47,17 +46,6 @@ _CHOICES = {"yes": "yes", "no": "no", "not decided": OPEN}
 RULE_WORDS = 40
 
 
-# an exception's opening, after any paragraph number: "(2) If, however, …", "Except as provided …"
-_EXCEPTION = re.compile(
-    r"^(?:\(\w{1,4}\)\s*)*(?:(?:If|When),?\s+however\b|However\b|But\b|Except\b|Notwithstanding\b|Nevertheless\b)"
-)
-
-
-def is_exception(text: str) -> bool:
-    """Whether a quote opens as an exception to a rule stated elsewhere."""
-    return bool(_EXCEPTION.match(text.strip()))
-
-
 _GRAMMAR_UNSAFE = str.maketrans({'"': "'", "\\": "/"})
 """llama-cpp-python's JSON-schema grammar escapes a straight double quote inside an ``enum`` string so that
 llama.cpp's grammar parser ends the literal there, and the process aborts at the first token (a judgment
@@ -65,10 +53,10 @@ quoting "damages for breach of contract" did): the choices carry single quotes a
 
 
 def rule_choices(texts: list[str]) -> list[str]:
-    """The rules the verdict call may copy: each quote's first :data:`RULE_WORDS` words, once each; the
-    exceptions only when no quote states anything else. Straight double quotes become single quotes and a
-    backslash a slash (:data:`_GRAMMAR_UNSAFE`); the rule chosen is matched back to its quote by its words."""
-    rules = [t for t in texts if t.strip() and not is_exception(t)] or [t for t in texts if t.strip()]
+    """The rules the verdict call may copy: each quote's first :data:`RULE_WORDS` words, once each. Straight
+    double quotes become single quotes and a backslash a slash (:data:`_GRAMMAR_UNSAFE`); the rule chosen is
+    matched back to its quote by its words."""
+    rules = [t for t in texts if t.strip()]
     return list(dict.fromkeys(" ".join(t.translate(_GRAMMAR_UNSAFE).split()[:RULE_WORDS]) for t in rules))
 
 

@@ -1,11 +1,10 @@
 """Figures and quotations in an answer that no source contains: what a lawyer must check first.
 
-A small reader invents rates, amounts and quotations when its sources do not hold the answer (asked
-for the IRA's employee retention credit, which no document mentions, the 1.5B default answered "20%"
-and "$15,000" and quoted a sentence found nowhere). After the answer is written, ``read`` looks up
-every percentage, dollar amount and quoted passage of it in the documents' text it was given (sources
-and children, not the extractor's output, which is itself generated); what is not there is returned by
-:func:`unsupported` and shown under the answer as a warning. No LLM call.
+A small reader invents rates, amounts and quotations when its sources do not hold the answer. After the
+answer is written, ``read`` looks up every percentage, dollar amount and quoted passage of it in the
+documents' text it was given (sources and children, not the extractor's output, which is itself
+generated); what is not there is returned by :func:`unsupported` and shown under the answer as a warning.
+No LLM call.
 """
 
 from __future__ import annotations

@@ -2,17 +2,17 @@
 filter says so.
 
 A 1.5B reader with sources in front of it answers, whether or not they hold the answer (the dev set's
-unanswerable questions got invented rates from every pipeline). Two checks that do not rely on the
+unanswerable questions got invented figures from every pipeline). Two checks that do not rely on the
 reader decide instead:
 
-- **Cited sections** (no LLM): a question that cites ``section 280A``, ``§ 1.25A-1`` or ``26 CFR 1.21-3``
+- **Cited sections** (no LLM): a question that cites ``section 199A``, ``§ 1.25A-1`` or ``26 CFR 1.21-3``
   is about that provision. When none of the sources the reader would see mentions any of the provisions
   the question cites, the graph goes from ``expand`` straight to ``read``, which refuses and names them
   (no filter, extractor or reader call); when only some are missing, the reader is told which, so that
   it says they are not covered.
-- **Defined terms** (no LLM): a question that spells out its subject with its initials ("the employee
-  retention credit (ERC)") is about that subject. When no source names it (neither the initials as a word
-  nor, in one text, every content word of the long form) the graph refuses the same way and names it.
+- **Defined terms** (no LLM): a question that spells out its subject with its initials ("the work
+  opportunity tax credit (WOTC)") is about that subject. When no source names it (neither the initials as
+  a word nor, in one text, every content word of the long form) the graph refuses the same way and names it.
 - **The filter's verdict**: the CoT filter's validation call also states whether the kept references,
   taken together, state the answer (``yes`` / ``partly`` / ``no``). On ``no`` the reader is invited to
   refuse instead of told to answer from the sources.
@@ -26,8 +26,8 @@ from typing import Any
 
 from lclfqa.index.tokens import tokenize
 
-# "section 280A(c)(1)", "sec. 45X", "§§ 1.25A-1 and 1.25A-2", "IRC 4501", "26 CFR 1.21-3", "Treas. Reg.
-# 1.21-4", "26 U.S.C. 280A": the provision numbers, without their paragraph parentheses.
+# "section 199A(b)(2)", "sec. 45X", "§§ 1.25A-1 and 1.25A-2", "IRC 4501", "26 CFR 1.21-3", "Treas. Reg.
+# 1.21-4", "26 U.S.C. 199A": the provision numbers, without their paragraph parentheses.
 _NUMBER = r"\d+[A-Z]{0,2}(?:\.\d+[A-Z]{0,2})?(?:-\d+[A-Z]?)?"
 _LIST = rf"{_NUMBER}(?:\(\w{{1,4}}\))*(?:\s*(?:,|and|or|&)\s*{_NUMBER}(?:\(\w{{1,4}}\))*)*"
 _CITED = re.compile(
@@ -39,15 +39,15 @@ _CITED = re.compile(
 
 
 def cited_sections(question: str) -> list[str]:
-    """The provision numbers ``question`` cites (``280A``, ``1.25A-1``), in order, each once."""
+    """The provision numbers ``question`` cites (``199A``, ``1.25A-1``), in order, each once."""
     spans = (re.sub(r"\(\w{1,4}\)", " ", m.group(1) or m.group(2)) for m in _CITED.finditer(question))
     found = [n.upper() for span in spans for n in re.findall(_NUMBER, span, re.I)]
     return list(dict.fromkeys(found))
 
 
 def mentions(number: str, text: str) -> bool:
-    """Whether ``text`` names provision ``number`` (whole: "280A" is not "1280A" nor "280AB")."""
-    # "280A" is not "1280A" nor "280AB"; "1.25A-1" is not "1.25A-10". Case-insensitive: "sec. 45x".
+    """Whether ``text`` names provision ``number`` (whole: "199A" is not "1199A" nor "199AB")."""
+    # "199A" is not "1199A" nor "199AB"; "1.25A-1" is not "1.25A-10". Case-insensitive: "sec. 45x".
     return re.search(rf"(?<![\w.-]){re.escape(number)}(?![\w-])", text, re.I) is not None
 
 
@@ -60,13 +60,13 @@ def missing_sections(question: str, texts: Iterable[str]) -> tuple[list[str], li
     return cited, [n for n in cited if not mentions(n, haystack)]
 
 
-# "employee retention credit (ERC)", "Modified Adjusted Gross Income (MAGI)": words, then their initials
+# "work opportunity tax credit (WOTC)", "Modified Adjusted Gross Income (MAGI)": words, then their initials
 _DEFINED = re.compile(r"((?:[A-Za-z][\w'’-]*\s+){1,10})\(([A-Z]{2,6})s?\)")
 _JOINING = frozenset("of and for the on to in a an or".split())
 
 
 def defined_terms(question: str) -> list[str]:
-    """The terms ``question`` spells out before their initials: ``employee retention credit (ERC)``.
+    """The terms ``question`` spells out before their initials: ``work opportunity tax credit (WOTC)``.
 
     The long form is the shortest run of words before the parenthesis whose initials spell the
     acronym (joining words such as "of" may be skipped); a parenthesis that no words spell out
@@ -85,7 +85,7 @@ def defined_terms(question: str) -> list[str]:
 
 def names_term(term: str, texts: Iterable[str]) -> bool:
     """Whether some text names ``term`` (``long form (ACR)``): the initials as a word, or every content
-    word of the long form (stemmed: "employees" names "employee") in one text."""
+    word of the long form (stemmed: "opportunities" names "opportunity") in one text."""
     long_form, _, acronym = term.rpartition(" (")
     acronym = acronym.rstrip(")")
     wanted = set(tokenize(long_form))
@@ -135,7 +135,7 @@ def refusal_reason(missing: list[str], terms: Iterable[str] = ()) -> str:
 
 
 def provision(number: str) -> str:
-    """``280A`` → ``section 280A``; ``1.25A-1`` → ``§ 1.25A-1`` (a regulation)."""
+    """``199A`` → ``section 199A``; ``1.25A-1`` → ``§ 1.25A-1`` (a regulation)."""
     return f"§ {number}" if "." in number else f"section {number}"
 
 

@@ -2,8 +2,8 @@
 
 The extractor names single sentences, and a sentence alone often drops what decides the answer: the
 extractor picks the first and last sentences of an example and skips the one between them that states the
-fact ("X's mother is not her dependent"); it picks a footnote's opening line ("The exact meaning of
-'quickening' is subject to some debate.") and leaves out the footnote's answer to it. Here, with no LLM:
+fact ("A's brother is not her employee"); it picks a footnote's opening line ("The exact scope of the term
+is subject to some debate.") and leaves out the footnote's answer to it. Here, with no LLM:
 
 - a quote from a footnote child becomes the whole footnote when it is at most :data:`FOOTNOTE_CHARS`
   (a footnote is one note; its sentences are read together);

@@ -2,7 +2,7 @@
 
 Reads ``retrieved``; writes ``sources`` and ``retrieved`` again with each child's ``source`` number, and
 ``cited_sections`` / ``missing_sections``: the provisions the question cites and those none of the
-sources mentions, and ``missing_terms``: the terms it defines ("… credit (ERC)") that no source names
+sources mentions, and ``missing_terms``: the terms it defines ("… credit (WOTC)") that no source names
 (:mod:`lclfqa.graph.evidence.refusal`; all sections or any term missing routes the graph straight to ``read``).
 Walking the children best first, a section child brings its parent; a footnote child brings *every*
 parent it is linked to (its page's parents and the one holding its marker), each with the footnote text
