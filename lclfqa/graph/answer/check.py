@@ -156,36 +156,11 @@ def check_answer(
     return out
 
 
-_ASIDE = re.compile(r"\s*(?:\[(?!\d+(?:\s*[,;–-]\s*\d+)*\])[^\]]*\]|\([^()]*\))")
-
-
-def trimmed(check: SentenceCheck, quotes: Sequence[str], question: str = "", min_support: float = MIN_SUPPORT) -> str:
-    """The sentence without the bracketed or parenthetical asides that hold what it fails on (an invented
-    "[IRC § 25A(b)(1)]" after a sound statement), if that makes it pass; else ``""``."""
-    text = check.text
-    for m in reversed(list(_ASIDE.finditer(text))):
-        if any(item in m.group(0) for item in check.missing):
-            text = text[: m.start()] + text[m.end() :]
-    if text == check.text or len(_MARKER.sub("", text).split()) < 4:
-        return ""
-    again = check_answer(text, quotes, question, min_support)
-    return text if len(again) == 1 and again[0].ok else ""
-
-
 _NEGATION = re.compile(r"\b(?:not|nor|no|never|neither|none|cannot)\b|n['’]t\b", re.I)
 _CLAUSE_BREAK = re.compile(r"(;\s+|,\s+(?:and|or)\s+)")
 _EXCEPTING = re.compile(
     r"\b(?:but|unless|except|excepting|however|provided|notwithstanding|subject to|other than)\b", re.I
 )
-
-
-def _negated_where_it_rests(sentence: str, quotes: Sequence[str]) -> bool:
-    """Whether the quote sentence sharing most content words with ``sentence`` (which has no negation) has
-    one: "Nor does the dissent dispute the fact …" under "The dissent disputed the fact …"."""
-    words = set(tokenize(_MARKER.sub(" ", sentence)))
-    candidates = [t for q in quotes for t in split(q)] or list(quotes)
-    best = max(candidates, key=lambda t: len(words & set(tokenize(t))), default="")
-    return bool(_NEGATION.search(best))
 
 
 def clause_trimmed(
@@ -197,10 +172,8 @@ def clause_trimmed(
     the repurchases do not exceed $1,000,000 [7]." keeps its first clause when no quote holds the figure.
     Only a later item of a list goes: a first clause holding the figure, or a dropped clause that states an
     exception or a limit ("; unless …", ", and except …", "; but …": its loss would turn the exception into
-    the rule), leaves the sentence to fail; so does a sentence stating positively what the quote sentence it
-    rests on negates ("The dissent disputed the fact …" over "Nor does the dissent dispute the fact …": the
-    figure was not its only fault). The kept clauses keep their own markers (the sentence's last ones when
-    they have none)."""
+    the rule), leaves the sentence to fail. The kept clauses keep their own markers (the sentence's last ones
+    when they have none)."""
     if not check.missing or check.unknown:
         return ""
     body = check.text.strip()
@@ -220,30 +193,7 @@ def clause_trimmed(
     again = check_answer(text, quotes, question, min_support)
     if len(again) != 1 or not again[0].ok:
         return ""
-    fixed = (recited(again[0], quotes, question) or text) if again[0].misattributed else text
-    cited = [quotes[n - 1] for n in cited_numbers(fixed) if 1 <= n <= len(quotes)] or quotes
-    if not _NEGATION.search(fixed) and _negated_where_it_rests(fixed, cited):
-        return ""  # a sentence that already failed, stating positively what its quote denies: not salvaged
-    return fixed
-
-
-_LEFT_OVER = re.compile(r"[,;:]\s*[,;:.]|\(\s*\)|,\s*$")
-
-
-def unmarked(check: SentenceCheck, quotes: Sequence[str], question: str = "", min_support: float = MIN_SUPPORT) -> str:
-    """A sentence whose only fault is a stray marker beside real ones ("… a joint return [1] [2]." with one
-    quote) without the stray markers, if it then passes; ``""`` when nothing would be left but a list of
-    separators (a list of page numbers made markers: "… as follows: [1], [539], [427].")."""
-    if not check.unknown or not check.cites or check.missing or check.unfounded:
-        return ""
-    text = check.text
-    for marker in check.unknown:
-        text = text.replace(marker, "")
-    text = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(text.split()))
-    if _LEFT_OVER.search(_MARKER.sub("", text)):
-        return ""
-    again = check_answer(text, quotes, question, min_support)
-    return text if len(again) == 1 and again[0].ok else ""
+    return (recited(again[0], quotes, question) or text) if again[0].misattributed else text
 
 
 SALVAGE_WORDS = 6
@@ -349,9 +299,9 @@ def is_pointer(sentence: str) -> bool:
 def keep_supported(
     checks: Sequence[SentenceCheck], quotes: Sequence[str] = (), question: str = "", min_support: float = MIN_SUPPORT
 ) -> tuple[list[SentenceCheck], list[str]]:
-    """``(kept, removed)``: the sentences that pass — a failing one trimmed of the asides that held what it
-    failed on, where that is enough (:func:`trimmed`), or reduced to the quote it quotes (:func:`salvaged`),
-    each once — and the text of those removed."""
+    """``(kept, removed)``: the sentences that pass — a failing one without the later listed clause that held
+    what it failed on, where that is enough (:func:`clause_trimmed`), or reduced to the quote it quotes
+    (:func:`salvaged`), each once — and the text of those removed."""
     kept: list[SentenceCheck] = []
     removed: list[str] = []
     for c in checks:
@@ -361,16 +311,7 @@ def keep_supported(
         if c.ok:
             kept.append(c)
             continue
-        short = (
-            (
-                unmarked(c, quotes, question, min_support)
-                or trimmed(c, quotes, question, min_support)
-                or clause_trimmed(c, quotes, question, min_support)
-                or salvaged(c, quotes)
-            )
-            if quotes
-            else ""
-        )
+        short = (clause_trimmed(c, quotes, question, min_support) or salvaged(c, quotes)) if quotes else ""
         if short:
             kept.append(check_answer(short, quotes, question, min_support)[0])
         else:

@@ -8,8 +8,8 @@ quote, its words another quote's) or cites nothing is cited to the quotes that h
 quote holds, under ``min_answer_support`` of its content words in the quotes, a marker with no quote
 behind it, a bare pointer ("See [3]."), a sentence that asks a question back, an opinion or a Justice named
 that its quotes are not from, a separate opinion's words stated as the holding
-(:mod:`lclfqa.graph.answer.attribution`). An aside or a later listed clause holding the miss is cut first
-where that saves the sentence (:func:`~lclfqa.graph.answer.check.keep_supported`); a repeat is said once.
+(:mod:`lclfqa.graph.answer.attribution`). A later listed clause holding the miss is cut first where that
+saves the sentence (:func:`~lclfqa.graph.answer.check.keep_supported`); a repeat is said once.
 """
 
 from __future__ import annotations
