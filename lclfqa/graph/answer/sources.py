@@ -6,7 +6,7 @@ left open, it contradicted its own verdict: "No, … Yes, …"). So once
 the answer is checked, each part of the question (:func:`lclfqa.prompts.question_parts`) gets the quote
 nearest it (:func:`lclfqa.graph.evidence.nearest.closeness_by_part`) in the source's words, shortened to
 :data:`RULE_QUOTE_CHARS` — unless the answer cites that quote or already gives it (at least
-:data:`STATED_SHARE` of its content words and every amount and percentage it states). For a yes/no question
+:data:`STATED_SHARE` of its content words). For a yes/no question
 the first part's quote is the one stating the rule the verdict call decided (:func:`stating`). An added
 quote is the source's own text, so it needs no check. A dissent's or a concurrence's words are added only
 to an answer whose question names a separate opinion or a Justice, and then say whose they are; at most
@@ -25,7 +25,6 @@ from lclfqa.graph.answer.attribution import asks_holding, separate_opinion
 from lclfqa.graph.answer.check import support
 from lclfqa.graph.answer.draft import Draft, Reading
 from lclfqa.graph.answer.tidy import says_nothing
-from lclfqa.graph.evidence.grounding import dollar_amounts, percentages
 from lclfqa.graph.evidence.nearest import closeness_by_part, nearest_quotes
 from lclfqa.graph.evidence.reading import passages
 from lclfqa.graph.evidence.sentences import split as sentences
@@ -37,7 +36,7 @@ MAX_PART_QUOTES = 3
 MAX_ADDED_CHARS = 700
 """At most this many characters of quotes are added (the first always): the source's words, not a dump."""
 STATED_SHARE = 0.5
-"""An answer holding this share of a quote's content words (stemmed) and its amounts already gives it."""
+"""An answer holding this share of a quote's content words (stemmed) already gives it."""
 _NAMES_OPINION = re.compile(r"\b(?:dissent\w*|concurr\w*|justice|separate opinions?)\b", re.I)
 
 
@@ -61,22 +60,8 @@ def stating(rule: str | None, texts: list[str]) -> int | None:
 
 
 def given(text: str, answer: str) -> bool:
-    """Whether ``answer`` already gives ``text``: :data:`STATED_SHARE` of its content words (stemmed) and
-    every amount and percentage it states ("each eligible student qualifies" does not give "$2,500 per
-    eligible student")."""
-    figures = [*dollar_amounts(text), *percentages(text)]
-    known = [*dollar_amounts(answer), *percentages(answer)]
-    if any(not any(abs(f - k) < 1e-9 for k in known) for f in figures):
-        return False
+    """Whether ``answer`` already gives ``text``: :data:`STATED_SHARE` of its content words (stemmed)."""
     return support(text, set(tokenize(answer))) >= STATED_SHARE
-
-
-def listed_numbers(written: str) -> list[int]:
-    """The numbers in the list of sources the model ``written`` at its end (not shown, but they count as
-    cited); markers in its sentences do not count (a sentence the check removed cites nothing)."""
-    whole = written.strip()
-    kept = parsing.strip_source_list(whole)
-    return parsing.cited_numbers(whole[len(kept) :]) if whole.startswith(kept) else []
 
 
 def whose(quote: dict[str, Any]) -> str:
@@ -90,14 +75,12 @@ def part_quotes(
     answer: str,
     rule: int | None = None,
     embeddings: Embeddings | None = None,
-    written: str = "",
     numbers: list[int] | None = None,
 ) -> list[int]:
     """The quotes (0-based, in the order of the parts they answer) to add to ``answer``: for each part of
     ``question``, the quote nearest it (``rule`` for the first part, when given) that the answer neither
     cites nor gives (:func:`given`); each quote once, at most :data:`MAX_PART_QUOTES` and
-    :data:`MAX_ADDED_CHARS`; a separate opinion's only when the question names one (not the holding). A
-    source list the model ``written`` at the end (not shown) counts as citing (:func:`listed_numbers`).
+    :data:`MAX_ADDED_CHARS`; a separate opinion's only when the question names one (not the holding).
     ``numbers`` are the quotes' reference numbers where they are not 1…n (quotes of the retrieved children)."""
     texts = [q["text"] for q in quotes]
     if not texts:
@@ -107,7 +90,7 @@ def part_quotes(
     separate_ok = not asks_holding(question) and bool(_NAMES_OPINION.search(question))
     allowed = [i for i, q in enumerate(quotes) if separate_ok or not separate_opinion(q)]
     marks = numbers or list(range(1, len(quotes) + 1))
-    said = {*parsing.cited_numbers(answer), *listed_numbers(written)}
+    said = set(parsing.cited_numbers(answer))
     cited = {i for i, n in enumerate(marks) if n in said}
     picked: list[int] = []
     size = 0
@@ -136,12 +119,11 @@ def with_part_quotes(
     quotes: list[dict[str, Any]],
     rule: int | None = None,
     embeddings: Embeddings | None = None,
-    written: str = "",
     numbers: list[int] | None = None,
 ) -> tuple[str, int]:
     """``(answer, added)``: ``answer`` followed by :func:`part_quotes`, each as "The source reads: “…” [n]"
     (a separate opinion's as "JUSTICE …, concurring, reads: “…” [n]")."""
-    picked = part_quotes(question, quotes, answer, rule, embeddings, written, numbers)
+    picked = part_quotes(question, quotes, answer, rule, embeddings, numbers)
     marks = numbers or list(range(1, len(quotes) + 1))
     added = []
     for i in picked:
@@ -180,9 +162,7 @@ def add(draft: Draft, reading: Reading) -> None:
         position = {c["id"]: i for i, c in enumerate(retrieved, 1)}
         numbers, rule = [position[q["child"]] for q in pool], None
     base = draft.answer if said else ""  # a bare verdict's markers do not make a quote given
-    answer, n = with_part_quotes(
-        base, reading.question, pool, rule, reading.embeddings, draft.written if said else "", numbers=numbers
-    )
+    answer, n = with_part_quotes(base, reading.question, pool, rule, reading.embeddings, numbers=numbers)
     if n:
         piece = answer[len(base.rstrip()) :].strip()
         draft.notes["rule_quoted"] = n
