@@ -211,13 +211,6 @@ def query2doc_examples() -> str:
     return "\n\n".join(f"Example {i}:\nQuery: {s['query']}\nPassage: {s['passage']}" for i, s in enumerate(shots, 1))
 
 
-@cache
-def answer_examples() -> str:
-    """The answer-style examples for the reader (LCLF-QA, Figures 8-9)."""
-    shots = load("examples")["answers"]
-    return "\n\n".join(f"Example question: {s['question']}\nExample answer: {s['answer']}" for s in shots)
-
-
 _YES_NO = re.compile(
     r"^\W*(?:[^,?.]{1,80},\s*)?"  # an opening phrase: "After the 2012 decision, is …", "Under the NDA, can I …"
     r"(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|am|do|does|did|has|have|had)\b",
