@@ -5,7 +5,7 @@ The TOML files next to this module hold the words; this module only loads and fi
 - ``templates.toml`` — one table per LLM call (``system`` / ``user``), after LCLF-QA Appendix B;
 - ``glossary.toml`` — acronyms the rewrite node expands before retrieval;
 - ``vocabulary.toml`` — the domain reader's key legal phrases (levels of comfort, characterization);
-- ``examples.toml`` — query2doc passages and answer-style examples;
+- ``examples.toml`` — the query2doc passages (no few-shot answers: see ``templates.toml``, ``read_domain``);
 - ``eval.toml`` — the judge prompts of the answer metrics (claim triples, claim check, coverage);
 - ``synth.toml`` — the synthetic-QA prompts (page summary, output formats, one table per question style).
 
