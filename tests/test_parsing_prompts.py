@@ -354,6 +354,13 @@ def test_a_defined_term_is_named_by_its_initials_or_all_its_words_in_one_text():
         # an embedded yes/no question ("whether") with no wh-word before it
         ("Tell me whether the lessee owes the fee and what follows.", True),
         ("Explain how a court decides whether a fee is a penalty.", False),
+        # a full stop inside the question ends no sentence: a case name, a section, a decimal, an initialism
+        ("Did the court in Smith v. Jones hold the clause void?", True),
+        ("Is a lessee eligible under Treas. Reg. § 1.168(i)-8?", True),
+        ("Is the rate 2.5 percent?", True),
+        ("Can a U.S. person elect out?", True),
+        ("Under Treas. Reg. § 1.41-2, can a client count her own salary?", True),
+        ("Under Treas. Reg. § 1.41-2, which wages count?", False),
     ],
 )
 def test_the_verdict_rule_is_given_for_yes_no_questions_only(question: str, yes_no: bool):

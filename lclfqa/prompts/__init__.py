@@ -212,7 +212,7 @@ def query2doc_examples() -> str:
 
 
 _YES_NO = re.compile(
-    r"^\W*(?:[^,?.]{1,80},\s*)?"  # an opening phrase: "After the 2012 decision, is …", "Under the NDA, can I …"
+    r"^\W*(?:[^,?]{1,80},\s*)?"  # an opening phrase: "After the 2012 decision, is …", "Under the NDA, can I …"
     r"(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|am|do|does|did|has|have|had)\b",
     re.I,
 )
@@ -225,7 +225,19 @@ def is_statement(question: str) -> bool:
 
 
 _ASKS_WHETHER = re.compile(r"^(?:(?!\b(?:how|what|which|why|when|where|who|whom|whose)\b).)*\bwhether\b", re.I | re.S)
-_QUESTION_SENTENCE = re.compile(r"[^.?!]*(?:\?|\bwhether\b[^.?!]*[.?!]?)")
+_WHETHER = re.compile(r"\bwhether\b", re.I)
+
+
+def _first_question(question: str) -> tuple[str, int] | None:
+    """The first interrogative sentence of ``question`` (one ending in "?" or asking "whether …") and where it
+    ends; sentences are cut as :func:`_sentences` cuts them, so "Smith v. Jones", "Treas. Reg. § 1.25A-1" or
+    "2.5 percent" end none. ``None`` when no sentence asks."""
+    end = 0
+    for sentence in _sentences(question):
+        end = question.find(sentence, end) + len(sentence)
+        if sentence.endswith("?") or _WHETHER.search(sentence):
+            return sentence, end
+    return None
 
 
 def yes_no_question(question: str) -> str:
@@ -235,8 +247,8 @@ def yes_no_question(question: str) -> str:
         return " ".join(_STATEMENT.sub(" ", question).split())
     if not is_yes_no(question):
         return ""
-    m = _QUESTION_SENTENCE.search(question)
-    return question[: m.end()].strip() if m else question.strip()
+    first = _first_question(question)
+    return question[: first[1]].strip() if first else question.strip()
 
 
 def is_yes_no(question: str) -> bool:
@@ -247,9 +259,9 @@ def is_yes_no(question: str) -> bool:
     it apply to trusts?") does not make the whole a yes/no one."""
     if is_statement(question):
         return True
-    m = _QUESTION_SENTENCE.search(question)
-    first = m.group(0) if m else question
-    return bool(_YES_NO.match(first) or _ASKS_WHETHER.search(first))
+    first = _first_question(question)
+    sentence = first[0] if first else question
+    return bool(_YES_NO.match(sentence) or _ASKS_WHETHER.search(sentence))
 
 
 _AUX = r"(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|do|does|did|has|have|had)"
