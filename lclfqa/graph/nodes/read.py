@@ -103,13 +103,9 @@ def _refused(turn: list[dict[str, str]], answer: str) -> dict[str, Any]:
     }
 
 
-def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
-    ctx = runtime.context
-    meter = Meter("read")
-    children = state.get("filtered", [])
-    retrieved = state.get("retrieved", [])
-    sources = state.get("sources", [])
-    turn = [{"role": "user", "content": state["question"]}]
+def _refused_early(state: QAState, meter: Meter, turn: list[dict[str, str]]) -> dict[str, Any] | None:
+    """The refusal decided before any reading — the question cites what no source mentions, or nothing was
+    retrieved — or ``None``."""
     missing = state.get("missing_sections") or []
     if subject_not_found(state):
         # routed here from expand: filter and extract did not run this turn, so clear what they left in a
@@ -122,8 +118,43 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         return (
             _refused(turn, answer) | cleared | meter.record(skipped=True, missing_sections=missing, missing_terms=terms)
         )
-    if not children and not retrieved:
+    if not state.get("filtered") and not state.get("retrieved"):
         return _refused(turn, prompts.refusal()) | meter.record(skipped=True)
+    return None
+
+
+def _evidence(
+    ctx: QAContext, state: QAState, asked: str, embeddings: Embeddings | None, notes: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], tuple[str, str, str]]:
+    """``(quotes, references, (unit, units, evidence))``: what the reader is shown. With the extractor the
+    verified quotes (or the fallback sentences) in reading order, which are then the references; without,
+    the retrieved children. With the extractor, all empty when there is no evidence at all."""
+    quotes: list[dict[str, Any]] = list(state.get("quotes") or [])
+    retrieved = state.get("retrieved", [])
+    if not ctx.plan.extract:  # rag: the references are the evidence, numbered as the sources
+        unit, units = prompts.load("templates")["units"]["references"]
+        return quotes, retrieved, (unit, units, prompts.phrase("evidence_references", n=len(retrieved)))
+    if not quotes:
+        quotes = fallback_quotes(state.get("filtered", []) or retrieved, asked, embeddings)
+        notes["fallback_quotes"] = len(quotes)
+    if not quotes:
+        return [], [], ("", "", "")
+    quotes = [quotes[i] for i in reading_order(asked, quotes, embeddings)]
+    # a fresh, short conversation whose reference texts are the verified quotes: continuing the
+    # filter/extract conversation, the 1.5B default echoed the extractor's instruction as its answer
+    unit, units = prompts.load("templates")["units"]["quotes"]
+    return quotes, quotes, (unit, units, prompts.phrase("evidence_quotes"))
+
+
+def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    meter = Meter("read")
+    turn = [{"role": "user", "content": state["question"]}]
+    early = _refused_early(state, meter, turn)
+    if early is not None:
+        return early
+    retrieved, sources = state.get("retrieved", []), state.get("sources", [])
+    missing = state.get("missing_sections") or []
     fields = question_fields(state)
     asked = fields["question"]
     embeddings = index_embeddings(ctx)
@@ -133,24 +164,10 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     relevant = not ctx.plan.filter or (
         bool(judged.get("well_formed")) and not judged.get("none_relevant_kept_all") and state.get("answered") != "no"
     )
-    quotes: list[dict[str, Any]] = list(state.get("quotes") or [])
     notes: dict[str, Any] = {}
-    if ctx.plan.extract:
-        if not quotes:
-            quotes = fallback_quotes(children or retrieved, asked, embeddings)
-            notes["fallback_quotes"] = len(quotes)
-        if not quotes:
-            return _refused(turn, prompts.refusal()) | {"quotes": []} | meter.record(no_evidence=True)
-        quotes = [quotes[i] for i in reading_order(asked, quotes, embeddings)]
-        # a fresh, short conversation whose reference texts are the verified quotes: continuing the
-        # filter/extract conversation, the 1.5B default echoed the extractor's instruction as its answer
-        unit, units = prompts.load("templates")["units"]["quotes"]
-        evidence = prompts.phrase("evidence_quotes")
-        references = quotes
-    else:  # rag: the references are the evidence, numbered as the sources
-        unit, units = prompts.load("templates")["units"]["references"]
-        evidence = prompts.phrase("evidence_references", n=len(retrieved))
-        references = retrieved
+    quotes, references, (unit, units, evidence) = _evidence(ctx, state, asked, embeddings, notes)
+    if ctx.plan.extract and not quotes:
+        return _refused(turn, prompts.refusal()) | {"quotes": []} | meter.record(no_evidence=True)
     texts = [q["text"] for q in quotes] if ctx.plan.extract else [body(c) for c in retrieved]
     shared = prefix(state, references)
     verdict, decided_rule = "", None
