@@ -471,3 +471,23 @@ def test_the_plain_terms_line_is_given_only_when_it_says_something_new():
 )
 def test_a_part_is_read_without_the_scene_it_sets(part: str, asked: str) -> None:
     assert prompts.without_lead(part) == asked
+
+
+@pytest.mark.parametrize(
+    ("asked", "statement"),
+    [
+        ("True or false: a lessor must give 30 days' notice.", "a lessor must give 30 days' notice."),
+        ("True/False: a lessor must give 30 days' notice.", "a lessor must give 30 days' notice."),
+        ("T/F: the credit is refundable.", "the credit is refundable."),
+        ("Is the following statement true or false? The credit is refundable.", "The credit is refundable."),
+        (
+            "In Smith v. Jones, the court held the clause void. True or False?",
+            "In Smith v. Jones, the court held the clause void.",
+        ),
+        ("The rate is 2.5 percent, true or false?", "The rate is 2.5 percent"),
+    ],
+)
+def test_a_statement_to_judge_is_found_in_its_usual_forms(asked: str, statement: str):
+    assert prompts.is_statement(asked) and prompts.is_yes_no(asked)
+    assert prompts.yes_no_question(asked) == statement
+    assert 'begin the answer with "False."' in prompts.verdict_rule(asked, "no")

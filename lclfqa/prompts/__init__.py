@@ -216,12 +216,23 @@ _YES_NO = re.compile(
     r"(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|am|do|does|did|has|have|had)\b",
     re.I,
 )
-_STATEMENT = re.compile(r"\btrue\s+or\s+false\b\W*", re.I)
+_STATEMENT = re.compile(r"\b(?:true\s*(?:or|/)\s*false|t\s*/\s*f)\b\W*", re.I)
+"""The ask to judge a statement: "True or false", "True/False", "T/F"."""
 
 
 def is_statement(question: str) -> bool:
-    """Whether ``question`` gives a statement to judge true or false ("True or false: …")."""
+    """Whether ``question`` gives a statement to judge true or false ("True or false: …", "True/False: …",
+    "T/F: …", "… True or false?")."""
     return bool(_STATEMENT.search(question))
+
+
+def _statement(question: str) -> str:
+    """The statement ``question`` gives to judge: without the ask ("True or false:"), and without a sentence
+    that is only the ask ("Is the following statement true or false?") when another sentence states it."""
+    sentences = _sentences(question)
+    stated = [s for s in sentences if not (_STATEMENT.search(s) and s.endswith("?"))]
+    text = " ".join(stated) if stated and len(stated) < len(sentences) else question
+    return " ".join(_STATEMENT.sub(" ", text).split()).rstrip(" ,;:(–—-")
 
 
 _ASKS_WHETHER = re.compile(r"^(?:(?!\b(?:how|what|which|why|when|where|who|whom|whose)\b).)*\bwhether\b", re.I | re.S)
@@ -244,7 +255,7 @@ def yes_no_question(question: str) -> str:
     """The part of ``question`` that asks yes or no: everything up to the end of its first interrogative
     sentence (the facts set out before it included), or ``""`` when it is not a yes/no question."""
     if is_statement(question):
-        return " ".join(_STATEMENT.sub(" ", question).split())
+        return _statement(question)
     if not is_yes_no(question):
         return ""
     first = _first_question(question)
