@@ -262,6 +262,20 @@ def test_missing_sections_match_whole_provision_numbers():
     assert refusal_reason(["199A", "1.25A-1"]) == "None of the sources found mentions section 199A or § 1.25A-1."
 
 
+def test_a_provision_is_the_same_with_any_dash():
+    # the Federal Register prints "§ 1.1411–4" (en dash) where eCFR prints "§ 1.1411-4": a question typed
+    # either way finds a source printed the other way, and is not refused as citing what no source mentions
+    assert cited_sections("What does § 1.1411–4 say?") == ["1.1411-4"]
+    en_dash = ["§ 1.1411–4 Definition of net investment income.", "See § 1.1411–10(c)."]
+    assert missing_sections("What does § 1.1411-4(a) say?", en_dash) == (["1.1411-4"], [])
+    assert missing_sections("What does § 1.1411–4 say?", ["§ 1.1411-4 Definition."]) == (["1.1411-4"], [])
+    assert missing_sections("And § 1.1411-1?", en_dash) == (["1.1411-1"], ["1.1411-1"])  # not "1.1411–10"
+    # a state code's chained dashes, as an opinion cites it
+    opinion = ["The Act, Miss. Code Ann. §41–41–191 (2018), generally prohibits it."]
+    assert missing_sections("What does Miss. Code Ann. § 41-41-191 prohibit?", opinion) == (["41-41-191"], [])
+    assert missing_sections("And § 41-41-19?", opinion) == (["41-41-19"], ["41-41-19"])
+
+
 @pytest.mark.parametrize(
     ("raw", "value"),
     [
