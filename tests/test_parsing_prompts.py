@@ -454,6 +454,16 @@ def test_citations_written_before_their_sentences_move_after_them(written: str, 
             "What does Treas. Reg. § 1.21-3 provide, and who is a dependent?",
             ["What does Treas. Reg. § 1.21-3 provide", "who is a dependent?"],
         ),
+        # "and", or a semicolon, before a question asked again; not before a clause ("and what the Act calls")
+        ("What is taxed and when is it reported?", ["What is taxed", "when is it reported?"]),
+        ("What is the base; how is it computed?", ["What is the base", "how is it computed?"]),
+        (
+            "What separates a credit from what the Act calls a deduction and what the courts call one?",
+            ["What separates a credit from what the Act calls a deduction and what the courts call one?"],
+        ),
+        # numbered questions, and an order beside a question
+        ("1. What is the rate? 2. Who pays it?", ["What is the rate?", "Who pays it?"]),
+        ("Explain the phase-out. Also, what are the limits?", ["Explain the phase-out.", "Also, what are the limits?"]),
     ],
 )
 def test_a_question_is_split_into_the_things_it_asks(question: str, parts: list[str]) -> None:

@@ -278,13 +278,19 @@ def is_yes_no(question: str) -> bool:
 _AUX = r"(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|do|does|did|has|have|had)"
 _ASKING = rf"(?:how|what|which|why|whether|{_AUX}|(?:when|where|who)\s+{_AUX})"
 _PREPOSITION = r"(?:(?:in|under|for|on|to|from|by|with|at)\s+)?"
-# a comma that brings in another question; not a relative clause (", which is …", ", who is married,")
+# a comma or semicolon that brings in another question, not a relative clause (", which is …", ", who is
+# married,"); or "and" before a wh-word asking again ("… and how is it computed?", not "… and what the Act calls")
 _PART_BREAK = re.compile(
-    rf",\s+(?:(?:and|or)\s+(?={_PREPOSITION}{_ASKING}\b)|(?!(?:which|who)\s+{_AUX}\b)(?={_PREPOSITION}{_ASKING}\b))",
+    rf"[,;]\s+(?:(?:and|or)\s+(?={_PREPOSITION}{_ASKING}\b)|(?!(?:which|who)\s+{_AUX}\b)(?={_PREPOSITION}{_ASKING}\b))"
+    rf"|\s+and\s+(?=(?:how|why|(?:what|which|when|where|who)\s+{_AUX})\b)",
     re.I,
 )
 _ASKS = re.compile(rf"^\W*{_PREPOSITION}{_ASKING}\b", re.I)
-_BOUNDARY = re.compile(r"([.?!])\s+(?=[A-Z“\"(])")
+_IMPERATIVE = re.compile(
+    r"^\W*(?:also,?\s+)?(?:explain|describe|list|identify|summari[sz]e|state|outline|discuss|compare)\b", re.I
+)
+"""A request put as an order ("Explain the phase-out.", "List the conditions."): a part as a question is."""
+_BOUNDARY = re.compile(r"([.?!])\s+(?=[A-Z“\"(]|\d{1,2}[.)]\s)")
 _ABBREVIATION = re.compile(
     r"(?:\b(?:v|vs|no|nos|reg|regs|treas|sec|secs|art|para|pp|ch|inc|co|corp|ltd|jr|st|ct|cf|al|seq|stat|rev|rul"
     r"|proc|pub|supp|cir|app|fed)|\b[A-Z])$",
@@ -305,13 +311,17 @@ def _sentences(text: str) -> list[str]:
 
 
 def question_parts(question: str) -> list[str]:
-    """The questions asked in ``question``, in order: its sentences that end in "?" (statements setting out
-    the facts are left out; "Treas. Reg." or "Dobbs v. Jackson" end no sentence), each split where a comma
-    brings in another question ("When is the gain reported, what is taxed, and how …" is three parts).
+    """The questions asked in ``question``, in order: its sentences that end in "?" or give an order
+    (:data:`_IMPERATIVE`; statements setting out the facts are left out; "Treas. Reg." or "Dobbs v. Jackson"
+    end no sentence), each question split where a comma, a semicolon or "and" brings in another ("When is
+    the gain reported, what is taxed, and how …" is three parts; "What is taxed and when is it reported?" two).
     A relative clause (", which is …"), a leading "When a partnership terminates," or
     "Under § 453," is no part of its own: it joins the question after it. One part: ``[question]``."""
     parts: list[str] = []
-    for asked in (s for s in _sentences(question) if s.endswith("?")):
+    for asked in (s for s in _sentences(question) if s.endswith("?") or _IMPERATIVE.match(s)):
+        if not asked.endswith("?"):  # an order is one part: "Explain the rule, and how it applies to trusts."
+            parts.append(asked)
+            continue
         lead = ""
         for piece in _PART_BREAK.split(asked):
             piece = piece.strip(" ,;")
