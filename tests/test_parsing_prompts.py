@@ -464,6 +464,7 @@ def test_citations_written_before_their_sentences_move_after_them(written: str, 
         # numbered questions, and an order beside a question
         ("1. What is the rate? 2. Who pays it?", ["What is the rate?", "Who pays it?"]),
         ("Explain the phase-out. Also, what are the limits?", ["Explain the phase-out.", "Also, what are the limits?"]),
+        ("State law caps the fee. What is the cap?", ["State law caps the fee. What is the cap?"]),  # facts, no order
     ],
 )
 def test_a_question_is_split_into_the_things_it_asks(question: str, parts: list[str]) -> None:

@@ -287,9 +287,10 @@ _PART_BREAK = re.compile(
 )
 _ASKS = re.compile(rf"^\W*{_PREPOSITION}{_ASKING}\b", re.I)
 _IMPERATIVE = re.compile(
-    r"^\W*(?:also,?\s+)?(?:explain|describe|list|identify|summari[sz]e|state|outline|discuss|compare)\b", re.I
+    r"^\W*(?:also,?\s+)?(?:explain|describe|list|identify|summari[sz]e|outline|discuss|compare)\b", re.I
 )
-"""A request put as an order ("Explain the phase-out.", "List the conditions."): a part as a question is."""
+"""A request put as an order ("Explain the phase-out.", "List the conditions."): a part as a question is.
+Not "state" ("State law requires …" sets out facts)."""
 _BOUNDARY = re.compile(r"([.?!])\s+(?=[A-Z“\"(]|\d{1,2}[.)]\s)")
 _ABBREVIATION = re.compile(
     r"(?:\b(?:v|vs|no|nos|reg|regs|treas|sec|secs|art|para|pp|ch|inc|co|corp|ltd|jr|st|ct|cf|al|seq|stat|rev|rul"
