@@ -270,6 +270,9 @@ def test_a_provision_is_the_same_with_any_dash():
     assert missing_sections("What does § 1.1411-4(a) say?", en_dash) == (["1.1411-4"], [])
     assert missing_sections("What does § 1.1411–4 say?", ["§ 1.1411-4 Definition."]) == (["1.1411-4"], [])
     assert missing_sections("And § 1.1411-1?", en_dash) == (["1.1411-1"], ["1.1411-1"])  # not "1.1411–10"
+    # a regulation numbered with a parenthesis ("1.1(h)-1") is one number; a paragraph ("6011(a)") is not
+    assert cited_sections("Do § 1.1(h)-1(b) and section 6011(a) apply?") == ["1.1(H)-1", "6011"]
+    assert missing_sections("What does § 1.1(h)-1 say?", ["§ 1.1(h)-1 Capital gains."]) == (["1.1(H)-1"], [])
     # a state code's chained dashes, as an opinion cites it
     opinion = ["The Act, Miss. Code Ann. §41–41–191 (2018), generally prohibits it."]
     assert missing_sections("What does Miss. Code Ann. § 41-41-191 prohibit?", opinion) == (["41-41-191"], [])

@@ -113,7 +113,7 @@ def test_a_named_document_scopes_the_question(question: str, documents: tuple[st
         "Is an Investment in stock covered?",  # not the primary part of a name
         "What do these documents say about the qualified business income deduction under section 199A?",
         "Can a married couple filing MFS claim the AOTC?",
-        "What does section 1.21-3 say?",  # a citation is no document name
+        "What does section 1.21-1 say?",  # a citation of a provision no document is named after
     ],
 )
 def test_no_scope_without_a_name(question: str):
@@ -125,6 +125,20 @@ def test_quoted_or_capitalised_one_word_names_only():
     assert find_scope('What does "Keep" collect?', [KEEP]).documents == (KEEP,)
     assert find_scope("What does Keep collect?", [KEEP]).documents == (KEEP,)
     assert not find_scope("what does keep collect?", [KEEP])
+
+
+def test_a_question_citing_the_provision_a_document_is_named_after_is_scoped_to_it():
+    reg2 = "26 CFR 1.21-4 (up to date as of 6-26-2026).pdf"
+    names = [*NAMES, reg2]
+    # how tax lawyers cite a regulation: "Treas. Reg. §", "Reg. §", "§§ … and …", a paragraph, an en dash
+    scope = find_scope("Under Treas. Reg. § 1.21-3(b), who is a qualifying individual?", names)
+    assert scope.documents == (REG,) and scope.query == "who is a qualifying individual?"
+    assert find_scope("What does Reg. § 1.21–3 provide?", names).documents == (REG,)
+    assert set(find_scope("Do §§ 1.21-3 and 1.21-4 differ?", names).documents) == {REG, reg2}
+    # a provision no document is named after, or a section of the Code, scopes nothing
+    assert not find_scope("What does § 1.21-1 provide?", names)
+    assert not find_scope("What does section 21 provide?", names)
+    assert "§ 1.21-3" in scope_names(names)[REG]
 
 
 def test_an_alias_of_too_many_documents_scopes_nothing():

@@ -17,7 +17,9 @@ question reaches character recall@8 0.434; with the naming clause removed, 0.562
 - a distinctive first word (``Dobbs``, ``Viber``, ``Fiverr``): matched only where the question writes it
   capitalised or in quotes, and not as its first word unless quoted ("Keep records…" is no scope, but
   "Consider "Keep"'s privacy policy" is);
-- an acronym of a 3- or 4-word phrase (``IRA`` for Inflation Reduction Act), matched in capitals only.
+- an acronym of a 3- or 4-word phrase (``IRA`` for Inflation Reduction Act), matched in capitals only;
+- the provision a name cites (``26 CFR 1.25A-1``): cited in the question the way lawyers cite it ("Treas.
+  Reg. § 1.25A-1(c)", "§§ 1.25A-1 and 1.25A-2", "Reg. § 1.25A–1"; :mod:`lclfqa.index.provisions`).
 
 An alias that fits more than :data:`MAX_SCOPE` documents narrows nothing and is ignored. The scope is a
 filter the user sees (``--show-steps``, ``result["steps"]``) and can switch off (``document_scope``).
@@ -31,6 +33,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 from urllib.parse import unquote
+
+from lclfqa.index.provisions import citations
 
 __all__ = ["MAX_SCOPE", "DocumentScope", "find_scope", "name_aliases", "scope_names", "strip_naming_clause"]
 
@@ -49,7 +53,7 @@ _DOCUMENT_WORDS = frozenset(
     "data new use".split()  # common first words of names ("Data Use Agreement New York City")
 )
 _GENERIC = _FUNCTION_WORDS | _DOCUMENT_WORDS
-_SCOPE_CLAUSE_WORDS = _FUNCTION_WORDS | _DOCUMENT_WORDS | frozenset({"majority", "court"})
+_SCOPE_CLAUSE_WORDS = _FUNCTION_WORDS | _DOCUMENT_WORDS | frozenset({"majority", "court", "treas", "reg", "regs"})
 _SEP = r"[\s\-_.,'’&]*"
 _WORD = re.compile(r"[\w’'.&-]+", re.UNICODE)
 
@@ -160,6 +164,9 @@ def scope_names(document_names: Iterable[str]) -> dict[str, list[str]]:
         shown = f"{alias.text[:1].upper()}{alias.text[1:]} (capitalised)" if alias.kind == "word" else alias.text
         for doc in docs:
             out[doc].append(shown)
+    for number, docs in _provisions(tuple(sorted(out))).items():
+        for doc in docs:
+            out[doc].append(f"§ {number}")
     return out
 
 
@@ -172,16 +179,34 @@ def _word_ok(question: str, m: re.Match[str]) -> bool:
     return m.group(0)[:1].isupper() and bool(_words(before))
 
 
+@lru_cache(maxsize=16)
+def _provisions(names: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Provision number → the documents whose name cites it (``26 CFR 1.25A-1 (…).pdf``: ``1.25A-1``)."""
+    out: dict[str, list[str]] = {}
+    for name in names:
+        for _, numbers in citations(unquote(PurePosixPath(name).name)):
+            for number in numbers:
+                out.setdefault(number, []).append(name)
+    return {n: tuple(docs) for n, docs in out.items() if len(set(docs)) <= MAX_SCOPE}
+
+
 def find_scope(question: str, document_names: Iterable[str]) -> DocumentScope:
     """The documents ``question`` names among ``document_names`` (an index's documents), or an empty scope."""
     documents: list[str] = []
     mentions: list[str] = []
-    for alias, docs in _aliases(tuple(sorted(document_names))):
+    names = tuple(sorted(document_names))
+    for alias, docs in _aliases(names):
         for m in alias.pattern.finditer(question):
             if alias.kind == "word" and not _word_ok(question, m):
                 continue
             documents += docs
             mentions.append(m.group(0))
+    provisions = _provisions(names)
+    for written, numbers in citations(question):
+        named = [doc for n in numbers for doc in provisions.get(n, ())]
+        if named:
+            documents += named
+            mentions.append(written)
     if not documents:
         return DocumentScope()
     mentions = sorted(dict.fromkeys(mentions), key=len, reverse=True)

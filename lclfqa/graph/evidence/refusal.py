@@ -24,35 +24,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from lclfqa.index.provisions import cited_sections, mentions
 from lclfqa.index.tokens import tokenize
-
-# "section 199A(b)(2)", "sec. 45X", "§§ 1.25A-1 and 1.25A-2", "IRC 4501", "26 CFR 1.21-3", "Treas. Reg.
-# 1.21-4", "26 U.S.C. 199A", "Miss. Code Ann. § 41–41–191": the provision numbers, without their paragraph
-# parentheses. Any dash: the Federal Register prints "§ 1.1411–4" (en dash) where eCFR prints a hyphen.
-_DASH = "–‐‑−-"  # the hyphen last: a literal in a character class
-_NUMBER = rf"\d+[A-Z]{{0,2}}(?:\.\d+[A-Z]{{0,2}})?(?:[{_DASH}]\d+[A-Z]?)*"
-_LIST = rf"{_NUMBER}(?:\(\w{{1,4}}\))*(?:\s*(?:,|and|or|&)\s*{_NUMBER}(?:\(\w{{1,4}}\))*)*"
-_CITED = re.compile(
-    rf"(?:\bsections?|\bsecs?\.|§§?|\bIRC|\bI\.R\.C\.|\bU\.S\.C\.)\s*({_LIST})"
-    # "Reg." and "CFR" cite regulations, always dotted ("1.21-4"): "the regulation 2023 …" cites nothing
-    rf"|(?:\bCFR|\bC\.F\.R\.|\bReg(?:ulation)?s?\.?)\s*(?=\d+[A-Z]{{0,2}}\.\d)({_LIST})",
-    re.I,
-)
-
-
-def cited_sections(question: str) -> list[str]:
-    """The provision numbers ``question`` cites (``199A``, ``1.25A-1``), in order, each once."""
-    spans = (re.sub(r"\(\w{1,4}\)", " ", m.group(1) or m.group(2)) for m in _CITED.finditer(question))
-    found = [re.sub(f"[{_DASH}]", "-", n.upper()) for span in spans for n in re.findall(_NUMBER, span, re.I)]
-    return list(dict.fromkeys(found))
-
-
-def mentions(number: str, text: str) -> bool:
-    """Whether ``text`` names provision ``number`` (whole: "199A" is not "1199A" nor "199AB"), with any dash
-    ("1.1411-4" is named by "1.1411–4")."""
-    # "199A" is not "1199A" nor "199AB"; "1.25A-1" is not "1.25A-10". Case-insensitive: "sec. 45x".
-    pattern = f"[{_DASH}]".join(re.escape(part) for part in re.split(f"[{_DASH}]", number))
-    return re.search(rf"(?<![\w.{_DASH}]){pattern}(?![\w{_DASH}])", text, re.I) is not None
 
 
 def missing_sections(question: str, texts: Iterable[str]) -> tuple[list[str], list[str]]:

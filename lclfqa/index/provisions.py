@@ -1,0 +1,51 @@
+"""Provision numbers: the sections a question cites (``199A``, ``1.25A-1``) and whether a text names one.
+
+Shared by the refusal check (:mod:`lclfqa.graph.evidence.refusal`: a question citing a provision no source
+mentions is refused without reading) and the document scope (:mod:`lclfqa.index.scope`: a question citing
+the provision a document is named after is scoped to it, "Treas. Reg. § 1.25A-1" to "26 CFR 1.25A-1").
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["cited_sections", "citations", "mentions"]
+
+# "section 199A(b)(2)", "sec. 45X", "§§ 1.25A-1 and 1.25A-2", "IRC 4501", "26 CFR 1.21-3", "Treas. Reg.
+# 1.21-4", "26 U.S.C. 199A", "Miss. Code Ann. § 41–41–191": the provision numbers, without their paragraph
+# parentheses. Any dash: the Federal Register prints "§ 1.1411–4" (en dash) where eCFR prints a hyphen.
+_DASH = "–‐‑−-"  # the hyphen last: a literal in a character class
+# "1.1(h)-1", "40.6011(a)-1": a parenthesis followed by a dash is part of the number, not a paragraph
+_NUMBER = rf"\d+[A-Z]{{0,2}}(?:\.\d+[A-Z]{{0,2}})?(?:\(\w{{1,4}}\)(?=[{_DASH}]\d))?(?:[{_DASH}]\d+[A-Z]?)*"
+_PARAGRAPH = re.compile(rf"\(\w{{1,4}}\)(?![{_DASH}]\d)")
+_LIST = rf"{_NUMBER}(?:\(\w{{1,4}}\))*(?:\s*(?:,|and|or|&)\s*{_NUMBER}(?:\(\w{{1,4}}\))*)*"
+_CITED = re.compile(
+    rf"(?:\bsections?|\bsecs?\.|§§?|\bIRC|\bI\.R\.C\.|\bU\.S\.C\.)\s*({_LIST})"
+    # "Reg." and "CFR" cite regulations, always dotted ("1.21-4"): "the regulation 2023 …" cites nothing
+    rf"|(?:\bCFR|\bC\.F\.R\.|\bReg(?:ulation)?s?\.?)\s*(?=\d+[A-Z]{{0,2}}\.\d)({_LIST})",
+    re.I,
+)
+
+
+def citations(text: str) -> list[tuple[str, list[str]]]:
+    """Each provision citation in ``text`` as written ("§§ 1.25A-1 and 1.25A-2") with the numbers it cites,
+    upper-cased, any dash a hyphen."""
+    out = []
+    for m in _CITED.finditer(text):
+        span = _PARAGRAPH.sub(" ", m.group(1) or m.group(2))
+        numbers = [re.sub(f"[{_DASH}]", "-", n.upper()) for n in re.findall(_NUMBER, span, re.I)]
+        out.append((m.group(0).strip(), list(dict.fromkeys(numbers))))
+    return out
+
+
+def cited_sections(question: str) -> list[str]:
+    """The provision numbers ``question`` cites (``199A``, ``1.25A-1``), in order, each once."""
+    return list(dict.fromkeys(n for _, numbers in citations(question) for n in numbers))
+
+
+def mentions(number: str, text: str) -> bool:
+    """Whether ``text`` names provision ``number`` (whole: "199A" is not "1199A" nor "199AB"), with any dash
+    ("1.1411-4" is named by "1.1411–4")."""
+    # "199A" is not "1199A" nor "199AB"; "1.25A-1" is not "1.25A-10". Case-insensitive: "sec. 45x".
+    pattern = f"[{_DASH}]".join(re.escape(part) for part in re.split(f"[{_DASH}]", number))
+    return re.search(rf"(?<![\w.{_DASH}]){pattern}(?![\w{_DASH}])", text, re.I) is not None
