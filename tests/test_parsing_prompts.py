@@ -270,6 +270,11 @@ def test_a_provision_is_the_same_with_any_dash():
     assert missing_sections("What does § 1.1411-4(a) say?", en_dash) == (["1.1411-4"], [])
     assert missing_sections("What does § 1.1411–4 say?", ["§ 1.1411-4 Definition."]) == (["1.1411-4"], [])
     assert missing_sections("And § 1.1411-1?", en_dash) == (["1.1411-1"], ["1.1411-1"])  # not "1.1411–10"
+    # a range ("§§ 671-679", "sections 3–5") is named by any number in it; a chained state-code number is not
+    grantor = ["Section 671 provides that the grantor is treated as the owner."]
+    assert missing_sections("How do §§ 671-679 apply?", grantor) == (["671-679"], [])
+    assert missing_sections("What do sections 3–5 say?", ["4. Term."]) == (["3-5"], [])
+    assert missing_sections("How do §§ 671-679 apply?", ["Section 680 applies."]) == (["671-679"], ["671-679"])
     # a regulation numbered with a parenthesis ("1.1(h)-1") is one number; a paragraph ("6011(a)") is not
     assert cited_sections("Do § 1.1(h)-1(b) and section 6011(a) apply?") == ["1.1(H)-1", "6011"]
     assert missing_sections("What does § 1.1(h)-1 say?", ["§ 1.1(h)-1 Capital gains."]) == (["1.1(H)-1"], [])
@@ -378,6 +383,19 @@ def test_a_defined_term_is_named_by_its_initials_or_all_its_words_in_one_text():
         ("Can a U.S. person elect out?", True),
         ("Under Treas. Reg. § 1.41-2, can a client count her own salary?", True),
         ("Under Treas. Reg. § 1.41-2, which wages count?", False),
+        # negative questions, several opening phrases, a colon or a dash before the question
+        ("Isn't the credit refundable?", True),
+        ("Doesn't section 25A(g) bar a double benefit?", True),
+        ("Won't the fee apply?", True),
+        ("In Smith v. Comm'r, 123 T.C. 45 (2004), did the Tax Court allow the deduction?", True),
+        ("If the client, a U.S. citizen, lives abroad, can she exclude the income?", True),
+        ("Section 25A(i): is the credit refundable?", True),
+        ("Quick question - can she claim it?", True),
+        ("What is the rate, is it 15 percent?", False),  # a wh-question first
+        # a fact sentence ending in an abbreviation or written in small letters, a question on a new line
+        ("My client moved to the U.S. Can she claim the credit?", True),
+        ("my client is 24. can she claim the credit?", True),
+        ("The lease ended late\nCan the landlord terminate?", True),
     ],
 )
 def test_the_verdict_rule_is_given_for_yes_no_questions_only(question: str, yes_no: bool):
@@ -466,6 +484,7 @@ def test_citations_written_before_their_sentences_move_after_them(written: str, 
         ),
         # numbered questions, and an order beside a question
         ("1. What is the rate? 2. Who pays it?", ["What is the rate?", "Who pays it?"]),
+        ("How and when must the notice be given?", ["How and when must the notice be given?"]),
         ("Explain the phase-out. Also, what are the limits?", ["Explain the phase-out.", "Also, what are the limits?"]),
         ("State law caps the fee. What is the cap?", ["State law caps the fee. What is the cap?"]),  # facts, no order
     ],

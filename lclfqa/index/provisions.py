@@ -43,9 +43,20 @@ def cited_sections(question: str) -> list[str]:
     return list(dict.fromkeys(n for _, numbers in citations(question) for n in numbers))
 
 
+_RANGE = re.compile(r"(\d+)-(\d+)")
+MAX_RANGE = 500
+"""A cited "671-679" spanning at most this many numbers is also read as a range (§§ 671 to 679)."""
+
+
 def mentions(number: str, text: str) -> bool:
     """Whether ``text`` names provision ``number`` (whole: "199A" is not "1199A" nor "199AB"), with any dash
-    ("1.1411-4" is named by "1.1411–4")."""
+    ("1.1411-4" is named by "1.1411–4"). A range of plain numbers ("§§ 671-679", "sections 3–5") is named by
+    any number in it as well."""
     # "199A" is not "1199A" nor "199AB"; "1.25A-1" is not "1.25A-10". Case-insensitive: "sec. 45x".
     pattern = f"[{_DASH}]".join(re.escape(part) for part in re.split(f"[{_DASH}]", number))
-    return re.search(rf"(?<![\w.{_DASH}]){pattern}(?![\w{_DASH}])", text, re.I) is not None
+    if re.search(rf"(?<![\w.{_DASH}]){pattern}(?![\w{_DASH}])", text, re.I):
+        return True
+    bounds = _RANGE.fullmatch(number)
+    if not bounds or not 0 < int(bounds[2]) - int(bounds[1]) <= MAX_RANGE:
+        return False
+    return any(mentions(str(n), text) for n in range(int(bounds[1]), int(bounds[2]) + 1))

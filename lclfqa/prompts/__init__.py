@@ -211,9 +211,13 @@ def query2doc_examples() -> str:
     return "\n\n".join(f"Example {i}:\nQuery: {s['query']}\nPassage: {s['passage']}" for i, s in enumerate(shots, 1))
 
 
+_WH = r"(?:how|what|which|why|when|where|who|whom|whose)"
 _YES_NO = re.compile(
-    r"^\W*(?:[^,?]{1,80},\s*)?"  # an opening phrase: "After the 2012 decision, is …", "Under the NDA, can I …"
-    r"(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|am|do|does|did|has|have|had)\b",
+    # opening phrases, not a wh-question's: "After the 2012 decision, is …", "In Smith v. Comm'r, 123 T.C. 45
+    # (2004), did …", "Section 25A(i): is …", "Quick question - can …"
+    rf"^\W*(?:(?!{_WH}\b)[^?]{{1,200}}?(?:[,:;—–]|\s-)\s*)?"
+    r"(?:(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|am|do|does|did|has|have|had)"
+    r"(?:n['’]t)?|won['’]t|shan['’]t)\b",  # "Isn't …", "Doesn't …", "Won't …"
     re.I,
 )
 _STATEMENT = re.compile(r"\b(?:true\s*(?:or|/)\s*false|t\s*/\s*f)\b\W*", re.I)
@@ -275,14 +279,15 @@ def is_yes_no(question: str) -> bool:
     return bool(_YES_NO.match(sentence) or _ASKS_WHETHER.search(sentence))
 
 
-_AUX = r"(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|do|does|did|has|have|had)"
+_AUX = r"(?:(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|do|does|did|has|have|had)(?:n['’]t)?)"
 _ASKING = rf"(?:how|what|which|why|whether|{_AUX}|(?:when|where|who)\s+{_AUX})"
 _PREPOSITION = r"(?:(?:in|under|for|on|to|from|by|with|at)\s+)?"
 # a comma or semicolon that brings in another question, not a relative clause (", which is …", ", who is
 # married,"); or "and" before a wh-word asking again ("… and how is it computed?", not "… and what the Act calls")
 _PART_BREAK = re.compile(
     rf"[,;]\s+(?:(?:and|or)\s+(?={_PREPOSITION}{_ASKING}\b)|(?!(?:which|who)\s+{_AUX}\b)(?={_PREPOSITION}{_ASKING}\b))"
-    rf"|\s+and\s+(?=(?:how|why|(?:what|which|when|where|who)\s+{_AUX})\b)",
+    rf"|(?<!\bhow)(?<!\bwhy)(?<!\bwhat)(?<!\bwhen)(?<!\bwhere)\s+and\s+"  # not "How and when must …"
+    rf"(?=(?:how|why|(?:what|which|when|where|who)\s+{_AUX})\b)",
     re.I,
 )
 _ASKS = re.compile(rf"^\W*{_PREPOSITION}{_ASKING}\b", re.I)
@@ -291,7 +296,12 @@ _IMPERATIVE = re.compile(
 )
 """A request put as an order ("Explain the phase-out.", "List the conditions."): a part as a question is.
 Not "state" ("State law requires …" sets out facts)."""
-_BOUNDARY = re.compile(r"([.?!])\s+(?=[A-Z“\"(]|\d{1,2}[.)]\s)")
+_BREAK = re.compile(r"([.?!])\s+|\n\s*")
+_CAPITAL_NEXT = re.compile(r"[A-Z“\"(]|\d{1,2}[.)]\s")
+_OPENS = re.compile(rf"(?:{_AUX}|{_WH})\b", re.I)
+"""A sentence opening with an auxiliary or a wh-word asks: what ends before it is a sentence, even after an
+abbreviation, before a small letter or at a line break ("She moved to the U.S. Can she …", "she is 24. can
+she …")."""
 _ABBREVIATION = re.compile(
     r"(?:\b(?:v|vs|no|nos|reg|regs|treas|sec|secs|art|para|pp|ch|inc|co|corp|ltd|jr|st|ct|cf|al|seq|stat|rev|rul"
     r"|proc|pub|supp|cir|app|fed)|\b[A-Z])$",
@@ -301,14 +311,23 @@ _ABBREVIATION = re.compile(
 
 def _sentences(text: str) -> list[str]:
     """``text`` cut after "?", "!" and full stops that end a sentence — not an abbreviation's ("Treas. Reg.",
-    "Dobbs v. Jackson", "U. S.", "No. 19")."""
+    "Dobbs v. Jackson", "U. S.", "No. 19") unless a question opens after it (:data:`_OPENS`) — and at a line
+    break before a question."""
     out, start = [], 0
-    for m in _BOUNDARY.finditer(text):
-        if m.group(1) == "." and _ABBREVIATION.search(text[start : m.start()]):
+    for m in _BREAK.finditer(text):
+        stop, asks = m.group(1), bool(_OPENS.match(text, m.end()))
+        if (
+            not asks
+            and (
+                stop is None  # a line break inside a sentence
+                or not _CAPITAL_NEXT.match(text, m.end())
+                or (stop == "." and _ABBREVIATION.search(text[start : m.start()]))
+            )
+        ):
             continue
-        out.append(text[start : m.end(1)].strip())
+        out.append(text[start : m.end(1) if stop else m.start()].strip())
         start = m.end()
-    return [*out, text[start:].strip()]
+    return [s for s in [*out, text[start:].strip()] if s]
 
 
 def question_parts(question: str) -> list[str]:
