@@ -11,6 +11,7 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from typer.testing import CliRunner
 
+from lclfqa import prompts
 from lclfqa.cli import app
 from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.index.fusion import Fusion
@@ -139,6 +140,20 @@ def test_a_question_citing_the_provision_a_document_is_named_after_is_scoped_to_
     assert not find_scope("What does § 1.21-1 provide?", names)
     assert not find_scope("What does section 21 provide?", names)
     assert "§ 1.21-3" in scope_names(names)[REG]
+
+
+def test_an_acronym_used_in_another_sense_names_no_document():
+    # "IRA" is also an individual retirement account (the glossary's other sense): a question about one is not
+    # scoped to the Inflation Reduction Act; shorthand for the Act still is
+    assert not find_scope("Can my client roll her traditional IRA into a Roth IRA?", NAMES)
+    assert not find_scope("Are IRA distributions taxable?", NAMES)
+    assert find_scope("Under IRA transferability (§ 6418), who may buy a credit?", NAMES).documents == (IRA,)
+    assert find_scope("Is there a simple rule under the IRA?", NAMES).documents == (IRA,)  # "SIMPLE" in capitals only
+    # as the rewrite hands the question on, with the glossary's gloss of every sense: the user's words decide
+    glossed = prompts.expand_acronyms("Can my client roll her traditional IRA into a Roth IRA?")
+    assert "Inflation Reduction Act" in glossed and not find_scope(glossed, NAMES)
+    glossed = prompts.expand_acronyms("Under IRA transferability (§ 6418), who may buy a credit?")
+    assert find_scope(glossed, NAMES).documents == (IRA,)
 
 
 def test_an_alias_of_too_many_documents_scopes_nothing():

@@ -17,7 +17,8 @@ question reaches character recall@8 0.434; with the naming clause removed, 0.562
 - a distinctive first word (``Dobbs``, ``Viber``, ``Fiverr``): matched only where the question writes it
   capitalised or in quotes, and not as its first word unless quoted ("Keep records…" is no scope, but
   "Consider "Keep"'s privacy policy" is);
-- an acronym of a 3- or 4-word phrase (``IRA`` for Inflation Reduction Act), matched in capitals only;
+- an acronym of a 3- or 4-word phrase (``IRA`` for Inflation Reduction Act), matched in capitals only, and
+  not where the question uses it in another sense ("her Roth IRA", ``glossary.toml``'s other-sense words);
 - the provision a name cites (``26 CFR 1.25A-1``): cited in the question the way lawyers cite it ("Treas.
   Reg. § 1.25A-1(c)", "§§ 1.25A-1 and 1.25A-2", "Reg. § 1.25A–1"; :mod:`lclfqa.index.provisions`).
 
@@ -34,6 +35,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from urllib.parse import unquote
 
+from lclfqa import prompts
 from lclfqa.index.provisions import citations
 
 __all__ = ["MAX_SCOPE", "DocumentScope", "find_scope", "name_aliases", "scope_names", "strip_naming_clause"]
@@ -170,6 +172,18 @@ def scope_names(document_names: Iterable[str]) -> dict[str, list[str]]:
     return out
 
 
+def _acronym_ok(question: str, acronym: str) -> bool:
+    """Whether ``acronym`` names its document in ``question``: not where the question uses a word of another of
+    its senses (:func:`lclfqa.prompts.other_sense_words`: "her Roth IRA", "IRA distributions" are accounts),
+    outside parentheses (the rewrite's gloss names every sense: "IRA (Inflation Reduction Act (or …))")."""
+    text = _without_parentheses(question)
+    for word in prompts.other_sense_words(acronym):
+        flags = re.I if word.islower() else 0
+        if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, flags):
+            return False
+    return True
+
+
 def _word_ok(question: str, m: re.Match[str]) -> bool:
     """A one-word name counts where it is written as a name: quoted, or capitalised and not the first word."""
     before, after = question[: m.start()].rstrip(), question[m.end() :]
@@ -195,14 +209,25 @@ def find_scope(question: str, document_names: Iterable[str]) -> DocumentScope:
     documents: list[str] = []
     mentions: list[str] = []
     names = tuple(sorted(document_names))
+    plain = prompts.unexpand(question)  # the names the user wrote, not the rewrite's glosses of acronyms
     for alias, docs in _aliases(names):
-        for m in alias.pattern.finditer(question):
-            if alias.kind == "word" and not _word_ok(question, m):
+        for m in alias.pattern.finditer(plain):
+            if (alias.kind == "word" and not _word_ok(plain, m)) or (
+                alias.kind == "acronym" and not _acronym_ok(plain, m.group(0))
+            ):
                 continue
             documents += docs
             mentions.append(m.group(0))
+    if documents:  # the gloss may name them in full: a clause naming them in those words goes from the queries too
+        named = set(documents)
+        mentions += [
+            m.group(0)
+            for alias, docs in _aliases(names)
+            if alias.kind == "phrase" and named & set(docs)
+            for m in alias.pattern.finditer(question)
+        ]
     provisions = _provisions(names)
-    for written, numbers in citations(question):
+    for written, numbers in citations(plain):
         named = [doc for n in numbers for doc in provisions.get(n, ())]
         if named:
             documents += named

@@ -128,6 +128,12 @@ def find_acronyms(text: str) -> dict[str, str]:
     return found
 
 
+def other_sense_words(acronym: str) -> list[str]:
+    """Words that show ``acronym`` is used in a sense other than a document's name (``glossary.toml``,
+    ``[other_sense_words]``): "Roth" or "rollover" beside "IRA"."""
+    return list(load("glossary").get("other_sense_words", {}).get(acronym, []))
+
+
 def senses(acronym: str) -> list[str]:
     """The glossary's senses of ``acronym``: ``"Inflation Reduction Act (or individual retirement account)"``
     gives both."""
