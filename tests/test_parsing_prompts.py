@@ -247,6 +247,12 @@ def test_llm_cache_setting_makes_reruns_free(tmp_path):
         ("What rate did the IRA set for the PTC in 2023 under this section?", []),
         ("What does IRC §25A(g)(6) require?", ["25A"]),
         ("Did the regulation 2023 amendment change anything?", []),  # a year, not a regulation number
+        # without dots, an Oxford comma, a span; not a rate after a comma
+        ("What does 26 USC 25A say? Is sec 179 available?", ["25A", "179"]),
+        ("Do section 179, 168(k), or 1031 apply?", ["179", "168", "1031"]),
+        ("What do §§ 1.25A-1 through 1.25A-5 say?", ["1.25A-1", "1.25A-5"]),
+        ("What does s 588G of the Corporations Act require?", []),  # see provisions.py
+        ("Per 26 U.S.C. § 25A(i), is 40% refundable?", ["25A"]),
     ],
 )
 def test_cited_sections(question, cited):

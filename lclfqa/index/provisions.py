@@ -18,9 +18,13 @@ _DASH = "–‐‑−-"  # the hyphen last: a literal in a character class
 # "1.1(h)-1", "40.6011(a)-1": a parenthesis followed by a dash is part of the number, not a paragraph
 _NUMBER = rf"\d+[A-Z]{{0,2}}(?:\.\d+[A-Z]{{0,2}})?(?:\(\w{{1,4}}\)(?=[{_DASH}]\d))?(?:[{_DASH}]\d+[A-Z]?)*"
 _PARAGRAPH = re.compile(rf"\(\w{{1,4}}\)(?![{_DASH}]\d)")
-_LIST = rf"{_NUMBER}(?:\(\w{{1,4}}\))*(?:\s*(?:,|and|or|&)\s*{_NUMBER}(?:\(\w{{1,4}}\))*)*"
+# a list: "§§ 25A, 199A, and 1031", "§§ 1.25A-1 through 1.25A-5"; not a rate after a comma ("§ 25A(i), 40% …")
+_NEXT = rf"\s*(?:,\s*(?:and|or)?|and|or|&|through|to)\s*(?={_NUMBER}(?![\d%]|\s*per\s*cent))"
+_LIST = rf"{_NUMBER}(?:\(\w{{1,4}}\))*(?:{_NEXT}{_NUMBER}(?:\(\w{{1,4}}\))*)*"
 _CITED = re.compile(
-    rf"(?:\bsections?|\bsecs?\.|§§?|\bIRC|\bI\.R\.C\.|\bU\.S\.C\.)\s*({_LIST})"
+    # "section", "sec 179", "§", "IRC", "26 USC 25A"; not the Australian "s 15": a decided refusal rests on
+    # retrieval finding the section, and on the validation set it refused a question whose Act has s 15
+    rf"(?:\bsections?|\bsecs?\b\.?|§§?|\bIRC|\bI\.R\.C\.|\bU\.?S\.?C\.?)\s*({_LIST})"
     # "Reg." and "CFR" cite regulations, always dotted ("1.21-4"): "the regulation 2023 …" cites nothing
     rf"|(?:\bCFR|\bC\.F\.R\.|\bReg(?:ulation)?s?\.?)\s*(?=\d+[A-Z]{{0,2}}\.\d)({_LIST})",
     re.I,
