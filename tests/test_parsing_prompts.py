@@ -402,6 +402,11 @@ def test_a_defined_term_is_named_by_its_initials_or_all_its_words_in_one_text():
         ("My client moved to the U.S. Can she claim the credit?", True),
         ("my client is 24. can she claim the credit?", True),
         ("The lease ended late\nCan the landlord terminate?", True),
+        # a lead word or label before it, a tag after it
+        ("And is it refundable for 2024?", True),
+        ("Yes or no: is the loss deductible?", True),
+        ("The credit is refundable, correct?", True),
+        ("What is the rate, right?", False),
     ],
 )
 def test_the_verdict_rule_is_given_for_yes_no_questions_only(question: str, yes_no: bool):
@@ -491,6 +496,10 @@ def test_citations_written_before_their_sentences_move_after_them(written: str, 
         # numbered questions, and an order beside a question
         ("1. What is the rate? 2. Who pays it?", ["What is the rate?", "Who pays it?"]),
         ("How and when must the notice be given?", ["How and when must the notice be given?"]),
+        (
+            "Who qualifies, what expenses count, and how much is the credit?",
+            ["Who qualifies", "what expenses count", "how much is the credit?"],
+        ),
         ("Explain the phase-out. Also, what are the limits?", ["Explain the phase-out.", "Also, what are the limits?"]),
         ("State law caps the fee. What is the cap?", ["State law caps the fee. What is the cap?"]),  # facts, no order
     ],
@@ -538,6 +547,9 @@ def test_a_part_is_read_without_the_scene_it_sets(part: str, asked: str) -> None
             "In Smith v. Jones, the court held the clause void.",
         ),
         ("The rate is 2.5 percent, true or false?", "The rate is 2.5 percent"),
+        ("Is it true or false that the credit is refundable?", "the credit is refundable?"),
+        ("T or F: the credit is refundable.", "the credit is refundable."),
+        ("Correct or incorrect: the court held the clause void.", "the court held the clause void."),
     ],
 )
 def test_a_statement_to_judge_is_found_in_its_usual_forms(asked: str, statement: str):

@@ -221,13 +221,18 @@ _WH = r"(?:how|what|which|why|when|where|who|whom|whose)"
 _YES_NO = re.compile(
     # opening phrases, not a wh-question's: "After the 2012 decision, is …", "In Smith v. Comm'r, 123 T.C. 45
     # (2004), did …", "Section 25A(i): is …", "Quick question - can …"
-    rf"^\W*(?:(?!{_WH}\b)[^?]{{1,200}}?(?:[,:;—–]|\s-)\s*)?"
+    rf"^\W*(?:(?:and|or|but|also|so)\s+)?(?:(?!{_WH}\b)[^?]{{1,200}}?(?:[,:;—–]|\s-)\s*)?"
     r"(?:(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|am|do|does|did|has|have|had)"
     r"(?:n['’]t)?|won['’]t|shan['’]t)\b",  # "Isn't …", "Doesn't …", "Won't …"
     re.I,
 )
-_STATEMENT = re.compile(r"\b(?:true\s*(?:or|/)\s*false|t\s*/\s*f)\b\W*", re.I)
-"""The ask to judge a statement: "True or false", "True/False", "T/F"."""
+_TAG = re.compile(r",\s*(?:correct|right|true)\?\s*$", re.I)
+"""A statement asked back as a question: "The credit is refundable, correct?"."""
+_STATEMENT = re.compile(
+    r"\b(?:is\s+it\s+)?(?:true\s*(?:or|/)\s*false|t\s*(?:/|or)\s*f|correct\s+or\s+incorrect)\b(?:\s+that\b)?\W*", re.I
+)
+"""The ask to judge a statement: "True or false", "True/False", "T/F", "T or F", "Correct or incorrect", "Is it
+true or false that …"."""
 
 
 def is_statement(question: str) -> bool:
@@ -282,7 +287,8 @@ def is_yes_no(question: str) -> bool:
         return True
     first = _first_question(question)
     sentence = first[0] if first else question
-    return bool(_YES_NO.match(sentence) or _ASKS_WHETHER.search(sentence))
+    tagged = bool(_TAG.search(sentence)) and not re.match(rf"\W*{_WH}\b", sentence, re.I)
+    return bool(_YES_NO.match(sentence) or _ASKS_WHETHER.search(sentence) or tagged)
 
 
 _AUX = r"(?:(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|do|does|did|has|have|had)(?:n['’]t)?)"
@@ -296,7 +302,7 @@ _PART_BREAK = re.compile(
     rf"(?=(?:how|why|(?:what|which|when|where|who)\s+{_AUX})\b)",
     re.I,
 )
-_ASKS = re.compile(rf"^\W*{_PREPOSITION}{_ASKING}\b", re.I)
+_ASKS = re.compile(rf"^\W*{_PREPOSITION}(?:{_ASKING}|who\s+\w+)\b", re.I)  # opening a part: "Who qualifies"
 _IMPERATIVE = re.compile(
     r"^\W*(?:also,?\s+)?(?:explain|describe|list|identify|summari[sz]e|outline|discuss|compare)\b", re.I
 )
