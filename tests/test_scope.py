@@ -251,3 +251,28 @@ def test_info_lists_the_names_that_scope_a_question(sample_index: Path):
     out = CliRunner().invoke(app, ["info", "--index", str(sample_index)])
     assert out.exit_code == 0, out.output
     assert "named by: engagement letter" in out.output
+
+
+def test_a_cited_provision_no_hit_names_is_turned_to_by_its_heading():
+    from lclfqa.index.search import provision_picks
+    from lclfqa.ingest.document import CHILD, Chunk
+
+    def child(cid: str, document: str, heading: str, text: str) -> Chunk:
+        return Chunk(cid, CHILD, document, text, ("Part II", heading), 1, 1)
+
+    chunks = {
+        "nda": child("nda", "nda.txt", "11. Governing law", "This agreement is governed by the laws of Ontario."),
+        "act-14": child("act-14", "act.pdf", "14 Utmost good faith", "Each party must act with good faith."),
+        "act-15": child("act-15", "act.pdf", "15 Certain other laws not to apply", "A contract is not reviewable."),
+        "reg": child("reg", "regs.pdf", "§ 11. Tax imposed", "A tax is hereby imposed on the taxable income."),
+    }
+
+    class Index:  # BM25 stands in as a fixed ranking, within the documents asked for
+        def search_sparse(self, query: str, k: int, documents=None):
+            return [(cid, 1.0) for cid, c in chunks.items() if not documents or c.document in documents][:k]
+
+    picks = provision_picks(Index(), "What does section 15 say?", ["15"], chunks.__getitem__, 50, ("act.pdf",))
+    assert picks == ["act-15"]  # in the named document, its own heading
+    # without a scope only a heading that cites the provision counts: "§ 11", not an agreement's clause 11
+    assert provision_picks(Index(), "What does § 11 impose?", ["11"], chunks.__getitem__, 50) == ["reg"]
+    assert provision_picks(Index(), "What does § 12 say?", ["12"], chunks.__getitem__, 50) == []

@@ -1,5 +1,6 @@
 """The one query-side function: document scope → a BM25 and a dense list per query → RRF → children
-(→ the best passage of each opinion the question names).
+(→ the best passage of each opinion the question names, and the text of each provision it cites that no hit
+names: "§ 15" turns to section 15).
 
 The ``retrieve`` node, ``lclfqa search`` and the retrieval eval all call :func:`search` with
 :meth:`RetrievalParams.from_settings`, so ``lclfqa search`` ranks exactly as ``ask`` retrieves. The
@@ -9,7 +10,7 @@ backend does the fusion (:meth:`~lclfqa.index.protocol.IndexBackend.hybrid`): th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -19,6 +20,7 @@ from lclfqa.config import Settings
 from lclfqa.index.fusion import Fusion
 from lclfqa.index.opinion_scope import named_opinions, opinion_picks, ranking_query, with_picks
 from lclfqa.index.protocol import IndexBackend
+from lclfqa.index.provisions import cited_sections, mentions
 from lclfqa.index.scope import DocumentScope, find_scope
 from lclfqa.ingest.document import Chunk
 from lclfqa.llm.models import embed_array
@@ -111,4 +113,39 @@ def search(
         documents = {chunk(cid).document for cid, _ in fused}
         picks = opinion_picks(named, [cid for cid, _ in ranked], chunk, documents)
         fused = with_picks(fused, picks, params.k)
+    cited = [n for n in cited_sections(question) if fused and not any(_names(n, chunk(cid)) for cid, _ in fused)]
+    if cited:  # a provision the question cites and no hit names: its own text, as a lawyer turns to it
+        found = provision_picks(index, scope.ranking_query(question), cited, chunk, fusion.depth, scope.documents)
+        fused = with_picks(fused, [*picks, *found], params.k)
     return scope, [Hit(chunk(cid), score, cid in picks) for cid, score in fused]
+
+
+def _names(number: str, chunk: Chunk) -> bool:
+    """Whether ``chunk`` names provision ``number``: in its text or in a heading above it."""
+    return mentions(number, chunk.text) or any(mentions(number, h) for h in chunk.section_path)
+
+
+def provision_picks(
+    index: IndexBackend,
+    question: str,
+    numbers: Sequence[str],
+    chunk: Callable[[str], Chunk],
+    depth: int,
+    documents: Sequence[str] = (),
+) -> list[str]:
+    """For each of ``numbers`` (provisions ``question`` cites that the hits do not name), the child that is
+    that provision: the first, by BM25 for the question and then for the number, under a heading that names
+    it — in a document the question names, or, without a scope, as a citation ("§ 11", "Sec. 11.", not an
+    agreement's clause "11. Governing law"). None when no child is."""
+    out: list[str] = []
+    for number in numbers:
+        ranked = [
+            cid for query in (question, number) for cid, _ in index.search_sparse(query, depth, documents or None)
+        ]
+        for cid in ranked:
+            heading = chunk(cid).section_path[-1:]
+            if heading and mentions(number, heading[0]) and (documents or number in cited_sections(heading[0])):
+                if cid not in out:
+                    out.append(cid)
+                break
+    return out
