@@ -10,6 +10,7 @@ backend does the fusion (:meth:`~lclfqa.index.protocol.IndexBackend.hybrid`): th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 
@@ -113,16 +114,26 @@ def search(
         documents = {chunk(cid).document for cid, _ in fused}
         picks = opinion_picks(named, [cid for cid, _ in ranked], chunk, documents)
         fused = with_picks(fused, picks, params.k)
-    cited = [n for n in cited_sections(question) if fused and not any(_names(n, chunk(cid)) for cid, _ in fused)]
-    if cited:  # a provision the question cites and no hit names: its own text, as a lawyer turns to it
+    cited = [n for n in cited_sections(question) if fused and not any(_headed(n, chunk(cid)) for cid, _ in fused)]
+    if cited:  # a provision the question cites and no hit is: its own text leads, as a lawyer turns to it
         found = provision_picks(index, scope.ranking_query(question), cited, chunk, fusion.depth, scope.documents)
         fused = with_picks(fused, [*picks, *found], params.k)
     return scope, [Hit(chunk(cid), score, cid in picks) for cid, score in fused]
 
 
-def _names(number: str, chunk: Chunk) -> bool:
-    """Whether ``chunk`` names provision ``number``: in its text or in a heading above it."""
-    return mentions(number, chunk.text) or any(mentions(number, h) for h in chunk.section_path)
+_MARKER = r"\W*(?:§+|sec(?:tion)?s?\.?|s\.?|article|art\.|clause|rule|regulation|reg\.)?\s*"
+
+
+def _heads(number: str, heading: str) -> bool:
+    """Whether ``heading`` is provision ``number``'s own: "§ 50.", "Sec. 13401.", "15 Certain other laws …" —
+    not a heading that refers to it ("(B) … described in section 50(b)")."""
+    m = re.match(_MARKER, heading, re.I)
+    return mentions(number, heading[m.end() : m.end() + len(number) + 1] if m else "")
+
+
+def _headed(number: str, chunk: Chunk) -> bool:
+    """Whether ``chunk`` is (part of) provision ``number``: a heading above it is the provision's own."""
+    return any(_heads(number, h) for h in chunk.section_path)
 
 
 def provision_picks(
@@ -134,17 +145,18 @@ def provision_picks(
     documents: Sequence[str] = (),
 ) -> list[str]:
     """For each of ``numbers`` (provisions ``question`` cites that the hits do not name), the child that is
-    that provision: the first, by BM25 for the question and then for the number, under a heading that names
-    it — in a document the question names, or, without a scope, as a citation ("§ 11", "Sec. 11.", not an
-    agreement's clause "11. Governing law"). None when no child is."""
+    that provision: the first, by BM25 for the question and then for the number, under the provision's own
+    heading (:func:`_heads`; a subsection's child counts) — in a document the question names, or, without a
+    scope, a heading that cites it ("§ 11. Tax imposed", not an agreement's "11. Governing law"). None when
+    no child is."""
     out: list[str] = []
     for number in numbers:
         ranked = [
             cid for query in (question, number) for cid, _ in index.search_sparse(query, depth, documents or None)
         ]
         for cid in ranked:
-            heading = chunk(cid).section_path[-1:]
-            if heading and mentions(number, heading[0]) and (documents or number in cited_sections(heading[0])):
+            path = chunk(cid).section_path  # the section's heading, or a subsection's under it
+            if any(_heads(number, h) and (documents or number in cited_sections(h)) for h in path):
                 if cid not in out:
                     out.append(cid)
                 break
