@@ -276,3 +276,20 @@ def test_a_cited_provision_no_hit_names_is_turned_to_by_its_heading():
     # without a scope only a heading that cites the provision counts: "§ 11", not an agreement's clause 11
     assert provision_picks(Index(), "What does § 11 impose?", ["11"], chunks.__getitem__, 50) == ["reg"]
     assert provision_picks(Index(), "What does § 12 say?", ["12"], chunks.__getitem__, 50) == []
+
+
+@pytest.mark.parametrize(
+    ("number", "heading", "own"),
+    [
+        ("50", "§ 50. Other special rules", True),
+        ("13401", "SEC. 13401. CLEAN VEHICLE CREDIT.", True),
+        ("15", "15 Certain other laws not to apply", True),
+        ("1.25A-1", "§ 1.25A-1 Calculation of education tax credits.", True),
+        ("50", "(B) The vehicle is used in a manner described in section 50(b)", False),  # refers to it
+        ("15", "150 Transitional", False),
+    ],
+)
+def test_a_provisions_own_heading_is_told_from_one_that_refers_to_it(number: str, heading: str, own: bool):
+    from lclfqa.index.search import _heads
+
+    assert _heads(number, heading) is own
