@@ -126,6 +126,14 @@ def test_sentences_keep_their_citations_and_skip_abbreviations() -> None:
         'The credit "phases out between $80,000 and $100,000." [2]',
         "See U.S. v. Smith for more.",
     ]
+    # citation forms: a memo decision, a public law, the Federal Register, a capital "Cf."
+    cites = "See T.C. Memo. 2004-45 and Pub. L. No. 117-169. Cf. Rev. Rul. 2004-1 and 88 Fed. Reg. 1234. No. It is not."
+    assert sentences(cites) == [
+        "See T.C. Memo. 2004-45 and Pub. L. No. 117-169.",
+        "Cf. Rev. Rul. 2004-1 and 88 Fed. Reg. 1234.",
+        "No.",
+        "It is not.",
+    ]
 
 
 def test_what_a_sentence_states() -> None:

@@ -22,7 +22,8 @@ from lclfqa.textnorm import strip_span
 # A sentence ends at . ! ? (after any closing quote and citation markers) before a capital, a quote or a
 # bracket; abbreviations common in legal text do not end one.
 _ABBREVIATIONS = (
-    r"e\.g|i\.e|etc|cf|viz|v|vs|Sec|Secs|Reg|Regs|Treas|Rev|Proc|Rul|Pub|Stat|U\.S|U\.S\.C|C\.F\.R|I\.R\.C"
+    r"e\.g|i\.e|etc|cf|Cf|viz|v|vs|Sec|Secs|Reg|Regs|Treas|Rev|Proc|Rul|Pub|Stat|U\.S|U\.S\.C|C\.F\.R|I\.R\.C"
+    r"|Fed|Memo|T\.C"  # "88 Fed. Reg. 1234", "T.C. Memo. 2004-45"
     r"|Inc|Co|Corp|Ltd|Mr|Mrs|Ms|Dr|J|JJ|Art|para|paras|p|pp|ch|cl|s|ss|n|nn|Nos|Id|id|al|Jan|Feb|Mar|Apr"
     r"|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
     # reporters as US opinions print them, with spaces: "505 U. S. 833", "142 S. Ct. 2228", "L. Ed. 2d"
@@ -30,8 +31,9 @@ _ABBREVIATIONS = (
 )
 END = re.compile(rf"(?<=[.!?])([\"”’']?(?:\s*{CITATION})*)\s+(?=[A-Z\"“(]|\[[^\]]*\]\s*[^\s\[])")
 ABBREVIATED = re.compile(rf"(?:^|[\s(])(?:{_ABBREVIATIONS})\.$")
-# "S." before "Ct.", "L." before "Ed." and "C." before "J." ("Marshall, C. J.", a Chief Justice) end no sentence
-_REPORTER_NEXT = re.compile(r"(?:Ct|Ed|J)\.")
+# "S." before "Ct.", "L." before "Ed." and "C." before "J." ("Marshall, C. J.", a Chief Justice) end no sentence,
+# nor "L." before "No. 117" ("Pub. L. No. 117-169")
+_REPORTER_NEXT = re.compile(r"(?:Ct|Ed|J)\.|No\.\s?\d")
 
 
 def _abbreviated(text: str, start: int, period_end: int, next_start: int) -> bool:
