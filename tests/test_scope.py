@@ -85,6 +85,7 @@ def test_aliases_come_from_the_name_people_use():
         ("What does 26 CFR 1.21-3 provide?", (REG,), None),
         ("Compare Viber and Fiverr on cookies", (FIVERR, VIBER), "Compare Viber and Fiverr on cookies"),
         ("Under the Inflation Reduction Act: what is the methane fee?", (IRA,), "what is the methane fee?"),
+        ("Under the Inflation Reduction Act of 2022, what is the methane fee?", (IRA,), "what is the methane fee?"),
         # as the graph's rewrite node hands it on, acronyms glossed (a comma inside the gloss ends no clause)
         (
             "Under the IRA (Inflation Reduction Act, or individual retirement account), what is the methane fee?",

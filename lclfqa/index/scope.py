@@ -266,7 +266,7 @@ def strip_naming_clause(text: str, mentions: Iterable[str]) -> str:
     if end and mention_re.search(text[: end.start()]):
         # a parenthesis in a naming clause glosses the name ("the IRA (Inflation Reduction Act (or …))")
         rest = set(_words(_without_parentheses(mention_re.sub(" ", text[: end.start()]))))
-        if rest <= _SCOPE_CLAUSE_WORDS:
+        if {w for w in rest if not w.isdigit()} <= _SCOPE_CLAUSE_WORDS:  # a year too: "… Act of 2022,"
             stripped = text[end.end() :].strip()
             return stripped if _words(stripped) else text
     return text
