@@ -496,6 +496,7 @@ def test_citations_written_before_their_sentences_move_after_them(written: str, 
         # numbered questions, and an order beside a question
         ("1. What is the rate? 2. Who pays it?", ["What is the rate?", "Who pays it?"]),
         ("How and when must the notice be given?", ["How and when must the notice be given?"]),
+        ("Is the credit refundable and, if so, how much?", ["Is the credit refundable", "if so, how much?"]),
         (
             "Who qualifies, what expenses count, and how much is the credit?",
             ["Who qualifies", "what expenses count", "how much is the credit?"],

@@ -303,6 +303,7 @@ _PART_BREAK = re.compile(
     re.I,
 )
 _ASKS = re.compile(rf"^\W*{_PREPOSITION}(?:{_ASKING}|who\s+\w+)\b", re.I)  # opening a part: "Who qualifies"
+_CONDITION = re.compile(r"[\s,]*(?:(?:and|or|but)[\s,]*)?\b(if\s+(?:so|not))$", re.I)
 _IMPERATIVE = re.compile(
     r"^\W*(?:also,?\s+)?(?:explain|describe|list|identify|summari[sz]e|outline|discuss|compare)\b", re.I
 )
@@ -362,8 +363,10 @@ def question_parts(question: str) -> list[str]:
             if not _ASKS.search(piece) and not (piece.endswith("?") and not lead and parts):
                 lead = f"{lead}, {piece}" if lead else piece
                 continue
-            parts.append(f"{lead}, {piece}" if lead else piece)
-            lead = ""
+            part = f"{lead}, {piece}" if lead else piece
+            condition = _CONDITION.search(part)  # "Is it refundable and, if so, how much?": "if so" asks on
+            parts.append(part[: condition.start()] if condition else part)
+            lead = condition.group(1) if condition else ""
         if lead:
             parts.append(lead)
     return parts if len(parts) > 1 else [question.strip()]
