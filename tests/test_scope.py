@@ -157,6 +157,17 @@ def test_an_acronym_used_in_another_sense_names_no_document():
     assert find_scope(glossed, NAMES).documents == (IRA,)
 
 
+def test_a_one_word_name_inside_another_name_names_no_document():
+    employment = "Employment contract law.pdf"
+    names = [*NAMES, employment]
+    assert not find_scope("Under the Fair Employment and Housing Act, what is required?", names)
+    assert not find_scope("In Jackson v. Birmingham Bd. of Ed., what did the Court hold?", names)
+    # beside another indexed name, or its own party, or a word opening the question, it still names its document
+    assert set(find_scope("Compare Viber and Fiverr on cookies", names).documents) == {VIBER, FIVERR}
+    assert find_scope("In Dobbs v. Jackson, what did the Court hold?", names).documents == (DOBBS,)
+    assert find_scope("In Dobbs, what did the Court hold?", names).documents == (DOBBS,)
+
+
 def test_an_alias_of_too_many_documents_scopes_nothing():
     names = [f"cuad/Firm{i}_Content License Agreement.txt" for i in range(MAX_SCOPE + 1)]
     assert not find_scope("What does the Content License Agreement say about royalties?", names)

@@ -184,13 +184,28 @@ def _acronym_ok(question: str, acronym: str) -> bool:
     return True
 
 
-def _word_ok(question: str, m: re.Match[str]) -> bool:
-    """A one-word name counts where it is written as a name: quoted, or capitalised and not the first word."""
+@lru_cache(maxsize=16)
+def _name_words(names: tuple[str, ...]) -> frozenset[str]:
+    """Every word of every document name, lower-cased."""
+    return frozenset(w for name in names for seg in _name_segments(name) for w in _words(seg))
+
+
+def _word_ok(question: str, m: re.Match[str], name_words: frozenset[str] = frozenset()) -> bool:
+    """A one-word name counts where it is written as a name: quoted, or capitalised and not the first word —
+    and not as a word of another name beside it ("the Fair Employment and Housing Act", "Jackson v.
+    Birmingham Bd."): a capitalised word next to it (across "v.", "and" or "of") that no indexed document's
+    name holds (``name_words``) makes it someone else's ("Viber and Fiverr" are both names)."""
     before, after = question[: m.start()].rstrip(), question[m.end() :]
     quoted = before.endswith(('"', "“", "'", "‘")) and after[:1] in ('"', "”", "'", "’")
     if quoted:
         return True
-    return m.group(0)[:1].isupper() and bool(_words(before))
+    if not (m.group(0)[:1].isupper() and _words(before)):
+        return False
+    previous = re.search(r"([A-Z][\w’'&-]*)\s+(?:(?:v|vs)\.\s+|and\s+|of\s+)?$", before)
+    following = re.match(r"\s+(?:(?:v|vs)\.\s+|and\s+|of\s+)?([A-Z][\w’'&-]*)", after)
+    beside = [g.group(1) for g in (previous, following) if g and g.group(1).lower() not in _FUNCTION_WORDS]
+    first = previous is not None and not _words(before[: previous.start()])  # "In Dobbs": "In" opens the question
+    return not [w for w in beside if w.lower() not in name_words and not (first and w == previous.group(1))]
 
 
 @lru_cache(maxsize=16)
@@ -212,7 +227,7 @@ def find_scope(question: str, document_names: Iterable[str]) -> DocumentScope:
     plain = prompts.unexpand(question)  # the names the user wrote, not the rewrite's glosses of acronyms
     for alias, docs in _aliases(names):
         for m in alias.pattern.finditer(plain):
-            if (alias.kind == "word" and not _word_ok(plain, m)) or (
+            if (alias.kind == "word" and not _word_ok(plain, m, _name_words(names))) or (
                 alias.kind == "acronym" and not _acronym_ok(plain, m.group(0))
             ):
                 continue
