@@ -136,6 +136,20 @@ def test_sentences_keep_their_citations_and_skip_abbreviations() -> None:
     ]
 
 
+def test_a_figure_written_another_way_is_found_in_its_quote() -> None:
+    from lclfqa.graph.answer.check import figures, occurs
+
+    quote = figures(
+        "The return is due for the 1st day through the 15th day of the month. The fee is $35.00, the rate 8.00%, "
+        "or .2 of the amount, for 10,001–15,000 units."
+    )
+    for item in ("1-15", "$35", "8%", "0.2", "10,001–15,000", "15,000"):
+        assert occurs(item, quote), item
+    for item in ("1-16", "$36", "9%", "0.3", "10,001–16,000"):  # other values stay missing
+        assert not occurs(item, quote), item
+    assert stated("the rate for the 10,001–15,000 tier is 8.00% [2]") == ["10,001–15,000", "8.00%"]
+
+
 def test_what_a_sentence_states() -> None:
     assert stated("Under § 1.25A-1(g), the phase-out is $80,000 to $100,000 (20%) in 2024 [3].") == [
         "1.25A-1(g)",

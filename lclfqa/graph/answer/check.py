@@ -31,7 +31,7 @@ _MARKER = CITATION_RE
 # what a sentence states that must be found: numbers with what is glued to them (1.25A-1(g), 7703(b), 80,000,
 # $1.5, 20%); a lone small number word is not a figure ("one of the conditions")
 _FIGURE = re.compile(
-    r"\$?\d[\d,]*(?:\.\d+)?[A-Za-z]{0,3}(?:[.\-–]\d+[A-Za-z]{0,3})*(?:\([A-Za-z0-9]{1,4}\))*"
+    r"\$?\d[\d,]*(?:\.\d+)?[A-Za-z]{0,3}(?:[.\-–]\d(?:\d|,(?=\d{3}))*[A-Za-z]{0,3})*(?:\([A-Za-z0-9]{1,4}\))*"
     r"(?:\s?%|\s(?:percent|per cent)\b|\s(?:thousand|million|billion|trillion)\b)?"
 )
 _QUOTED = re.compile(r"[\"“]([^\"“”]{3,}?)[\"”]")
@@ -63,8 +63,23 @@ def stated(sentence: str) -> list[str]:
     return list(dict.fromkeys(f for f in found if f))
 
 
-def _occurs(item: str, haystack: str) -> bool:
-    needle = normalize(item).replace("$ ", "")  # "$80,000" is found in "80,000 dollars" too
+_DAY_SPAN = re.compile(
+    r"\b(\d+)(?:st|nd|rd|th)?\s+day\s+(?:through|to)\s+(?:the\s+)?(\d+)(?:st|nd|rd|th)?\s+day\b", re.I
+)
+_BARE_DECIMAL = re.compile(r"(?<![\d.])\.(\d)")
+_TRAILING_ZEROS = re.compile(r"\b(\d+)\.(\d*?)0+\b")
+
+
+def figures(text: str) -> str:
+    """``text`` normalised (:func:`lclfqa.textnorm.normalize`) with the figures of the same value in one
+    form, for the check only: "the 1st day through the 15th day" = "1-15", ".2" = "0.2", "8.00%" = "8%"."""
+    text = _BARE_DECIMAL.sub(r"0.\1", _DAY_SPAN.sub(r"\1-\2", text))
+    return _TRAILING_ZEROS.sub(lambda m: f"{m.group(1)}.{m.group(2)}" if m.group(2) else m.group(1), normalize(text))
+
+
+def occurs(item: str, haystack: str) -> bool:
+    """Whether figure or phrase ``item`` is in ``haystack`` (text in :func:`figures`' form), as whole words."""
+    needle = figures(item).replace("$ ", "")  # "$80,000" is found in "80,000 dollars" too
     if not needle:
         return True
     return f" {needle} " in f" {haystack} "
@@ -133,9 +148,9 @@ def check_answer(
     """Every sentence of ``answer`` against the numbered ``quotes`` (``[1]`` is ``quotes[0]``); words of the
     ``question`` count as supported (an answer restates what was asked); a sentence whose support is below
     ``min_support`` is unfounded (0: the words are not checked)."""
-    normalized = [normalize(q) for q in quotes]
+    normalized = [figures(q) for q in quotes]
     everything = " ".join(normalized)
-    given = normalize(question)
+    given = figures(question)
     asked = set(tokenize(question))
     words = [set(tokenize(q)) for q in quotes]
     known = asked.union(*words)
@@ -146,7 +161,7 @@ def check_answer(
         # what the user said in the question is held too: restating the facts given is not unsupported
         pool = " ".join(normalized[n - 1] for n in cites) if cites else everything
         pool = f"{pool} {given}"
-        missing = [item for item in stated(s) if not _occurs(item, pool) and not _derived(item, s, pool)]
+        missing = [item for item in stated(s) if not occurs(item, pool) and not _derived(item, s, pool)]
         unknown = [f"[{n}]" for n in numbers if n not in cites]
         share = support(s, known)
         elsewhere = bool(cites) and support(s, asked.union(*(words[n - 1] for n in cites))) < min_support
@@ -179,7 +194,7 @@ def clause_trimmed(
     body = check.text.strip()
     pieces = _CLAUSE_BREAK.split(body[:-1] if body.endswith(".") else body)
     clauses, breaks = pieces[::2], ["", *pieces[1::2]]
-    holds = [any(_occurs(item, normalize(_MARKER.sub(" ", c))) for item in check.missing) for c in clauses]
+    holds = [any(occurs(item, figures(_MARKER.sub(" ", c))) for item in check.missing) for c in clauses]
     if len(clauses) < 2 or holds[0] or not any(holds):
         return ""
     if any(h and _EXCEPTING.search(b + c) for b, c, h in zip(breaks, clauses, holds, strict=True)):
@@ -204,12 +219,12 @@ def salvaged(check: SentenceCheck, quotes: Sequence[str]) -> str:
     words found in quote ``k`` — reduced to that phrase, cited ``[k]`` ("The source reads: “…” [k]"); else
     ``""``. The quoted words are verified; the lead-in the model wrapped them in ("The rule is § 25A(b),
     which states: …", a section no quote names) is what failed."""
-    normalized = [normalize(q) for q in quotes]
+    normalized = [figures(q) for q in quotes]
     for phrase in _QUOTED.findall(check.text):
         if len(phrase.split()) < SALVAGE_WORDS:
             continue
         for k, text in enumerate(normalized):
-            if _occurs(phrase, text):
+            if occurs(phrase, text):
                 return prompts.phrase("rule_quote", quote=" ".join(phrase.split()), n=k + 1)
     return ""
 
@@ -227,16 +242,16 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
     bare = re.sub(r"\s+([.,;:!?])", r"\1", _MARKER.sub("", check.text)).strip()
     if not quotes or len(bare.split()) < 4 or len(set(tokenize(bare))) < 2:
         return ""
-    normalized = [normalize(q) for q in quotes]
+    normalized = [figures(q) for q in quotes]
     order = [n - 1 for n in check.cites] + [k for k in range(len(quotes)) if k + 1 not in check.cites]
     asked = set(tokenize(question))
     share = {k: support(bare, asked | set(tokenize(quotes[k]))) for k in order}
     best = max(order, key=lambda k: share[k])  # the first in ``order`` on a tie
     chosen = [best]
     for item in stated(bare):
-        if any(_occurs(item, normalized[k]) or _derived(item, bare, normalized[k]) for k in chosen):
+        if any(occurs(item, normalized[k]) or _derived(item, bare, normalized[k]) for k in chosen):
             continue
-        holder = next((k for k in order if _occurs(item, normalized[k])), None)
+        holder = next((k for k in order if occurs(item, normalized[k])), None)
         if holder is None or len(chosen) == MAX_CITED:
             return ""
         chosen.append(holder)
@@ -339,4 +354,4 @@ def repeats(sentence: str, earlier: str) -> bool:
     if bool(_NEGATION.search(sentence)) != bool(_NEGATION.search(earlier)):
         return False  # "… is not refundable" after "… is refundable": a contradiction, not a repeat
     before = normalize(_MARKER.sub(" ", earlier))
-    return all(_occurs(item, before) for item in stated(sentence))
+    return all(occurs(item, before) for item in stated(sentence))
