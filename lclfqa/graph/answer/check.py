@@ -317,25 +317,27 @@ def keep_supported(
     """``(kept, removed)``: the sentences that pass — a failing one without the later listed clause that held
     what it failed on, where that is enough (:func:`clause_trimmed`), or reduced to the quote it quotes
     (:func:`salvaged`), each once — and the text of those removed."""
-    kept: list[SentenceCheck] = []
+    kept: list[tuple[SentenceCheck, str]] = []  # with the sentence as the model wrote it
     removed: list[str] = []
     for c in checks:
         if is_pointer(c.text):
             removed.append(c.text)
             continue
         if c.ok:
-            kept.append(c)
+            kept.append((c, c.text))
             continue
         short = (clause_trimmed(c, quotes, question, min_support) or salvaged(c, quotes)) if quotes else ""
         if short:
-            kept.append(check_answer(short, quotes, question, min_support)[0])
+            kept.append((check_answer(short, quotes, question, min_support)[0], c.text))
         else:
             removed.append(c.text)
     # the same sentence twice (two failing sentences salvaged to the same quote, a model repeating itself,
-    # "Thus, …" before the words of the sentence before it): the first is kept
+    # "Thus, …" before the words of the sentence before it): the first is kept, the other recorded as removed
     unique: list[SentenceCheck] = []
-    for c in kept:
-        if not any(repeats(c.text, u.text) for u in unique):
+    for c, written in kept:
+        if any(repeats(c.text, u.text) for u in unique):
+            removed.append(written)
+        else:
             unique.append(c)
     return unique, removed
 

@@ -22,6 +22,7 @@ from lclfqa.graph.answer.attribution import misnamed, unattributed
 from lclfqa.graph.answer.check import (
     SentenceCheck,
     check_answer,
+    is_pointer,
     keep_supported,
     needs_citing,
     resting_on,
@@ -60,7 +61,9 @@ def why_unsupported(check: SentenceCheck | None) -> str:
         return "support: a marker with no quote behind it"
     if check.unfounded:
         return "support: under the share of words found in the quotes"
-    return "support: a pointer to the sources"
+    if is_pointer(check.text):
+        return "support: a pointer to the sources"
+    return "support: says again what an earlier sentence said"
 
 
 def keep(draft: Draft, reading: Reading) -> None:
