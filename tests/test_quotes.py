@@ -841,6 +841,14 @@ SEMIMONTHLY = (
         (f"The rule: {SEMIMONTHLY} [1]. Thus, {SEMIMONTHLY} [1].", 1),
         # the same words with another figure: a new statement, kept
         (f"The rule: {SEMIMONTHLY} [1]. For the second period, {SEMIMONTHLY.replace('1st', '16th')} [1].", 2),
+        # the converse of the sentence before (as many words, another count of negations): both kept;
+        # an opening "No," counts for nothing
+        (
+            "Not if the payee is the child's parent: the payments are not taken into account [1]. If the payee is "
+            "not the child's parent, the payments are taken into account [1].",
+            2,
+        ),
+        (f"The rule: {SEMIMONTHLY} [1]. No, {SEMIMONTHLY} [1].", 1),
         # different sentences sharing a few words: both kept
         (
             "A first return is also a final return if it is a one-time filing [1]. A person does not make a final "
@@ -851,6 +859,7 @@ SEMIMONTHLY = (
 )
 def test_a_repeated_sentence_is_kept_once(answer, kept_count):
     quotes = [
+        "Payments to the child's parent are not taken into account; payments to others are taken into account. "
         f"Thus, {SEMIMONTHLY}; the second period's tax is collected during the 16th day through the 22nd day. A first "
         "return is also a final return if it is a one-time filing. A person does not make a final return if only a "
         "temporary cessation of operations occurs."

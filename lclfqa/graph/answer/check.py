@@ -342,10 +342,19 @@ def keep_supported(
     return unique, removed
 
 
+_VERDICT_OPENING = re.compile(r"^\W*(?:yes|no)\b[,.;:]?", re.I)
+
+
+def _negations(sentence: str) -> int:
+    return len(_NEGATION.findall(_VERDICT_OPENING.sub("", sentence)))
+
+
 def repeats(sentence: str, earlier: str) -> bool:
     """Whether ``sentence`` says again what ``earlier`` said: the same text, or (of at least
     :data:`MIN_CONTENT_WORDS` content words) :data:`REPEAT_SHARE` of its content words in ``earlier``, no
-    figure or section number that ``earlier`` lacks, and a negation only where ``earlier`` has one."""
+    figure or section number that ``earlier`` lacks, and as many negations as ``earlier`` (an opening "No,"
+    aside): "… is not refundable" after "… is refundable", or "If the payee is not the parent, … may be taken
+    into account" after "Not if the payee is the parent: … are not taken into account", says another thing."""
     if " ".join(sentence.split()) == " ".join(earlier.split()):
         return True
     words = set(tokenize(_MARKER.sub(" ", sentence)))
@@ -353,7 +362,7 @@ def repeats(sentence: str, earlier: str) -> bool:
         words
     ):
         return False
-    if bool(_NEGATION.search(sentence)) != bool(_NEGATION.search(earlier)):
-        return False  # "… is not refundable" after "… is refundable": a contradiction, not a repeat
-    before = normalize(_MARKER.sub(" ", earlier))
+    if _negations(sentence) != _negations(earlier):
+        return False
+    before = figures(_MARKER.sub(" ", earlier))
     return all(occurs(item, before) for item in stated(sentence))
