@@ -148,6 +148,11 @@ def test_a_figure_written_another_way_is_found_in_its_quote() -> None:
     for item in ("1-16", "$36", "9%", "0.3", "10,001–16,000"):  # other values stay missing
         assert not occurs(item, quote), item
     assert stated("the rate for the 10,001–15,000 tier is 8.00% [2]") == ["10,001–15,000", "8.00%"]
+    # a provision with its paragraph: the section's number above the quote, the subsection's in it
+    subsection = figures(
+        "54 Insurer may not refuse to pay claims (3) Where the insured proves that no part of the loss"
+    )
+    assert occurs("54(3)", subsection) and not occurs("54(4)", subsection) and not occurs("55(3)", subsection)
 
 
 def test_what_a_sentence_states() -> None:

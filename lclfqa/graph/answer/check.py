@@ -77,12 +77,23 @@ def figures(text: str) -> str:
     return _TRAILING_ZEROS.sub(lambda m: f"{m.group(1)}.{m.group(2)}" if m.group(2) else m.group(1), normalize(text))
 
 
+_PROVISION = re.compile(r"(\d+[A-Za-z]{0,2}(?:\.\d+[A-Za-z]{0,2})?(?:-\d+[A-Za-z]?)?)((?:\([A-Za-z0-9]{1,4}\))+)")
+
+
 def occurs(item: str, haystack: str) -> bool:
-    """Whether figure or phrase ``item`` is in ``haystack`` (text in :func:`figures`' form), as whole words."""
+    """Whether figure or phrase ``item`` is in ``haystack`` (text in :func:`figures`' form), as whole words. A
+    provision with its paragraphs ("54(3)") is there where its number is and each paragraph is: the quote of
+    subsection "(3) Where the insured proves …" printed under section 54, or a question citing "s 54"."""
     needle = figures(item).replace("$ ", "")  # "$80,000" is found in "80,000 dollars" too
     if not needle:
         return True
-    return f" {needle} " in f" {haystack} "
+    if f" {needle} " in f" {haystack} ":
+        return True
+    cited = _PROVISION.fullmatch(item.strip())
+    if not cited:
+        return False
+    paragraphs = re.findall(r"\([A-Za-z0-9]{1,4}\)", cited.group(2))
+    return all(f" {figures(part)} " in f" {haystack} " for part in [cited.group(1), *paragraphs])
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
