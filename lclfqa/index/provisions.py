@@ -22,8 +22,8 @@ _PARAGRAPH = re.compile(rf"\(\w{{1,4}}\)(?![{_DASH}]\d)")
 _NEXT = rf"\s*(?:,\s*(?:and|or)?|and|or|&|through|to)\s*(?={_NUMBER}(?![\d%]|\s*per\s*cent))"
 _LIST = rf"{_NUMBER}(?:\(\w{{1,4}}\))*(?:{_NEXT}{_NUMBER}(?:\(\w{{1,4}}\))*)*"
 _CITED = re.compile(
-    # "section", "sec 179", "§", "IRC", "26 USC 25A"; not the Australian "s 15": a decided refusal rests on
-    # retrieval finding the section, and on the validation set it refused a question whose Act has s 15
+    # "section", "sec 179", "§", "IRC", "26 USC 25A"; not a bare "s 15" (a decided refusal rests on retrieval
+    # finding the section it names, so a form is added only where it cannot be read another way)
     rf"(?:\bsections?|\bsecs?\b\.?|§§?|\bIRC|\bI\.R\.C\.|\bU\.?S\.?C\.?)\s*({_LIST})"
     # "Reg." and "CFR" cite regulations, always dotted ("1.21-4"): "the regulation 2023 …" cites nothing
     rf"|(?:\bCFR|\bC\.F\.R\.|\bReg(?:ulation)?s?\.?)\s*(?=\d+[A-Z]{{0,2}}\.\d)({_LIST})",

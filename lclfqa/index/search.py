@@ -1,6 +1,6 @@
 """The one query-side function: document scope → a BM25 and a dense list per query → RRF → children
 (→ the best passage of each opinion the question names, and the text of each provision it cites that no hit
-names: "§ 15" turns to section 15).
+is: "§ 15" turns to section 15).
 
 The ``retrieve`` node, ``lclfqa search`` and the retrieval eval all call :func:`search` with
 :meth:`RetrievalParams.from_settings`, so ``lclfqa search`` ranks exactly as ``ask`` retrieves. The
@@ -144,7 +144,7 @@ def provision_picks(
     depth: int,
     documents: Sequence[str] = (),
 ) -> list[str]:
-    """For each of ``numbers`` (provisions ``question`` cites that the hits do not name), the child that is
+    """For each of ``numbers`` (provisions ``question`` cites that no hit is), the child that is
     that provision: the first, by BM25 for the question and then for the number, under the provision's own
     heading (:func:`_heads`; a subsection's child counts) — in a document the question names, or, without a
     scope, a heading that cites it ("§ 11. Tax imposed", not an agreement's "11. Governing law"). None when

@@ -218,12 +218,12 @@ def query2doc_examples() -> str:
 
 
 _WH = r"(?:how|what|which|why|when|where|who|whom|whose)"
+_AUX = r"(?:(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|do|does|did|has|have|had)(?:n['’]t)?)"
 _YES_NO = re.compile(
     # opening phrases, not a wh-question's: "After the 2012 decision, is …", "In Smith v. Comm'r, 123 T.C. 45
     # (2004), did …", "Section 25A(i): is …", "Quick question - can …"
     rf"^\W*(?:(?:and|or|but|also|so)\s+)?(?:(?!{_WH}\b)[^?]{{1,200}}?(?:[,:;—–]|\s-)\s*)?"
-    r"(?:(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|am|do|does|did|has|have|had)"
-    r"(?:n['’]t)?|won['’]t|shan['’]t)\b",  # "Isn't …", "Doesn't …", "Won't …"
+    rf"(?:{_AUX}|am|won['’]t|shan['’]t)\b",  # "Isn't …", "Doesn't …", "Won't …"
     re.I,
 )
 _TAG = re.compile(r",\s*(?:correct|right|true)\?\s*$", re.I)
@@ -250,7 +250,7 @@ def _statement(question: str) -> str:
     return " ".join(_STATEMENT.sub(" ", text).split()).rstrip(" ,;:(–—-")
 
 
-_ASKS_WHETHER = re.compile(r"^(?:(?!\b(?:how|what|which|why|when|where|who|whom|whose)\b).)*\bwhether\b", re.I | re.S)
+_ASKS_WHETHER = re.compile(rf"^(?:(?!\b{_WH}\b).)*\bwhether\b", re.I | re.S)
 _WHETHER = re.compile(r"\bwhether\b", re.I)
 
 
@@ -291,7 +291,6 @@ def is_yes_no(question: str) -> bool:
     return bool(_YES_NO.match(sentence) or _ASKS_WHETHER.search(sentence) or tagged)
 
 
-_AUX = r"(?:(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|do|does|did|has|have|had)(?:n['’]t)?)"
 _ASKING = rf"(?:how|what|which|why|whether|{_AUX}|(?:when|where|who)\s+{_AUX})"
 _PREPOSITION = r"(?:(?:in|under|for|on|to|from|by|with|at)\s+)?"
 # a comma or semicolon that brings in another question, not a relative clause (", which is …", ", who is

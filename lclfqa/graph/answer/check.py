@@ -77,7 +77,8 @@ def figures(text: str) -> str:
     return _TRAILING_ZEROS.sub(lambda m: f"{m.group(1)}.{m.group(2)}" if m.group(2) else m.group(1), normalize(text))
 
 
-_PROVISION = re.compile(r"(\d+[A-Za-z]{0,2}(?:\.\d+[A-Za-z]{0,2})?(?:-\d+[A-Za-z]?)?)((?:\([A-Za-z0-9]{1,4}\))+)")
+_PARAGRAPH = r"\([A-Za-z0-9]{1,4}\)"
+_PROVISION = re.compile(rf"(\d+[A-Za-z]{{0,2}}(?:\.\d+[A-Za-z]{{0,2}})?(?:-\d+[A-Za-z]?)?)((?:{_PARAGRAPH})+)")
 
 
 def occurs(item: str, haystack: str) -> bool:
@@ -92,7 +93,7 @@ def occurs(item: str, haystack: str) -> bool:
     cited = _PROVISION.fullmatch(item.strip())
     if not cited:
         return False
-    paragraphs = re.findall(r"\([A-Za-z0-9]{1,4}\)", cited.group(2))
+    paragraphs = re.findall(_PARAGRAPH, cited.group(2))
     return all(f" {figures(part)} " in f" {haystack} " for part in [cited.group(1), *paragraphs])
 
 
