@@ -1133,3 +1133,29 @@ def test_the_reader_is_told_when_the_quotes_decide_no_statement():
     assert prompts.verdict_rule(question, "open") == prompts.verdict_rule(question)  # not offered to questions
     statement = prompts.verdict_rule("True or false: the lease ends in 2030.", "open")
     assert "neither show this statement true nor show it false" in statement
+
+
+def test_a_sentence_that_only_says_the_question_back_must_rest_on_the_quotes_alone():
+    from lclfqa.graph.answer.check import echoes
+
+    asked = "What did the tribunal say about whether the lessor's holding fee was a penalty under s 42?"
+    quotes = [
+        "The lessee took possession of the premises on 1 March and paid the first month's rent.",
+        "The holding fee was a genuine pre-estimate of the lessor's loss, and so was not a penalty.",
+    ]
+    echo = "The tribunal said that the lessor's holding fee was a penalty under s 42 [1]."
+    assert echoes(echo, asked)
+    check = check_answer(echo, quotes, asked)[0]
+    assert check.missing == ["42"] and check.misattributed  # neither the question's "s 42" nor its words vouch
+    bare = "The tribunal said the lessor's holding fee was a penalty [1]."
+    assert check_answer(bare, quotes[:1], asked)[0].unfounded
+    about = "What did the tribunal say about the lessor's holding fee?"  # the sentence adds to what was asked:
+    assert not check_answer("The tribunal held the holding fee unenforceable as a penalty [1].", quotes[:1], about)[
+        0
+    ].unfounded  # the question's words still count for it
+    # a sentence that adds what the quotes say keeps the question's words as support
+    answer = "The fee was a genuine pre-estimate of the lessor's loss, so it was not a penalty under s 42 [2]."
+    assert not echoes(answer, asked) and check_answer(answer, quotes, asked)[0].ok
+    # a yes/no question's restatement carries the verdict, which the verdict stage decides
+    whether = "Was the lessor's holding fee a penalty under s 42?"
+    assert check_answer("No, the lessor's holding fee was not a penalty under s 42 [2].", quotes, whether)[0].ok

@@ -154,6 +154,16 @@ def support(sentence: str, known: set[str]) -> float:
     return 1.0 if len(words) < MIN_CONTENT_WORDS else len(words & known) / len(words)
 
 
+def echoes(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` (of at least :data:`MIN_CONTENT_WORDS` content words) only says ``question``
+    back: all its content words but one, or :data:`REPEAT_SHARE` of them, are the question's ("The court said
+    the clause was a penalty" for "What did the court say about whether the clause was a penalty?"). Such a
+    sentence asserts what was asked, so the question's words and figures cannot vouch for it."""
+    words = set(tokenize(_MARKER.sub(" ", sentence)))
+    new = len(words - set(tokenize(question)))
+    return len(words) >= MIN_CONTENT_WORDS and new <= max(1, (1 - REPEAT_SHARE) * len(words))
+
+
 def check_answer(
     answer: str, quotes: Sequence[str], question: str = "", min_support: float = MIN_SUPPORT
 ) -> list[SentenceCheck]:
@@ -162,20 +172,21 @@ def check_answer(
     ``min_support`` is unfounded (0: the words are not checked)."""
     normalized = [figures(q) for q in quotes]
     everything = " ".join(normalized)
-    given = figures(question)
-    asked = set(tokenize(question))
+    verdict_asked = prompts.is_yes_no(question)
     words = [set(tokenize(q)) for q in quotes]
-    known = asked.union(*words)
     out = []
     for s in split(answer):
         numbers = cited_numbers(s)
         cites = [n for n in numbers if 1 <= n <= len(quotes)]
-        # what the user said in the question is held too: restating the facts given is not unsupported
+        # what the user said in the question is held too: restating the facts given is not unsupported; but a
+        # sentence that only says the question back (not a yes/no one's verdict) must rest on the quotes alone
+        said = "" if not verdict_asked and echoes(s, question) else question
+        given, asked = figures(said), set(tokenize(said))
         pool = " ".join(normalized[n - 1] for n in cites) if cites else everything
         pool = f"{pool} {given}"
         missing = [item for item in stated(s) if not occurs(item, pool) and not _derived(item, s, pool)]
         unknown = [f"[{n}]" for n in numbers if n not in cites]
-        share = support(s, known)
+        share = support(s, asked.union(*words))
         elsewhere = bool(cites) and support(s, asked.union(*(words[n - 1] for n in cites))) < min_support
         unfounded = share < min_support or (min_support > 0 and bool(overstated(s, everything)))
         misattributed = elsewhere and share >= min_support
