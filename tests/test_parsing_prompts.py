@@ -407,6 +407,14 @@ def test_a_defined_term_is_named_by_its_initials_or_all_its_words_in_one_text():
         ("Yes or no: is the loss deductible?", True),
         ("The credit is refundable, correct?", True),
         ("What is the rate, right?", False),
+        # which of two things holds is no yes/no question; "or not", or a choice after a preposition, is one
+        ("Is the loss capital or ordinary?", False),
+        ("Was the worker an employee or an independent contractor?", False),
+        ("Should the payment be treated as a loan or as a distribution?", False),
+        ("My client sold the stock at a loss. Is the loss capital or ordinary, and how is it reported?", False),
+        ("Is the distribution taxable or not?", True),
+        ("Is the credit available to trusts or estates?", True),
+        ("Can she claim the AOTC or the LLC?", True),
     ],
 )
 def test_the_verdict_rule_is_given_for_yes_no_questions_only(question: str, yes_no: bool):

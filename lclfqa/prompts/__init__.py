@@ -226,6 +226,30 @@ _YES_NO = re.compile(
     rf"(?:{_AUX}|am|won['’]t|shan['’]t)\b",  # "Isn't …", "Doesn't …", "Won't …"
     re.I,
 )
+_CHOICE = re.compile(
+    r"^(?P<head>.*?)\s+(?:an?\s+|the\s+)?(?P<first>[\w'’-]+)\s+or\s+(?:as\s+)?(?:an?\s+|the\s+)?"
+    r"(?P<second>[\w'’-]+(?:\s+[\w'’-]+){0,3})\W*$",
+    re.I,
+)
+_NOT_A_CHOICE = re.compile(r"^(?:not|otherwise|neither|none|both|either|any\w*|some\w*|more|less|else)\b", re.I)
+_BEFORE_CHOICE = re.compile(
+    r"\b(?:to|for|in|on|at|from|by|with|under|into|of|about|after|before|during|between|against|within|over)$",
+    re.I,
+)
+_COPULA = re.compile(r"^\W*(?:is|are|was|were)(?:n['’]t)?\b|\bbe\b|\bas$", re.I)
+
+
+def asks_which(sentence: str) -> bool:
+    """Whether ``sentence`` asks which of two things holds, not yes or no: a copula before the choice and
+    no preposition ("Is the loss capital or ordinary?", "Was she an employee or a contractor?", "Should the
+    payment be treated as a loan or as a distribution?"); not "Is it taxable or not?" nor "Is the credit
+    available to trusts or estates?" (yes or no for either)."""
+    choice = _CHOICE.match(sentence.strip().rstrip("?").strip())
+    if not choice or _NOT_A_CHOICE.match(choice["second"]) or _BEFORE_CHOICE.search(choice["head"]):
+        return False
+    return bool(_COPULA.search(choice["head"]))
+
+
 _TAG = re.compile(r",\s*(?:correct|right|true)\?\s*$", re.I)
 """A statement asked back as a question: "The credit is refundable, correct?"."""
 _STATEMENT = re.compile(
@@ -281,13 +305,16 @@ def is_yes_no(question: str) -> bool:
     """Whether ``question`` asks yes or no: its first interrogative sentence (one ending in "?" or asking
     "whether …"; statements that set out the facts before it are skipped) opens with an auxiliary verb
     ("Can …", "Is that deductible?") or asks whether with no wh-word before it ("Tell me whether …",
-    not "Explain how … decide whether …"). A later question ("… Does
+    not "Explain how … decide whether …"), and does not ask which of two things holds (:func:`asks_which`:
+    "Is the loss capital or ordinary?"). A later question ("… Does
     it apply to trusts?") does not make the whole a yes/no one."""
     if is_statement(question):
         return True
     first = _first_question(question)
     sentence = first[0] if first else question
     tagged = bool(_TAG.search(sentence)) and not re.match(rf"\W*{_WH}\b", sentence, re.I)
+    if not tagged and asks_which(_PART_BREAK.split(sentence)[0]):  # "Is it A or B, and how is it reported?"
+        return False
     return bool(_YES_NO.match(sentence) or _ASKS_WHETHER.search(sentence) or tagged)
 
 
