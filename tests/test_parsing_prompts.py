@@ -407,6 +407,11 @@ def test_a_defined_term_is_named_by_its_initials_or_all_its_words_in_one_text():
         ("Yes or no: is the loss deductible?", True),
         ("The credit is refundable, correct?", True),
         ("What is the rate, right?", False),
+        # "when" or "who" may bring in a clause; "what" and "how" always ask
+        ("When a partnership terminates, does its tax year close?", True),
+        ("My client, who is married, can she claim the credit?", True),
+        ("To what extent, if any, is the fee deductible?", False),
+        ("When is it due, and can it be extended?", False),
         # which of two things holds is no yes/no question; "or not", or a choice after a preposition, is one
         ("Is the loss capital or ordinary?", False),
         ("Was the worker an employee or an independent contractor?", False),

@@ -219,10 +219,16 @@ def query2doc_examples() -> str:
 
 _WH = r"(?:how|what|which|why|when|where|who|whom|whose)"
 _AUX = r"(?:(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|do|does|did|has|have|had)(?:n['’]t)?)"
+_ASKING_WH = r"(?:how|what|why)"
+"""The wh-words that only ask, wherever they are ("To what extent, if any, is …"); "who" and "which" also
+bring in a relative clause ("My client, who is married, can she …"), "when" and "where" a clause that sets
+the scene ("When a partnership terminates, does …")."""
 _YES_NO = re.compile(
     # opening phrases, not a wh-question's: "After the 2012 decision, is …", "In Smith v. Comm'r, 123 T.C. 45
-    # (2004), did …", "Section 25A(i): is …", "Quick question - can …"
-    rf"^\W*(?:(?:and|or|but|also|so)\s+)?(?:(?!{_WH}\b)[^?]{{1,200}}?(?:[,:;—–]|\s-)\s*)?"
+    # (2004), did …", "Section 25A(i): is …", "Quick question - can …", "When a partnership terminates, does …";
+    # not a wh-question's ("What is the rate, is it …", "To what extent, if any, is …", "When is it due, …")
+    rf"^\W*(?:(?:and|or|but|also|so)\s+)?(?:(?!(?:when|where)\s+{_AUX}\b|(?:which|who|whom|whose)\b)(?:(?!\b{_ASKING_WH}\b)[^?]){{1,200}}?"
+    rf"(?:[,:;—–]|\s-)\s*)?"
     rf"(?:{_AUX}|am|won['’]t|shan['’]t)\b",  # "Isn't …", "Doesn't …", "Won't …"
     re.I,
 )
