@@ -30,28 +30,6 @@ NODE_FIGURES = ("seconds", "llm_calls", "prompt_tokens", "completion_tokens", "r
 """The figures every node's ``steps`` entry has (:class:`lclfqa.llm.calls.Meter`)."""
 
 
-def citation_json(c: dict[str, Any]) -> dict[str, Any]:
-    """The one view of a citation: :data:`CITATION_KEYS` that it has."""
-    return {k: c[k] for k in CITATION_KEYS if k in c}
-
-
-def quote_json(q: dict[str, Any]) -> dict[str, Any]:
-    """The one view of a verified quote: :data:`QUOTE_KEYS` (``None`` where it has none)."""
-    return {k: q.get(k) for k in QUOTE_KEYS}
-
-
-def retrieved_json(ref: dict[str, Any], kept: bool) -> dict[str, Any]:
-    """The one view of a retrieved child: where it is from, its fused score, and whether the filter kept it."""
-    return {
-        "id": ref["id"],
-        "document": ref["document"],
-        "pages": ref["pages"],
-        "section": ref["section"],
-        "score": ref.get("score"),
-        "kept": kept,
-    }
-
-
 class QAResult(dict):
     """The final :class:`~lclfqa.graph.state.QAState` (a ``dict``) that renders as answer + sources.
 
@@ -64,8 +42,8 @@ class QAResult(dict):
 
     @property
     def citations(self) -> list[dict[str, Any]]:
-        """The citations, each in its one view (:func:`citation_json`)."""
-        return [citation_json(c) for c in self.get("citations", [])]
+        """The citations, each in its one view: :data:`CITATION_KEYS` that it has."""
+        return [{k: c[k] for k in CITATION_KEYS if k in c} for c in self.get("citations", [])]
 
     def sources_text(self) -> str:
         """One line per cited source; says when the citations were inferred rather than written."""
@@ -101,12 +79,16 @@ class QAResult(dict):
             "unsupported": self.unsupported,
             "removed": list(self.get("removed") or []),
             "added": list(self.get("added") or []),
-            "quotes": [quote_json(q) for q in self.get("quotes") or []],
+            "quotes": [{k: q.get(k) for k in QUOTE_KEYS} for q in self.get("quotes") or []],
             "citations": self.citations,
             "rewrites": self.get("rewrites", []),
             "translation": self.get("translation", ""),
             "scope": self.get("scope", []),
-            "retrieved": [retrieved_json(r, r["id"] not in dropped) for r in self.get("retrieved", [])],
+            "retrieved": [
+                {k: r[k] for k in ("id", "document", "pages", "section")}
+                | {"score": r.get("score"), "kept": r["id"] not in dropped}
+                for r in self.get("retrieved", [])
+            ],
             "timings": {node: s.get("seconds") for node, s in steps.items()},
             "nodes": {node: {k: s.get(k) for k in NODE_FIGURES} for node, s in steps.items()},
             "llm_calls": sum(int(s.get("llm_calls", 0)) for s in steps.values()),

@@ -29,31 +29,24 @@ rule cites the quote that holds it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
+from lclfqa.graph.answer import sources, support, tidy, verdict
 from lclfqa.graph.answer.draft import Draft, Reading
 
 __all__ = ["Draft", "Reading", "run"]
 
-Stage = Callable[[Draft, Reading], None]
-
-
-def _stages() -> tuple[tuple[str, Stage], ...]:
-    from lclfqa.graph.answer import sources, support, tidy, verdict
-
-    return (
-        ("cite", support.cite),
-        ("support", support.keep),
-        ("verdict", verdict.open_with),
-        ("sources", sources.add),
-        ("refuse", tidy.refuse),
-    )
+STAGES = (
+    ("cite", support.cite),
+    ("support", support.keep),
+    ("verdict", verdict.open_with),
+    ("sources", sources.add),
+    ("refuse", tidy.refuse),
+)
 
 
 def run(draft: Draft, reading: Reading, off: frozenset[str] = frozenset()) -> Draft:
     """``draft`` (already tidied) through every stage not in ``off``, in order; a refusal skips all but
     ``refuse``."""
-    for name, stage in _stages():
+    for name, stage in STAGES:
         if name in off or (draft.refused and name != "refuse"):
             continue
         stage(draft, reading)

@@ -37,7 +37,7 @@ _ROLES = {
     "concurrence": re.compile(rf"\b{_CONCURRENCE}\b", re.I),
     "court": re.compile(r"\b(?:majority|plurality|the court|opinion of the court)\b", re.I),
 }
-_QUOTED = re.compile(r"[\"“][^\"“”]*[\"”]")
+QUOTED = re.compile(r"[\"“][^\"“”]*[\"”]")
 
 
 def separate_opinion(quote: dict[str, Any]) -> str:
@@ -77,7 +77,7 @@ def misnamed(sentence: str, cited: list[dict[str, Any]]) -> bool:
     vouch for the Justices and the dissents or concurrences they name, not for "the Court" or "the
     majority": every opinion speaks of those (a dissent's "the approach this Court has used" is not the
     majority's holding)."""
-    text = _QUOTED.sub(" ", parsing.CITATION_RE.sub(" ", sentence))
+    text = QUOTED.sub(" ", parsing.CITATION_RE.sub(" ", sentence))
     named = who(text)
     heads = [opinion_of(q) for q in cited]
     if not named or not cited or not all(heads):
@@ -120,4 +120,4 @@ def unattributed(question: str, sentence: str, cited: list[dict[str, Any]]) -> b
     Court has used'" [a dissent's quote], in an answer on what the majority held)."""
     if not asks_holding(question) or not cited or not all(separate_opinion(q) for q in cited):
         return False
-    return not (who(_QUOTED.sub(" ", parsing.CITATION_RE.sub(" ", sentence))) - {"court"})
+    return not (who(QUOTED.sub(" ", parsing.CITATION_RE.sub(" ", sentence))) - {"court"})

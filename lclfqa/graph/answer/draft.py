@@ -7,9 +7,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from lclfqa.graph.answer.check import SentenceCheck
 from lclfqa.graph.context import QAContext
-from lclfqa.llm.calls import Meter
 
 
 @dataclass
@@ -20,7 +18,6 @@ class Draft:
     written: str
     """The model's text, cleaned (the numbers of a source list at its end still count as cited)."""
     refused: bool = False
-    checks: list[SentenceCheck] = field(default_factory=list)
     removed: list[tuple[str, str]] = field(default_factory=list)
     """``(sentence, rule)`` for every sentence a stage removed."""
     added: list[str] = field(default_factory=list)
@@ -33,7 +30,6 @@ class Reading:
     """What the stages read: the question, the numbered evidence and the reader's conversation."""
 
     ctx: QAContext
-    meter: Meter
     question: str
     texts: list[str]
     """The evidence as numbered for the model (``[1]`` is ``texts[0]``), each followed by the section numbers
@@ -41,8 +37,6 @@ class Reading:
     references: list[dict[str, Any]]
     """The records behind ``texts`` (quotes with the extractor, the retrieved children without)."""
     retrieved: list[dict[str, Any]]
-    msgs: list[Any]
-    units: str
     verdict: str = ""
     """``yes``/``no`` as the verdict call decided it over the evidence; ``""`` when it did not run."""
     rule: int | None = None

@@ -64,11 +64,6 @@ def given(text: str, answer: str) -> bool:
     return support(text, set(tokenize(answer))) >= STATED_SHARE
 
 
-def whose(quote: dict[str, Any]) -> str:
-    """The heading of the separate opinion ``quote`` comes from ("JUSTICE PATEL, …, dissenting"), or ``""``."""
-    return separate_opinion(quote).rstrip(" .")
-
-
 def part_quotes(
     question: str,
     quotes: list[dict[str, Any]],
@@ -127,7 +122,7 @@ def with_part_quotes(
     marks = numbers or list(range(1, len(quotes) + 1))
     added = []
     for i in picked:
-        text, opinion = shortened(quotes[i]["text"], RULE_QUOTE_CHARS), whose(quotes[i])
+        text, opinion = shortened(quotes[i]["text"], RULE_QUOTE_CHARS), separate_opinion(quotes[i]).rstrip(" .")
         if opinion:
             added.append(prompts.phrase("opinion_quote", whose=opinion, quote=text, n=marks[i]))
         else:

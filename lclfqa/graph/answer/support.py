@@ -14,11 +14,10 @@ saves the sentence (:func:`~lclfqa.graph.answer.check.keep_supported`); a repeat
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
-from lclfqa.graph.answer.attribution import misnamed, unattributed
+from lclfqa.graph.answer.attribution import QUOTED, misnamed, unattributed
 from lclfqa.graph.answer.check import (
     SentenceCheck,
     check_answer,
@@ -31,13 +30,11 @@ from lclfqa.graph.answer.check import (
 from lclfqa.graph.answer.draft import Draft, Reading
 from lclfqa.llm import parsing
 
-_QUOTATION = re.compile(r"[“\"][^“”\"]*[”\"]")
-
 
 def asks_back(sentence: str) -> bool:
     """Whether ``sentence`` is a question (it ends in "?" before its markers): an answer that restates what
     is asked ("When is the election due [2]?") states nothing."""
-    text = _QUOTATION.sub(" “…”", parsing.CITATION_RE.sub(" ", sentence))  # a question it quotes asks nothing
+    text = QUOTED.sub(" “…”", parsing.CITATION_RE.sub(" ", sentence))  # a question it quotes asks nothing
     return text.rstrip(" .").endswith("?")
 
 
@@ -47,8 +44,6 @@ def cite(draft: Draft, reading: Reading) -> None:
     if any(needs_citing(c) for c in checks):
         draft.answer, n = with_recitations(checks, reading.texts, reading.question)
         draft.notes["recited"] = draft.notes.get("recited", 0) + n
-        checks = check_answer(draft.answer, reading.texts, reading.question, reading.floor)
-    draft.checks = checks
 
 
 def why_unsupported(check: SentenceCheck | None) -> str:
@@ -85,5 +80,4 @@ def keep(draft: Draft, reading: Reading) -> None:
         wrong = [c for c in kept if fault(c, [refs[n - 1] for n in resting_on(c, texts, asked)])]
         kept = [c for c in kept if c not in wrong]
         draft.removed += [(c.text, rule) for c in wrong]
-    draft.checks = kept
     draft.answer = " ".join(c.text for c in kept)

@@ -36,17 +36,12 @@ def is_refusal(answer: str) -> bool:
     return not head or refuses(head)
 
 
-def refuses(sentence: str) -> bool:
-    """Whether ``sentence`` says the documents do not answer (the question or a part of it)."""
-    return sentence.strip().startswith(prompts.refusal()[:30]) or bool(_REFUSAL.search(sentence))
-
-
 _WHOLE = re.compile(r"(?:do(?:es)?|did) not (?:answer|address) (?:this|the|your) question|cannot be answered", re.I)
 
 
-def refuses_whole(sentence: str) -> bool:
-    """Whether ``sentence`` says the documents do not answer the question at all (not: a part of it)."""
-    return sentence.strip().startswith(prompts.refusal()[:30]) or bool(_WHOLE.search(sentence))
+def refuses(sentence: str, whole: bool = False) -> bool:
+    """Whether ``sentence`` says the documents do not answer the question (``whole``: at all, not a part of it)."""
+    return sentence.strip().startswith(prompts.refusal()[:30]) or bool((_WHOLE if whole else _REFUSAL).search(sentence))
 
 
 def says_nothing(sentence: str) -> bool:
@@ -80,9 +75,9 @@ def written_answer(llm, msgs: list, meter: Meter, limit: int) -> Draft:  # noqa:
     draft = Draft(answer=answer, written=written)
     if is_refusal(answer):
         said = sentences(answer)
-        rest = [s for s in said if not refuses_whole(s)]
+        rest = [s for s in said if not refuses(s, whole=True)]
         if any(parsing.cited_numbers(s) for s in rest):
-            draft.removed += [(s, "refuse: a refusal beside an answer") for s in said if refuses_whole(s)]
+            draft.removed += [(s, "refuse: a refusal beside an answer") for s in said if refuses(s, whole=True)]
             draft.answer = " ".join(rest)
         else:
             draft.refused = True
@@ -102,12 +97,12 @@ def refuse(draft: Draft, reading: Reading) -> None:
     if draft.refused:
         return
     said = sentences(draft.answer)
-    if not any(not refuses_whole(s) and not says_nothing(s) for s in said):
+    if not any(not refuses(s, whole=True) and not says_nothing(s) for s in said):
         draft.removed += [(s, "refuse: nothing but a verdict survives") for s in said if not says_nothing(s)]
         draft.answer, draft.refused = prompts.refusal(), True
         draft.notes["refused_by"] = "nothing but a verdict survives"
         return
-    gone = [s for s in said if refuses_whole(s) and not parsing.cited_numbers(s)]
+    gone = [s for s in said if refuses(s, whole=True) and not parsing.cited_numbers(s)]
     if gone:
         draft.removed += [(s, "refuse: a refusal beside an answer") for s in gone]
         draft.answer = " ".join(s for s in said if s not in gone)

@@ -149,16 +149,8 @@ def check_quotes(proposed: Sequence[tuple[int | None, str]], references: Sequenc
     seen: set[tuple[str, int, int]] = set()
     for ref, quote in proposed:
         quote = (quote or "").strip().strip('"“”').strip()
-        order = list(range(len(references)))
-        if ref is not None and 1 <= ref <= len(references):
-            order.remove(ref - 1)
-            order.insert(0, ref - 1)
-        found = None
-        for i in order:
-            match = locate(quote, references[i]["text"])
-            if match is not None:
-                found = (i, match)
-                break
+        order = sorted(range(len(references)), key=lambda i: i + 1 != ref)  # the reference named first
+        found = next(((i, m) for i in order if (m := locate(quote, references[i]["text"])) is not None), None)
         if found is None:
             dropped.append({"ref": ref, "quote": quote})
             continue

@@ -9,7 +9,7 @@ turn to ``history``.
 - **Evidence.** With the extractor (``lclf``, ``longrag``) the reader gets a short conversation of its own
   (:mod:`lclfqa.graph.evidence.reading`) whose reference texts are the verified quotes, numbered [1]…[k], in
   reading order (:func:`lclfqa.graph.answer.attribution.reading_order`); with no verified quote, the
-  filtered children's sentences closest to the question (``fallback_quotes``). The ``rag`` baselines read
+  filtered children's sentences closest to the question (``how="fallback"``). The ``rag`` baselines read
   the retrieved children themselves, numbered as their sources, under the same instruction.
 - **Verdict first.** A yes/no question or a statement to judge true or false is decided by one call over
   the quotes under a grammar (:mod:`lclfqa.graph.answer.verdict`); the reader is told the verdict, and
@@ -46,17 +46,6 @@ from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter
 
 FALLBACK_QUOTES = 3
-
-
-def fallback_quotes(
-    children: list[dict[str, Any]],
-    question: str,
-    embeddings: Embeddings | None = None,
-    k: int = FALLBACK_QUOTES,
-) -> list[dict[str, Any]]:
-    """The ``k`` sentences of ``children`` closest to ``question``, as quotes (``how="fallback"``): the
-    evidence when the extractor verified none (:func:`lclfqa.graph.evidence.nearest.nearest_quotes`)."""
-    return nearest_quotes(question, passages(children), children, [], k, embeddings, how="fallback")
 
 
 def quote_citations(answer: str, quotes: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -135,7 +124,9 @@ def _evidence(
         unit, units = prompts.load("templates")["units"]["references"]
         return quotes, retrieved, (unit, units, prompts.phrase("evidence_references", n=len(retrieved)))
     if not quotes:
-        quotes = fallback_quotes(state.get("filtered", []) or retrieved, asked, embeddings)
+        # the sentences closest to the question, when the extractor verified none
+        children = state.get("filtered", []) or retrieved
+        quotes = nearest_quotes(asked, passages(children), children, [], FALLBACK_QUOTES, embeddings, how="fallback")
         notes["fallback_quotes"] = len(quotes)
     if not quotes:
         return [], [], ("", "", "")
@@ -196,14 +187,11 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     draft = written_answer(ctx.resources.llm, msgs, meter, ctx.settings.max_answer_tokens)
     reading = stages.Reading(
         ctx=ctx,
-        meter=meter,
         question=asked,
         # the check reads each passage with the section numbers printed above it
         texts=[with_section_labels(t, r) for t, r in zip(texts, references, strict=True)],
         references=references,
         retrieved=retrieved,
-        msgs=msgs,
-        units=units,
         verdict=verdict,
         rule=stating(decided_rule, texts) if ctx.plan.extract else None,
         relevant=relevant,
