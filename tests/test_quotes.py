@@ -1159,3 +1159,26 @@ def test_a_sentence_that_only_says_the_question_back_must_rest_on_the_quotes_alo
     # a yes/no question's restatement carries the verdict, which the verdict stage decides
     whether = "Was the lessor's holding fee a penalty under s 42?"
     assert check_answer("No, the lessor's holding fee was not a penalty under s 42 [2].", quotes, whether)[0].ok
+
+
+def test_a_sentence_resting_on_another_documents_provision_answers_another_question():
+    from lclfqa.graph.answer.support import concerns, elsewhere
+
+    reg = {
+        "document": "26 CFR 1.25A-1",
+        "section": ["§ 1.25A-1 Calculation of education tax credit", "(c) Limitation based on MAGI"],
+        "text": "The credit is reduced ratably for a joint return with modified adjusted gross income over $160,000.",
+    }
+    act = {
+        "document": "inflation-reduction-act-2022",
+        "section": ["SEC. 13401. CLEAN VEHICLE CREDIT"],
+        "text": "in the case of a joint return, $300,000, in the case of a head of household, $225,000",
+    }
+    asked = "What is the MAGI phase-out for joint filers under § 25A?"
+    assert concerns("25A", reg) and not concerns("25A", act)  # a regulation under the section concerns it
+    assert elsewhere(asked, [act], [act, reg]) and not elsewhere(asked, [reg], [act, reg])
+    assert not elsewhere("What is the phase-out for joint filers?", [act], [act, reg])  # no provision cited
+    assert not elsewhere(asked, [act], [act])  # no quote concerns it: nothing to tell the sentence apart by
+    opinion = {"document": "Dobbs slip opinion", "section": ["Opinion of the Court"], "text": "The Act bars it."}
+    cited = {**opinion, "text": "Miss. Code Ann. §41–41–191 (2018) bars abortions after 15 weeks."}
+    assert not elsewhere("What does § 41-41-191 bar?", [opinion], [opinion, cited])  # the same document

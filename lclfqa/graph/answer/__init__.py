@@ -13,7 +13,8 @@ removes is recorded with the rule that removed it (``steps.read.removed_by``).
 3. ``support`` (:mod:`.support`, :mod:`.check`) — what stays unsupported is removed: a figure no cited
    quote holds, under half of its content words in the quotes, a marker with no quote behind it, a bare
    pointer ("See [3]."), a question asked back, an opinion or Justice named that its quotes are not from
-   (:mod:`.attribution`); a listed clause holding the miss is cut first where that saves the sentence; a
+   (:mod:`.attribution`), a sentence resting on another document than those concerning the provision the
+   question cites; a listed clause holding the miss is cut first where that saves the sentence; a
    repeated sentence is said once.
 4. ``verdict`` (:mod:`.verdict`) — a yes/no or true/false question's answer opens with the verdict the
    verdict call decided over the quotes (under a grammar), never with its opposite; a statement the call found
