@@ -9,8 +9,9 @@ quote holds, under ``min_answer_support`` of its content words in the quotes, a 
 behind it, a bare pointer ("See [3]."), a sentence that asks a question back, an opinion or a Justice named
 that its quotes are not from, a separate opinion's words stated as the holding
 (:mod:`lclfqa.graph.answer.attribution`), a sentence resting only on a document whose quotes concern none of
-the provisions the question cites while another document's do (:func:`elsewhere`). A later listed clause holding the miss is cut first where that
-saves the sentence (:func:`~lclfqa.graph.answer.check.keep_supported`); a repeat is said once.
+the provisions the question cites while another document's do (:func:`elsewhere`). A later listed clause
+holding the miss is cut first where that saves the sentence (:func:`~lclfqa.graph.answer.check.keep_supported`);
+a repeat is said once.
 """
 
 from __future__ import annotations
