@@ -1182,3 +1182,18 @@ def test_a_sentence_resting_on_another_documents_provision_answers_another_quest
     opinion = {"document": "Dobbs slip opinion", "section": ["Opinion of the Court"], "text": "The Act bars it."}
     cited = {**opinion, "text": "Miss. Code Ann. §41–41–191 (2018) bars abortions after 15 weeks."}
     assert not elsewhere("What does § 41-41-191 bar?", [opinion], [opinion, cited])  # the same document
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("The rule in section 1.21-3 of the Code bars it [1].", "The rule in section 1.21-3 bars it [1]."),
+        ("It is in § 40.6302(c)-3 of the Internal Revenue Code (IRC) [2].", "It is in § 40.6302(c)-3 [2]."),
+        ("Under IRC § 1.25A-1(c), the credit is reduced [2].", "Under § 1.25A-1(c), the credit is reduced [2]."),
+        ("Section 21 of the Code allows it [1].", "Section 21 of the Code allows it [1]."),  # a Code section
+    ],
+)
+def test_a_regulations_number_is_not_said_to_be_the_codes(written: str, shown: str) -> None:
+    from lclfqa.graph.answer.tidy import regulations_unclaimed
+
+    assert regulations_unclaimed(written) == shown

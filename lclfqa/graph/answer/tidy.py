@@ -4,7 +4,7 @@ or an answer, never both (``refuse``).
 ``tidy`` — citation runs collapsed ("[1][2][3][4]"), a closing list of sources dropped (its numbers still
 count as cited), a last sentence the token limit cut off dropped, and a glossary gloss the question carried
 ("MFS (married filing separately)", :func:`lclfqa.prompts.expand_acronyms`) shown as the words the user
-wrote. A reply that opens with a refusal is one when nothing it says after that cites a quote; otherwise
+wrote, and a regulation's number not said to be the Code's ("section 1.21-3 of the Code"). A reply that opens with a refusal is one when nothing it says after that cites a quote; otherwise
 its refusal sentences go, and the rest is read as an answer.
 
 ``refuse`` — after the checks: when nothing but a verdict survives (a bare "No." says nothing), the answer
@@ -52,6 +52,20 @@ def says_nothing(sentence: str) -> bool:
 _FINISHED = re.compile(rf"[.!?][\"”’']?(?:\s*{parsing.CITATION})*\s*$|\]\s*$")
 
 
+# a regulation's number: a part, a dot and a section with a dash ("1.21-3", "40.6302(c)-3", "1.1411–4")
+_REGULATION = r"\d+\.\d+[A-Z]{0,2}(?:\(\w{1,4}\))?[-–]\d+[A-Z]?(?:\(\w{1,4}\))*"
+_CODE_BEFORE = re.compile(rf"\b(?:IRC|I\.R\.C\.|Code)\s+((?:section|sec\.|§)\s*)?(?={_REGULATION})")
+_CODE_AFTER = re.compile(
+    rf"({_REGULATION})\s+of\s+the\s+(?:Internal\s+Revenue\s+)?Code(?:\s+of\s+1986)?(?:\s*\((?:the\s+)?(?:IRC|Code)\))?"
+)
+
+
+def regulations_unclaimed(answer: str) -> str:
+    """``answer`` without a regulation's number said to be the Code's: "section 1.21-3 of the Code" →
+    "section 1.21-3", "IRC § 40.6302(c)-3" → "§ 40.6302(c)-3" (a Code section has no dotted number)."""
+    return _CODE_AFTER.sub(r"\1", _CODE_BEFORE.sub(lambda m: m.group(1) or "§ ", answer))
+
+
 def finished(answer: str) -> str:
     """``answer`` (which the token limit cut off) without its unfinished last sentence ("These decisions
     are"), when a finished sentence comes before it."""
@@ -69,7 +83,7 @@ def written_answer(llm, msgs: list, meter: Meter, limit: int) -> Draft:  # noqa:
     before = meter.completion_tokens
     written = parsing.clean_answer(chat(llm, msgs, meter, max_tokens=limit, stop_pattern=parsing.RUNAWAY))
     written = parsing.collapse_citation_runs(written)
-    answer = prompts.unexpand(parsing.strip_source_list(written))
+    answer = regulations_unclaimed(prompts.unexpand(parsing.strip_source_list(written)))
     if meter.completion_tokens - before >= limit:  # the token limit cut it off
         answer = finished(answer)
     draft = Draft(answer=answer, written=written)
