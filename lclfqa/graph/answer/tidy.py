@@ -4,7 +4,8 @@ or an answer, never both (``refuse``).
 ``tidy`` — citation runs collapsed ("[1][2][3][4]"), a closing list of sources dropped (its numbers still
 count as cited), a last sentence the token limit cut off dropped, and a glossary gloss the question carried
 ("MFS (married filing separately)", :func:`lclfqa.prompts.expand_acronyms`) shown as the words the user
-wrote, and a regulation's number not said to be the Code's ("section 1.21-3 of the Code"). A reply that opens with a refusal is one when nothing it says after that cites a quote; otherwise
+wrote, and a regulation's number not said to be the Code's ("section 1.21-3 of the Code"). A reply that
+opens with a refusal is one when nothing it says after that cites a quote; otherwise
 its refusal sentences go, and the rest is read as an answer.
 
 ``refuse`` — after the checks: when nothing but a verdict survives (a bare "No." says nothing), the answer
