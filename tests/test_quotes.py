@@ -1162,7 +1162,7 @@ def test_a_sentence_that_only_says_the_question_back_must_rest_on_the_quotes_alo
 
 
 def test_a_sentence_resting_on_another_documents_provision_answers_another_question():
-    from lclfqa.graph.answer.support import concerns, elsewhere
+    from lclfqa.graph.answer.support import elsewhere, provisions_named
 
     reg = {
         "document": "26 CFR 1.25A-1",
@@ -1175,10 +1175,15 @@ def test_a_sentence_resting_on_another_documents_provision_answers_another_quest
         "text": "in the case of a joint return, $300,000, in the case of a head of household, $225,000",
     }
     asked = "What is the MAGI phase-out for joint filers under § 25A?"
-    assert concerns("25A", reg) and not concerns("25A", act)  # a regulation under the section concerns it
+    assert "25A" in provisions_named(reg) and "25A" not in provisions_named(act)  # a regulation: its section
     assert elsewhere(asked, [act], [act, reg]) and not elsewhere(asked, [reg], [act, reg])
     assert not elsewhere("What is the phase-out for joint filers?", [act], [act, reg])  # no provision cited
     assert not elsewhere(asked, [act], [act])  # no quote concerns it: nothing to tell the sentence apart by
+    lease = {"document": "Lease", "section": ["4. Rent"], "text": "Rent is due within 45 days of the invoice."}
+    assert "45" not in provisions_named(lease) and "4" in provisions_named(lease)  # a bare number names none
+    paragraphs = {**reg, "document": "26 CFR 1.263(a)-3", "section": ["§ 1.263(a)-3 Amounts paid to improve"]}
+    assert "263" in provisions_named(paragraphs)
+    assert not elsewhere("Must a roof be capitalized under section 263(a)?", [paragraphs], [act, paragraphs])
     opinion = {"document": "Dobbs slip opinion", "section": ["Opinion of the Court"], "text": "The Act bars it."}
     cited = {**opinion, "text": "Miss. Code Ann. §41–41–191 (2018) bars abortions after 15 weeks."}
     assert not elsewhere("What does § 41-41-191 bar?", [opinion], [opinion, cited])  # the same document

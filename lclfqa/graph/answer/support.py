@@ -31,7 +31,7 @@ from lclfqa.graph.answer.check import (
     with_recitations,
 )
 from lclfqa.graph.answer.draft import Draft, Reading
-from lclfqa.index.provisions import cited_sections, mentions
+from lclfqa.index.provisions import citations, cited_sections
 from lclfqa.llm import parsing
 
 
@@ -65,27 +65,43 @@ def why_unsupported(check: SentenceCheck | None) -> str:
     return "support: says again what an earlier sentence said"
 
 
-_REGULATION = re.compile(r"\b\d+\.(\d+[A-Z]{0,2})-\d+")
+# a regulation's number and the Code section it is under: "1.25A-1" → 25A, "1.263(a)-3" → 263, "1.1411–4" → 1411
+_REGULATION = re.compile(r"\b\d+\.(\d+[A-Z]{0,2})(?:\(\w{1,4}\))*[–‐‑−-]\d+", re.I)
+# a heading that opens with its number: "§ 1.25A-1 Calculation …", "SEC. 13401. CLEAN …", "13 The duty …"
+_HEADING_NUMBER = re.compile(
+    r"^\W*(?:§+|sec(?:tion)?\.?|s|clause|article|art\.?)?\s*(\d[\d.]*[A-Z]{0,2}(?:[–-]\d+)?)\b", re.I
+)
+_SHORT_CITATION = re.compile(r"\b(?:s|ss|clause|cl\.)\s*(\d+(?:\.\d+)*[A-Z]{0,2})\b", re.I)
 
 
-def concerns(number: str, ref: dict[str, Any]) -> bool:
-    """Whether quote record ``ref`` concerns provision ``number``: its text, section path or document names
-    it, a regulation under it counted ("26 CFR 1.25A-1" concerns section 25A)."""
-    named = " ".join([ref.get("text", ""), " ".join(ref.get("section") or []), str(ref.get("document", ""))])
-    return mentions(number, named) or mentions(number, _REGULATION.sub(r" \1 ", named))
+def provisions_named(ref: dict[str, Any]) -> set[str]:
+    """The provision numbers quote record ``ref`` names as provisions — cited in its text, section path or
+    document name ("section 25A", "s 54", "clause 7.2", "26 CFR 1.25A-1"), or opening a heading of its path —
+    each regulation with the section it is under; a bare number in the text ("45 days") names none."""
+    path = [str(h) for h in ref.get("section") or []]
+    named = set()
+    for text in [str(ref.get("text", "")), " ".join(path), str(ref.get("document", ""))]:
+        named |= {n for _, numbers in citations(text) for n in numbers}
+        named |= {m.group(1).upper() for m in _SHORT_CITATION.finditer(text)}
+    named |= {m.group(1).upper().rstrip(".") for h in path if (m := _HEADING_NUMBER.match(h))}
+    return named | {m.group(1).upper() for n in named if (m := _REGULATION.fullmatch(n))}
 
 
 def elsewhere(question: str, cited: list[dict[str, Any]], refs: list[dict[str, Any]]) -> bool:
     """Whether a sentence resting on ``cited`` answers about another provision than the one ``question``
-    cites: other documents' quotes concern a cited provision (:func:`concerns`), and none of ``cited`` is
-    from those documents (a clean-vehicle threshold from one Act, for a question on the education credits'
-    phase-out that a regulation's quote states). A quote from the same document counts (an opinion
-    discusses a statute it cited on another page)."""
-    numbers = cited_sections(question)
-    if not numbers or not cited:
+    cites: other documents' quotes name a cited provision (:func:`provisions_named`; a regulation counts for
+    the section it is under), none of ``cited`` is from those documents, and ``cited`` name provisions of
+    their own (a clean-vehicle threshold from one Act's section, for a question on the education credits'
+    phase-out that a regulation states). A quote from the same document counts (an opinion discusses a
+    statute it cites on another page), and so does one naming no provision."""
+    asked = cited_sections(question)
+    asked += [m.group(1).upper() for n in asked if (m := _REGULATION.fullmatch(n))]
+    if not asked or not cited:
         return False
-    home = {r.get("document") for r in refs if any(concerns(n, r) for n in numbers)}
-    return bool(home) and not any(r.get("document") in home for r in cited)
+    home = {r.get("document") for r in refs if any(n in provisions_named(r) for n in asked)}
+    if not home or any(r.get("document") in home for r in cited):
+        return False
+    return any(provisions_named(r) for r in cited)
 
 
 def keep(draft: Draft, reading: Reading) -> None:
