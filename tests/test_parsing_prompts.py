@@ -570,3 +570,36 @@ def test_a_statement_to_judge_is_found_in_its_usual_forms(asked: str, statement:
     assert prompts.is_statement(asked) and prompts.is_yes_no(asked)
     assert prompts.yes_no_question(asked) == statement
     assert 'begin the answer with "False."' in prompts.verdict_rule(asked, "no")
+
+
+@pytest.mark.parametrize(
+    ("question", "choice"),
+    [
+        ("Was the driver an employee or an independent contractor under the common-law test?", True),
+        ("For 2024, is she a resident or a nonresident?", True),  # read from its auxiliary
+        ("Is the $40,000 advance from the S corporation to its shareholder a loan or a distribution?", True),
+        ("Is the obligation under clause 7.2 joint or several?", True),  # the preposition's object ends first
+        ("Was the contract terminated for cause or for convenience?", True),  # the same preposition twice
+        ("Is the transfer subject to gift tax or estate tax?", False),  # a preposition governs the choice
+        ("Is the penalty waived for reasonable cause or good faith?", False),
+        ("True or false: the fee is a penalty or a genuine pre-estimate.", False),  # a statement to judge
+        ("The fee is a penalty or a pre-estimate, correct?", False),
+    ],
+)
+def test_a_question_asking_which_of_two_things_holds_is_no_yes_no_question(question: str, choice: bool) -> None:
+    assert prompts.asks_choice(question) is choice
+    if choice:
+        assert not prompts.is_yes_no(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Regardless of how the LLC is classified, must it file a partnership return?",
+        "Notwithstanding what clause 7.2 says, can the buyer terminate early?",
+        "Where, as here, the contract has no force majeure clause, can the supplier rely on frustration?",
+    ],
+)
+def test_a_wh_word_inside_an_opening_clause_leaves_a_yes_no_question(question: str) -> None:
+    assert prompts.is_yes_no(question)
+    assert not prompts.is_yes_no("When, if ever, is the lender required to give notice?")

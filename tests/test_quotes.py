@@ -1202,3 +1202,13 @@ def test_a_regulations_number_is_not_said_to_be_the_codes(written: str, shown: s
     from lclfqa.graph.answer.tidy import regulations_unclaimed
 
     assert regulations_unclaimed(written) == shown
+
+
+def test_an_answer_naming_one_of_two_things_asked_or_a_figure_of_its_own_is_no_echo():
+    from lclfqa.graph.answer.check import echoes
+
+    quote = "A loss from the sale of property used in a trade or business is an ordinary loss."
+    which = "Is the loss on the sale of the rental duplex capital or ordinary?"
+    assert check_answer("The loss on the sale of the rental duplex is ordinary [1].", [quote], which)[0].ok
+    asked = "What is the maximum credit per student for 2024?"
+    assert not echoes("For 2024, the maximum credit per student is $2,500 [1].", asked)  # $2,500 is its own

@@ -220,26 +220,32 @@ def query2doc_examples() -> str:
 _WH = r"(?:how|what|which|why|when|where|who|whom|whose)"
 _AUX = r"(?:(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|do|does|did|has|have|had)(?:n['’]t)?)"
 _ASKING_WH = r"(?:how|what|why)"
-"""The wh-words that only ask, wherever they are ("To what extent, if any, is …"); "who" and "which" also
-bring in a relative clause ("My client, who is married, can she …"), "when" and "where" a clause that sets
-the scene ("When a partnership terminates, does …")."""
+_PREPOSITION = r"(?:(?:in|under|for|on|to|from|by|with|at)\s+)?"
+"""The wh-words that only ask when they open the question ("To what extent, if any, is …"); inside an opening
+clause they do not ("Regardless of how it is classified, must it file?"). "Who" and "which" also bring in a
+relative clause ("My client, who is married, can she …"), "when" and "where" a clause that sets the scene
+("When a partnership terminates, does …")."""
 _YES_NO = re.compile(
     # opening phrases, not a wh-question's: "After the 2012 decision, is …", "In Smith v. Comm'r, 123 T.C. 45
-    # (2004), did …", "Section 25A(i): is …", "Quick question - can …", "When a partnership terminates, does …";
-    # not a wh-question's ("What is the rate, is it …", "To what extent, if any, is …", "When is it due, …")
-    rf"^\W*(?:(?:and|or|but|also|so)\s+)?(?:(?!(?:when|where)\s+{_AUX}\b|(?:which|who|whom|whose)\b)(?:(?!\b{_ASKING_WH}\b)[^?]){{1,200}}?"
-    rf"(?:[,:;—–]|\s-)\s*)?"
-    rf"(?:{_AUX}|am|won['’]t|shan['’]t)\b",  # "Isn't …", "Doesn't …", "Won't …"
+    # (2004), did …", "Section 25A(i): is …", "Quick question - can …", "When a partnership terminates, does …",
+    # "Regardless of how it is classified, must …"; not a wh-question's ("What is the rate, is it …", "To what
+    # extent, if any, is …", "When is it due, …", "When, if ever, is …"; "Where, as here, …, can …" is yes/no)
+    rf"^\W*(?:(?:and|or|but|also|so)\s+)?"
+    rf"(?:(?!(?:when|where)(?:\s+{_AUX}\b|\s*,\s*(?:if|under|in|on|for|at|during)\b)|(?:which|who|whom|whose)\b|{_PREPOSITION}{_ASKING_WH}\b)"
+    rf"[^?]{{1,200}}?(?:[,:;—–]|\s-)\s*)?"
+    rf"(?P<aux>{_AUX}|am|won['’]t|shan['’]t)\b",  # "Isn't …", "Doesn't …", "Won't …"
     re.I,
 )
 _CHOICE = re.compile(
     r"^(?P<head>.*?)\s+(?:an?\s+|the\s+)?(?P<first>[\w'’-]+)\s+or\s+(?:as\s+)?(?:an?\s+|the\s+)?"
-    r"(?P<second>[\w'’-]+(?:\s+[\w'’-]+){0,3})\W*$",
+    r"(?P<second>[\w'’.-]+(?:\s+[\w'’.-]+){0,3})"
+    r"(?:\s+(?:under|within|for purposes of|according to|pursuant to|as defined in)\b.*)?\W*$",  # "… under § 301"
     re.I,
 )
 _NOT_A_CHOICE = re.compile(r"^(?:not|otherwise|neither|none|both|either|any\w*|some\w*|more|less|else)\b", re.I)
 _BEFORE_CHOICE = re.compile(
-    r"\b(?:to|for|in|on|at|from|by|with|under|into|of|about|after|before|during|between|against|within|over)$",
+    r"\b(to|for|in|on|at|from|by|with|under|into|about|after|before|during|between|against|within|over)"
+    r"(?:\s+[^\s\d]+)?$",  # its object may open with one word: "subject to gift tax or estate tax"
     re.I,
 )
 _COPULA = re.compile(r"^\W*(?:is|are|was|were)(?:n['’]t)?\b|\bbe\b|\bas$", re.I)
@@ -247,13 +253,30 @@ _COPULA = re.compile(r"^\W*(?:is|are|was|were)(?:n['’]t)?\b|\bbe\b|\bas$", re.
 
 def asks_which(sentence: str) -> bool:
     """Whether ``sentence`` asks which of two things holds, not yes or no: a copula before the choice and
-    no preposition ("Is the loss capital or ordinary?", "Was she an employee or a contractor?", "Should the
-    payment be treated as a loan or as a distribution?"); not "Is it taxable or not?" nor "Is the credit
-    available to trusts or estates?" (yes or no for either)."""
+    no preposition governing it ("Is the loss capital or ordinary?", "Was she an employee or
+    an independent contractor under the common-law test?", "Should the payment be treated as a loan or as a
+    distribution?", "Was it terminated for cause or for convenience?"); not "Is it taxable or not?", "Is the
+    credit available to trusts or estates?" nor "Is the transfer subject to gift tax or estate tax?" (yes or
+    no for either)."""
     choice = _CHOICE.match(sentence.strip().rstrip("?").strip())
-    if not choice or _NOT_A_CHOICE.match(choice["second"]) or _BEFORE_CHOICE.search(choice["head"]):
+    if not choice or _NOT_A_CHOICE.match(choice["second"]):
+        return False
+    before = _BEFORE_CHOICE.search(choice["head"])
+    if before and choice["second"].split()[0].lower() != before.group(1).lower():
         return False
     return bool(_COPULA.search(choice["head"]))
+
+
+def asks_choice(question: str) -> bool:
+    """Whether the first question of ``question`` asks which of two things holds (:func:`asks_which`, read
+    from its auxiliary: "For 2024, is she a resident or a nonresident?"), not yes or no."""
+    first = _first_question(question)
+    sentence = first[0] if first else question
+    if _TAG.search(sentence) or is_statement(question):
+        return False
+    opening = _YES_NO.match(sentence)
+    asked = sentence[opening.start("aux") :] if opening else sentence
+    return asks_which(_PART_BREAK.split(asked)[0])  # "Is it A or B, and how is it reported?"
 
 
 _TAG = re.compile(r",\s*(?:correct|right|true)\?\s*$", re.I)
@@ -319,13 +342,12 @@ def is_yes_no(question: str) -> bool:
     first = _first_question(question)
     sentence = first[0] if first else question
     tagged = bool(_TAG.search(sentence)) and not re.match(rf"\W*{_WH}\b", sentence, re.I)
-    if not tagged and asks_which(_PART_BREAK.split(sentence)[0]):  # "Is it A or B, and how is it reported?"
+    if asks_choice(question):
         return False
     return bool(_YES_NO.match(sentence) or _ASKS_WHETHER.search(sentence) or tagged)
 
 
 _ASKING = rf"(?:how|what|which|why|whether|{_AUX}|(?:when|where|who)\s+{_AUX})"
-_PREPOSITION = r"(?:(?:in|under|for|on|to|from|by|with|at)\s+)?"
 # a comma or semicolon that brings in another question, not a relative clause (", which is …", ", who is
 # married,"); or "and" before a wh-word asking again ("… and how is it computed?", not "… and what the Act calls")
 _PART_BREAK = re.compile(

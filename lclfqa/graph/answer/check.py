@@ -157,11 +157,16 @@ def support(sentence: str, known: set[str]) -> float:
 def echoes(sentence: str, question: str) -> bool:
     """Whether ``sentence`` (of at least :data:`MIN_CONTENT_WORDS` content words) only says ``question``
     back: all its content words but one, or :data:`REPEAT_SHARE` of them, are the question's ("The court said
-    the clause was a penalty" for "What did the court say about whether the clause was a penalty?"). Such a
-    sentence asserts what was asked, so the question's words and figures cannot vouch for it."""
+    the clause was a penalty" for "What did the court say about whether the clause was a penalty?") and it
+    states no figure the question lacks. Such a sentence asserts what was asked, so the question's words and
+    figures cannot vouch for it. The answer to a yes/no question, or to one asking which of two things holds
+    ("Is the loss capital or ordinary?"), is exempt (:func:`check_answer`): it names what was asked."""
     words = set(tokenize(_MARKER.sub(" ", sentence)))
     new = len(words - set(tokenize(question)))
-    return len(words) >= MIN_CONTENT_WORDS and new <= max(1, (1 - REPEAT_SHARE) * len(words))
+    if len(words) < MIN_CONTENT_WORDS or new > max(1, (1 - REPEAT_SHARE) * len(words)):
+        return False
+    asked = figures(question)
+    return all(occurs(item, asked) for item in stated(sentence))  # a figure of its own is no echo
 
 
 def check_answer(
@@ -172,7 +177,7 @@ def check_answer(
     ``min_support`` is unfounded (0: the words are not checked)."""
     normalized = [figures(q) for q in quotes]
     everything = " ".join(normalized)
-    verdict_asked = prompts.is_yes_no(question)
+    verdict_asked = prompts.is_yes_no(question) or prompts.asks_choice(question)
     words = [set(tokenize(q)) for q in quotes]
     out = []
     for s in split(answer):
