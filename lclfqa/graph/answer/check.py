@@ -169,6 +169,15 @@ def echoes(sentence: str, question: str) -> bool:
     return all(occurs(item, asked) for item in stated(sentence))  # a figure of its own is no echo
 
 
+def vouching(sentence: str, question: str) -> str:
+    """The question's text where it may vouch for ``sentence`` (an answer restates what was asked), ``""``
+    where the sentence only says it back (:func:`echoes`) and the question is neither a yes/no one nor one
+    asking which of two things holds."""
+    if prompts.is_yes_no(question) or prompts.asks_choice(question) or not echoes(sentence, question):
+        return question
+    return ""
+
+
 def check_answer(
     answer: str, quotes: Sequence[str], question: str = "", min_support: float = MIN_SUPPORT
 ) -> list[SentenceCheck]:
@@ -177,7 +186,6 @@ def check_answer(
     ``min_support`` is unfounded (0: the words are not checked)."""
     normalized = [figures(q) for q in quotes]
     everything = " ".join(normalized)
-    verdict_asked = prompts.is_yes_no(question) or prompts.asks_choice(question)
     words = [set(tokenize(q)) for q in quotes]
     out = []
     for s in split(answer):
@@ -185,7 +193,7 @@ def check_answer(
         cites = [n for n in numbers if 1 <= n <= len(quotes)]
         # what the user said in the question is held too: restating the facts given is not unsupported; but a
         # sentence that only says the question back (not a yes/no one's verdict) must rest on the quotes alone
-        said = "" if not verdict_asked and echoes(s, question) else question
+        said = vouching(s, question)
         given, asked = figures(said), set(tokenize(said))
         pool = " ".join(normalized[n - 1] for n in cites) if cites else everything
         pool = f"{pool} {given}"
@@ -272,7 +280,7 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
         return ""
     normalized = [figures(q) for q in quotes]
     order = [n - 1 for n in check.cites] + [k for k in range(len(quotes)) if k + 1 not in check.cites]
-    asked = set(tokenize(question))
+    asked = set(tokenize(vouching(check.text, question)))
     share = {k: support(bare, asked | set(tokenize(quotes[k]))) for k in order}
     best = max(order, key=lambda k: share[k])  # the first in ``order`` on a tie
     chosen = [best]
@@ -302,7 +310,7 @@ def resting_on(check: SentenceCheck, quotes: Sequence[str], question: str = "") 
         bare = f" {normalize(_MARKER.sub(' ', check.text))} "
         copied = len(words) >= 2 and next((n for n, q in enumerate(quotes, 1) if bare in f" {normalize(q)} "), None)
         return [copied] if copied else []
-    asked = set(tokenize(question))
+    asked = set(tokenize(vouching(check.text, question)))
     return [max(range(len(quotes)), key=lambda i: (support(check.text, asked | set(tokenize(quotes[i]))), -i)) + 1]
 
 
