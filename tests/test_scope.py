@@ -305,3 +305,11 @@ def test_a_provisions_own_heading_is_told_from_one_that_refers_to_it(number: str
     from lclfqa.index.search import _heads
 
     assert _heads(number, heading) is own
+
+
+def test_a_regulation_number_names_the_code_section_it_is_under():
+    from lclfqa.index.provisions import section_of
+
+    assert section_of("1.25A-1") == "25A" and section_of("1.263(a)-3") == "263"
+    assert section_of("1.25-5T") == "25" and section_of("1.1411–4") == "1411"  # temporary; an en dash
+    assert section_of("25A") is None and section_of("7.2") is None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["cited_sections", "citations", "mentions"]
+__all__ = ["REGULATION", "cited_sections", "citations", "mentions", "section_of"]
 
 # "section 199A(b)(2)", "sec. 45X", "§§ 1.25A-1 and 1.25A-2", "IRC 4501", "26 CFR 1.21-3", "Treas. Reg.
 # 1.21-4", "26 U.S.C. 199A", "Miss. Code Ann. § 41–41–191": the provision numbers, without their paragraph
@@ -17,6 +17,18 @@ __all__ = ["cited_sections", "citations", "mentions"]
 _DASH = "–‐‑−-"  # the hyphen last: a literal in a character class
 # "1.1(h)-1", "40.6011(a)-1": a parenthesis followed by a dash is part of the number, not a paragraph
 _NUMBER = rf"\d+[A-Z]{{0,2}}(?:\.\d+[A-Z]{{0,2}})?(?:\(\w{{1,4}}\)(?=[{_DASH}]\d))?(?:[{_DASH}]\d+[A-Z]?)*"
+# a regulation's number, the Code section it is under in group 1: "1.25A-1" (25A), "1.263(a)-3" (263),
+# "40.6302(c)-3" (6302), "1.1411–4" (1411)
+REGULATION = rf"\d+\.(\d+[A-Z]{{0,2}})(?:\(\w{{1,4}}\))*[{_DASH}]\d+[A-Z]?(?:\(\w{{1,4}}\))*"
+_WHOLE_REGULATION = re.compile(REGULATION, re.I)
+
+
+def section_of(number: str) -> str | None:
+    """The Code section regulation ``number`` is under ("1.25A-1" → "25A"), or None for no regulation's."""
+    m = _WHOLE_REGULATION.fullmatch(number)
+    return m.group(1).upper() if m else None
+
+
 _PARAGRAPH = re.compile(rf"\(\w{{1,4}}\)(?![{_DASH}]\d)")
 # a list: "§§ 25A, 199A, and 1031", "§§ 1.25A-1 through 1.25A-5"; not a rate after a comma ("§ 25A(i), 40% …")
 _NEXT = rf"\s*(?:,\s*(?:and|or)?|and|or|&|through|to)\s*(?={_NUMBER}(?![\d%]|\s*per\s*cent))"

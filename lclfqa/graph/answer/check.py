@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from lclfqa import prompts
 from lclfqa.graph.evidence.sentences import split
@@ -173,9 +174,16 @@ def vouching(sentence: str, question: str) -> str:
     """The question's text where it may vouch for ``sentence`` (an answer restates what was asked), ``""``
     where the sentence only says it back (:func:`echoes`) and the question is neither a yes/no one nor one
     asking which of two things holds."""
-    if prompts.is_yes_no(question) or prompts.asks_choice(question) or not echoes(sentence, question):
+    if _names_what_is_asked(question) or not echoes(sentence, question):
         return question
     return ""
+
+
+@lru_cache(maxsize=256)
+def _names_what_is_asked(question: str) -> bool:
+    """A yes/no question's answer or a choice's names what was asked (read once per question, not per
+    sentence)."""
+    return prompts.is_yes_no(question) or prompts.asks_choice(question)
 
 
 def check_answer(

@@ -31,7 +31,7 @@ from lclfqa.graph.answer.check import (
     with_recitations,
 )
 from lclfqa.graph.answer.draft import Draft, Reading
-from lclfqa.index.provisions import citations, cited_sections
+from lclfqa.index.provisions import citations, cited_sections, section_of
 from lclfqa.llm import parsing
 
 
@@ -65,8 +65,6 @@ def why_unsupported(check: SentenceCheck | None) -> str:
     return "support: says again what an earlier sentence said"
 
 
-# a regulation's number and the Code section it is under: "1.25A-1" → 25A, "1.263(a)-3" → 263, "1.1411–4" → 1411
-_REGULATION = re.compile(r"\b\d+\.(\d+[A-Z]{0,2})(?:\(\w{1,4}\))*[–‐‑−-]\d+", re.I)
 # a heading that opens with its number: "§ 1.25A-1 Calculation …", "SEC. 13401. CLEAN …", "13 The duty …"
 _HEADING_NUMBER = re.compile(
     r"^\W*(?:§+|sec(?:tion)?\.?|s|clause|article|art\.?)?\s*(\d[\d.]*[A-Z]{0,2}(?:[–-]\d+)?)\b", re.I
@@ -84,7 +82,7 @@ def provisions_named(ref: dict[str, Any]) -> set[str]:
         named |= {n for _, numbers in citations(text) for n in numbers}
         named |= {m.group(1).upper() for m in _SHORT_CITATION.finditer(text)}
     named |= {m.group(1).upper().rstrip(".") for h in path if (m := _HEADING_NUMBER.match(h))}
-    return named | {m.group(1).upper() for n in named if (m := _REGULATION.fullmatch(n))}
+    return named | {section for n in named if (section := section_of(n))}
 
 
 def elsewhere(question: str, cited: list[dict[str, Any]], refs: list[dict[str, Any]]) -> bool:
@@ -95,7 +93,7 @@ def elsewhere(question: str, cited: list[dict[str, Any]], refs: list[dict[str, A
     phase-out that a regulation states). A quote from the same document counts (an opinion discusses a
     statute it cites on another page), and so does one naming no provision."""
     asked = cited_sections(question)
-    asked += [m.group(1).upper() for n in asked if (m := _REGULATION.fullmatch(n))]
+    asked += [section for n in asked if (section := section_of(n))]
     if not asked or not cited:
         return False
     home = {r.get("document") for r in refs if any(n in provisions_named(r) for n in asked)}

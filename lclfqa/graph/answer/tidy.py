@@ -20,6 +20,7 @@ import re
 from lclfqa import prompts
 from lclfqa.graph.answer.draft import Draft, Reading
 from lclfqa.graph.evidence.sentences import split as sentences
+from lclfqa.index.provisions import REGULATION
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
 
@@ -53,11 +54,9 @@ def says_nothing(sentence: str) -> bool:
 _FINISHED = re.compile(rf"[.!?][\"”’']?(?:\s*{parsing.CITATION})*\s*$|\]\s*$")
 
 
-# a regulation's number: a part, a dot and a section with a dash ("1.21-3", "40.6302(c)-3", "1.1411–4")
-_REGULATION = r"\d+\.\d+[A-Z]{0,2}(?:\(\w{1,4}\))?[-–]\d+[A-Z]?(?:\(\w{1,4}\))*"
-_CODE_BEFORE = re.compile(rf"\b(?:IRC|I\.R\.C\.|Code)\s+((?:section|sec\.|§)\s*)?(?={_REGULATION})")
+_CODE_BEFORE = re.compile(rf"\b(?:IRC|I\.R\.C\.|Code)\s+((?:section|sec\.|§)\s*)?(?={REGULATION})")
 _CODE_AFTER = re.compile(
-    rf"({_REGULATION})\s+of\s+the\s+(?:Internal\s+Revenue\s+)?Code(?:\s+of\s+1986)?(?:\s*\((?:the\s+)?(?:IRC|Code)\))?"
+    rf"({REGULATION})\s+of\s+the\s+(?:Internal\s+Revenue\s+)?Code(?:\s+of\s+1986)?(?:\s*\((?:the\s+)?(?:IRC|Code)\))?"
 )
 
 
