@@ -20,7 +20,8 @@ from lclfqa.llm.models import get_chat_model
 from lclfqa.prompts import messages
 
 REGS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pdfs" / "treasury-regulations"
-CFC_RULES = "26 CFR 4.954-0 (up to date as of 6-26-2026).pdf"  # a regulation no dev or validation row asks about
+# the effective date of these temporary regulations: no dev or validation question asks it
+CFC_RULES = "26 CFR 4.954-0 (up to date as of 6-26-2026).pdf"
 
 pytestmark = pytest.mark.slow
 

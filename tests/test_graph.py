@@ -229,6 +229,18 @@ def test_the_reader_is_given_only_the_rules_that_can_apply(sample_index: Path):
     assert "If the question asks for a tax opinion or a level of comfort" in _reader_prompt(llm)
 
 
+def test_a_translation_that_answers_instead_of_asking_is_shown_to_no_step(sample_index: Path):
+    """Asked for the question in plain words, a small model sometimes answers it, with a condition of its
+    own; shown as "In plain terms", the reader copied that answer. Only a translation that asks is shown."""
+    invented = "Separate filers can claim the college credit only if neither spouse is a student."
+    rewrites = json.dumps({"rewrites": ["Is the AOTC allowed on a separate return?"], "translation": invented})
+    graph, llm = graph_with(sample_index, good_script(rewrites=rewrites), rewrites=1)
+    result = graph.invoke({"question": QUESTION})
+    assert result["translation"] == "" and result["steps"]["rewrite"]["translation_dropped"] == invented
+    assert all("neither spouse" not in str(m.content) for key, msgs, _ in llm.calls if key != "rewrites" for m in msgs)
+    assert result["rewrites"] == ["Is the AOTC (American Opportunity Tax Credit) allowed on a separate return?"]
+
+
 def test_the_models_own_source_list_is_not_shown_but_its_numbers_count(sample_index: Path):
     written = "No. A joint return is required.\n\nSources:\n[1] (26 CFR 1.2401(a)(3).pdf, p. 1)"
     graph, _ = graph_with(sample_index, good_script(answer=written))
@@ -264,6 +276,14 @@ def test_filter_verdict_no_invites_a_refusal_even_with_relevant_children(sample_
     assert result["answered"] == "no" and result["steps"]["filter"]["answered"] == "no"
     assert 'answer exactly: "The documents provided do not answer' in _reader_prompt(llm)
     assert result["steps"]["read"]["filter_judged_relevant"] is False
+    # a verdict decided from one of the quotes: the reader is told to open with it, and not also that it
+    # may refuse (told both, a small model opened "No, the documents provided do not answer …")
+    decided = json.dumps({"rule": "Married taxpayers must file a joint return.", "verdict": "no"})
+    graph, llm = graph_with(sample_index, good_script(verdicts=unanswered, yes_no=decided))
+    result = graph.invoke({"question": QUESTION})
+    assert 'begin the answer with "No,"' in _reader_prompt(llm) and "answer exactly" not in _reader_prompt(llm)
+    assert "checked and are relevant" in _reader_prompt(llm) and result["refused"] is False
+    assert result["steps"]["read"]["filter_judged_relevant"] is False and result["verdict"] == "no"
     partly = lambda msgs: json.dumps({"relevant": [True] * _count_refs(msgs), "answered": "partly"})  # noqa: E731
     graph, llm = graph_with(sample_index, good_script(verdicts=partly))
     assert graph.invoke({"question": QUESTION})["answered"] == "partly"

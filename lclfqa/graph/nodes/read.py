@@ -152,7 +152,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     judged = (state.get("steps") or {}).get("filter", {})
     # a pipeline without the filter (rag, rag+) is told what lclf is told when its filter finds the sources
     # relevant: the same instruction, so the baselines differ from lclf only in the steps they skip
-    relevant = not ctx.plan.filter or (
+    judged_relevant = not ctx.plan.filter or (
         bool(judged.get("well_formed")) and not judged.get("none_relevant_kept_all") and state.get("answered") != "no"
     )
     notes: dict[str, Any] = {}
@@ -170,6 +170,11 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
             runtime.stream_writer({"verdict": verdict, "word": word})
         if decided_rule is not None:
             notes["rule"] = decided_rule
+    # a verdict decided from one of the quotes means they answer the question, whatever the filter judged
+    # over the references before the nearest sentences joined them: the reader is not told both to open
+    # with the verdict and that it may refuse (told both, the 1.5B default wrote "No, the documents
+    # provided do not answer this question. The rule that decides it is …", and the answer was refused)
+    relevant = judged_relevant or verdict in VERDICTS
     template = "read_domain" if ctx.plan.reader == "domain" else "read_basic"
     rules = dict(
         vocabulary=prompts.vocabulary(asked),
@@ -224,7 +229,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         "history": [*turn, {"role": "assistant", "content": answer}],
     } | meter.record(
         reader=ctx.plan.reader,
-        filter_judged_relevant=relevant,
+        filter_judged_relevant=judged_relevant,
         missing_sections=missing,
         removed=len(draft.removed),
         context_chars=sum(len(m.content) for m in msgs if isinstance(m.content, str)),

@@ -78,6 +78,11 @@ def query2doc(
     ``meter.notes["off_topic"]``: a 1.5B model given a question outside the few-shot examples' field
     copies an example instead (a Fiverr privacy-policy question got a like-kind-exchange passage and PFIC
     rewrites), which pulls retrieval to the wrong documents.
+
+    A translation that does not ask (no question mark at its end) is dropped and kept in
+    ``meter.notes["translation_dropped"]``: every later step reads the translation as the question "in plain
+    terms", and the 1.5B default, asked to translate a question, sometimes answered it instead, with a
+    condition no source states, which the reader then copied as its answer.
     """
     msgs = prompts.messages("query2doc", examples=prompts.query2doc_examples(), question=question)
     passage = parsing.tagged(chat(llm, msgs, meter, max_tokens=PASSAGE_TOKENS).strip(), "passage")
@@ -90,6 +95,9 @@ def query2doc(
         schema=rewrites_schema(n),
     )
     found, translation, ok = parsing.rewrites(raw, n)
+    if translation and not translation.rstrip().endswith("?"):
+        meter.notes["translation_dropped"] = translation
+        translation = ""
     rewrites = [prompts.expand_acronyms(r) for r in found if r.strip() and r.strip() != question]
     keep = on_topic([passage, *rewrites], question, embeddings)
     if not all(keep):
