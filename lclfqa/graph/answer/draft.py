@@ -42,7 +42,8 @@ class Reading:
     rule: int | None = None
     """The quote (0-based) stating the rule the verdict call chose."""
     relevant: bool = True
-    """Whether the sources were judged to address the question (by the filter; always, without one)."""
+    """Whether the sources were judged to address the question: by the filter, or by a verdict the verdict
+    call decided from a quote; always, without a filter."""
     statement: bool = False
     """The question is a statement to judge true or false."""
     embeddings: Embeddings | None = None
