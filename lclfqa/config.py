@@ -19,6 +19,9 @@ Pipeline = Literal["lclf", "longrag", "rag", "rag+"]
 Reader = Literal["domain", "basic"]
 IndexBackendName = Literal["embedded", "milvus"]
 
+DEFAULT_INDEX = Path(".lclfqa/index")
+"""The index every command, the server and :func:`lclfqa.graph.load_graph` use unless told another."""
+
 
 READ_STAGES: dict[str, str] = {
     "cite": "each sentence cited to the quotes that hold its figures and words",

@@ -11,7 +11,6 @@ from lclfqa import prompts
 from lclfqa.config import Settings
 from lclfqa.graph.context import plan_for
 from lclfqa.graph.evidence.refusal import (
-    FILTER_VERDICTS,
     cited_sections,
     defined_terms,
     missing_sections,
@@ -21,6 +20,7 @@ from lclfqa.graph.evidence.refusal import (
     state_missing_terms,
     subject_not_found,
 )
+from lclfqa.graph.nodes.filter import FILTER_VERDICTS
 from lclfqa.llm import parsing
 from lclfqa.llm.weights import SplitWeights, WeightsError, ensure_joined
 

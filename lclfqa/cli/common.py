@@ -14,11 +14,12 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from lclfqa.config import DEFAULT_INDEX as DEFAULT_INDEX  # the commands take it from here
+
 if TYPE_CHECKING:
     from lclfqa.config import Settings
 
 console = Console(stderr=True)
-DEFAULT_INDEX = Path(".lclfqa/index")
 
 IndexOption = Annotated[Path, typer.Option("--index", "-i", help="Index directory.")]
 ConfigOption = Annotated[

@@ -17,7 +17,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from lclfqa.config import Settings
+from lclfqa.config import DEFAULT_INDEX, Settings
 from lclfqa.graph.context import QAContext, Resources
 from lclfqa.graph.evidence.refusal import subject_not_found
 from lclfqa.graph.nodes.expand import expand
@@ -30,8 +30,6 @@ from lclfqa.graph.result import QAResult
 from lclfqa.graph.state import QAInput, QAState
 from lclfqa.graph.tracing import trace_config
 from lclfqa.index.protocol import IndexBackend
-
-DEFAULT_INDEX = Path(".lclfqa/index")
 
 
 def build_graph(

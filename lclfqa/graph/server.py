@@ -28,11 +28,9 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 
 from lclfqa import environment
-from lclfqa.config import Pipeline, Reader, Settings
+from lclfqa.config import DEFAULT_INDEX, Pipeline, Reader, Settings
 from lclfqa.graph.context import Plan, QAContext, Resources
 from lclfqa.graph.tracing import trace_config
-
-DEFAULT_INDEX = Path(".lclfqa/index")
 
 # A run's context is built on the server's event loop, where `langgraph dev` refuses blocking calls (file
 # reads, even os.getcwd). So the files are read when the module is imported (the server imports it in a

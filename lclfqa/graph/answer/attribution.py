@@ -62,12 +62,6 @@ def who(text: str) -> set[str]:
     return names | {role for role, pattern in _ROLES.items() if pattern.search(text)}
 
 
-def _free_role(text: str) -> bool:
-    """Whether ``text`` names a dissent or a concurrence not tied to a Justice it names ("Unlike Justice Lee,
-    the dissent …" does; "Justice Lee dissents …" does not)."""
-    return any(o.role for o in named_opinions(text))
-
-
 def misnamed(sentence: str, cited: list[dict[str, Any]]) -> bool:
     """Whether ``sentence`` names an opinion or a Justice (outside its quotation marks) that none of the
     ``cited`` quotes comes from or mentions, every cited quote's opinion being known; where it names a
@@ -84,8 +78,9 @@ def misnamed(sentence: str, cited: list[dict[str, Any]]) -> bool:
         return False
     if not all(who(h) - set(_ROLES) for h in heads):  # a heading naming no Justice cannot contradict a name
         named &= set(_ROLES)
-    elif named - set(_ROLES) and not _free_role(text):
-        # every dissent or concurrence said is a named Justice's: the quotes must be his or name him
+    elif named - set(_ROLES) and not any(o.role for o in named_opinions(text)):
+        # every dissent or concurrence said is a named Justice's ("Justice Lee dissents …", not "Unlike
+        # Justice Lee, the dissent …"): the quotes must be his or name him
         named -= {"dissent", "concurrence"}
     return bool(named) and not any(
         named & (who(head) | (who(q["text"]) - {"court"})) for q, head in zip(cited, heads, strict=True)

@@ -28,7 +28,6 @@ from lclfqa.index.tokens import tokenize
 from lclfqa.llm.parsing import CITATION_RE, cited_numbers, with_markers
 from lclfqa.textnorm import normalize
 
-_MARKER = CITATION_RE
 # what a sentence states that must be found: numbers with what is glued to them (1.25A-1(g), 7703(b), 80,000,
 # $1.5, 20%); a lone small number word is not a figure ("one of the conditions")
 _FIGURE = re.compile(
@@ -52,13 +51,13 @@ ABSOLUTES = re.compile(
 
 def overstated(sentence: str, quotes_text: str) -> list[str]:
     """The :data:`ABSOLUTES` ``sentence`` uses that ``quotes_text`` (normalised quotes) does not."""
-    found = [m.group(0) for m in ABSOLUTES.finditer(_MARKER.sub(" ", sentence))]
+    found = [m.group(0) for m in ABSOLUTES.finditer(CITATION_RE.sub(" ", sentence))]
     return [w for w in found if f" {normalize(w)} " not in f" {quotes_text} "]
 
 
 def stated(sentence: str) -> list[str]:
     """The figures, section numbers and quoted phrases (≥ 3 words) ``sentence`` states, as written."""
-    text = _ENUMERATOR.sub(" ", _MARKER.sub(" ", sentence))
+    text = _ENUMERATOR.sub(" ", CITATION_RE.sub(" ", sentence))
     found = [m.group(0).rstrip(".,") for m in _FIGURE.finditer(text)]
     found += [q.strip() for q in _QUOTED.findall(text) if len(q.split()) >= 3]
     return list(dict.fromkeys(f for f in found if f))
@@ -116,7 +115,7 @@ def _derived(item: str, sentence: str, haystack: str) -> bool:
     if len(values) != 1 or values[0] < DERIVED_MIN:
         return False
     target = values[0]
-    text = re.sub(r"\(\w{1,4}\)", " ", _MARKER.sub(" ", sentence).replace(item, " "))  # not "(2)" of a section
+    text = re.sub(r"\(\w{1,4}\)", " ", CITATION_RE.sub(" ", sentence).replace(item, " "))  # not "(2)" of a section
     own = [v for v in _numbers(normalize(text)) if v > 1]
     pool = own + _numbers(haystack)
 
@@ -148,10 +147,15 @@ class SentenceCheck:
         return not self.missing and not self.unfounded and not self.unknown
 
 
+def content_words(sentence: str) -> set[str]:
+    """The content words of ``sentence`` (stemmed, stop words and citation markers out)."""
+    return set(tokenize(CITATION_RE.sub(" ", sentence)))
+
+
 def support(sentence: str, known: set[str]) -> float:
     """Share of the content words of ``sentence`` (citation markers aside) in ``known``; 1.0 for a sentence
     of fewer than :data:`MIN_CONTENT_WORDS` content words."""
-    words = set(tokenize(_MARKER.sub(" ", sentence)))
+    words = content_words(sentence)
     return 1.0 if len(words) < MIN_CONTENT_WORDS else len(words & known) / len(words)
 
 
@@ -162,7 +166,7 @@ def echoes(sentence: str, question: str) -> bool:
     states no figure the question lacks. Such a sentence asserts what was asked, so the question's words and
     figures cannot vouch for it. The answer to a yes/no question, or to one asking which of two things holds
     ("Is the loss capital or ordinary?"), is exempt (:func:`check_answer`): it names what was asked."""
-    words = set(tokenize(_MARKER.sub(" ", sentence)))
+    words = content_words(sentence)
     new = len(words - set(tokenize(question)))
     if len(words) < MIN_CONTENT_WORDS or new > max(1, (1 - REPEAT_SHARE) * len(words)):
         return False
@@ -238,14 +242,14 @@ def clause_trimmed(
     body = check.text.strip()
     pieces = _CLAUSE_BREAK.split(body[:-1] if body.endswith(".") else body)
     clauses, breaks = pieces[::2], ["", *pieces[1::2]]
-    holds = [any(occurs(item, figures(_MARKER.sub(" ", c))) for item in check.missing) for c in clauses]
+    holds = [any(occurs(item, figures(CITATION_RE.sub(" ", c))) for item in check.missing) for c in clauses]
     if len(clauses) < 2 or holds[0] or not any(holds):
         return ""
     if any(h and _EXCEPTING.search(b + c) for b, c, h in zip(breaks, clauses, holds, strict=True)):
         return ""
     kept = "".join(b + c for b, c, h in zip(breaks, clauses, holds, strict=True) if not h)
-    own = [m.group(0) for m in _MARKER.finditer(kept)] or [m.group(0) for m in _MARKER.finditer(clauses[-1])]
-    bare = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(_MARKER.sub(" ", kept).split())).strip()
+    own = [m.group(0) for m in CITATION_RE.finditer(kept)] or [m.group(0) for m in CITATION_RE.finditer(clauses[-1])]
+    bare = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(CITATION_RE.sub(" ", kept).split())).strip()
     if len(bare.split()) < 4:
         return ""
     text = with_markers(f"{bare}.", " ".join(dict.fromkeys(own))) if own else f"{bare}."
@@ -283,7 +287,7 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
     content words comes first (the one it cites on a tie); then, for each figure or phrase not yet held, the
     first quote holding it (those it cites first). The model cited the wrong number, split one statement over
     two quotes, or cited nothing: the evidence is there, and re-citing costs nothing and loses nothing."""
-    bare = re.sub(r"\s+([.,;:!?])", r"\1", _MARKER.sub("", check.text)).strip()
+    bare = re.sub(r"\s+([.,;:!?])", r"\1", CITATION_RE.sub("", check.text)).strip()
     if not quotes or len(bare.split()) < 4 or len(set(tokenize(bare))) < 2:
         return ""
     normalized = [figures(q) for q in quotes]
@@ -313,9 +317,9 @@ def resting_on(check: SentenceCheck, quotes: Sequence[str], question: str = "") 
     verdict: "No, it is not.")."""
     if check.cites or not quotes:
         return list(check.cites)
-    words = set(tokenize(_MARKER.sub(" ", check.text)))
+    words = content_words(check.text)
     if len(words) < MIN_CONTENT_WORDS:
-        bare = f" {normalize(_MARKER.sub(' ', check.text))} "
+        bare = f" {normalize(CITATION_RE.sub(' ', check.text))} "
         copied = len(words) >= 2 and next((n for n, q in enumerate(quotes, 1) if bare in f" {normalize(q)} "), None)
         return [copied] if copied else []
     asked = set(tokenize(vouching(check.text, question)))
@@ -325,7 +329,7 @@ def resting_on(check: SentenceCheck, quotes: Sequence[str], question: str = "") 
 def needs_citing(check: SentenceCheck) -> bool:
     """Whether re-citing may mend ``check``: a figure or marker its quotes lack, its words another quote's,
     or (a sentence that states a figure or says something) no citation at all."""
-    content = len(set(tokenize(_MARKER.sub(" ", check.text)))) >= MIN_CONTENT_WORDS or bool(stated(check.text))
+    content = len(content_words(check.text)) >= MIN_CONTENT_WORDS or bool(stated(check.text))
     return bool(check.missing or check.unknown or check.misattributed or (not check.cites and content))
 
 
@@ -401,12 +405,10 @@ def repeats(sentence: str, earlier: str) -> bool:
     into account" after "Not if the payee is the parent: … are not taken into account", says another thing."""
     if " ".join(sentence.split()) == " ".join(earlier.split()):
         return True
-    words = set(tokenize(_MARKER.sub(" ", sentence)))
-    if len(words) < MIN_CONTENT_WORDS or len(words & set(tokenize(_MARKER.sub(" ", earlier)))) < REPEAT_SHARE * len(
-        words
-    ):
+    words = content_words(sentence)
+    if len(words) < MIN_CONTENT_WORDS or len(words & content_words(earlier)) < REPEAT_SHARE * len(words):
         return False
     if _negations(sentence) != _negations(earlier):
         return False
-    before = figures(_MARKER.sub(" ", earlier))
+    before = figures(CITATION_RE.sub(" ", earlier))
     return all(occurs(item, before) for item in stated(sentence))

@@ -36,6 +36,7 @@ from lclfqa import prompts
 from lclfqa.graph.answer.draft import Draft, Reading
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
+from lclfqa.llm.schemas import object_schema
 
 log = logging.getLogger(__name__)
 
@@ -63,14 +64,10 @@ def rule_choices(texts: list[str]) -> list[str]:
 def verdict_schema(texts: list[str], statement: bool = False) -> dict[str, Any]:
     """JSON schema of the verdict call: ``rule``, one of :func:`rule_choices`, then ``verdict`` — ``yes`` or
     ``no``, and for a ``statement`` also ``not decided``."""
-    return {
-        "type": "object",
-        "properties": {
-            "rule": {"type": "string", "enum": rule_choices(texts)},
-            "verdict": {"type": "string", "enum": list(_CHOICES) if statement else list(VERDICTS)},
-        },
-        "required": ["rule", "verdict"],
-    }
+    return object_schema(
+        rule={"type": "string", "enum": rule_choices(texts)},
+        verdict={"type": "string", "enum": list(_CHOICES) if statement else list(VERDICTS)},
+    )
 
 
 def decide(
@@ -78,9 +75,7 @@ def decide(
 ) -> tuple[str, str | None]:
     """``(verdict, rule)`` for the yes/no question in ``question``, asked after the ``shared`` messages (the
     reader's prefix over the quotes whose texts are ``texts``); ``("", None)`` when the call fails or its
-    reply has no verdict (the reader then writes its own)."""
-    if not texts:
-        return "", None
+    reply has no verdict (the reader then writes its own). ``texts`` is never empty: ``read`` refuses first."""
     statement = prompts.is_statement(question)
     template = "decide_statement" if statement else "decide_verdict"
     ask = prompts.render(prompts.load("templates")[template], asked=prompts.yes_no_question(question))

@@ -66,11 +66,10 @@ def prefix(state: QAState, children: list[dict[str, Any]], numbered: bool = Fals
     return prompts.messages("reading", references=references(children, numbered), **question_fields(state))
 
 
-def conversation(
-    state: QAState, children: list[dict[str, Any]], transcript: list[dict[str, str]], numbered: bool = False
-) -> list[BaseMessage]:
-    """The shared prefix followed by ``transcript`` (earlier steps' instructions and replies)."""
-    msgs = prefix(state, children, numbered)
+def conversation(state: QAState, children: list[dict[str, Any]], transcript: list[dict[str, str]]) -> list[BaseMessage]:
+    """The shared prefix, its sentences numbered, followed by ``transcript`` (earlier steps' instructions and
+    replies): the extractor's conversation."""
+    msgs = prefix(state, children, numbered=True)
     for turn in transcript:
         msgs.append(AIMessage(turn["content"]) if turn["role"] == "assistant" else HumanMessage(turn["content"]))
     return msgs

@@ -93,3 +93,9 @@ def with_section_labels(text: str, ref: dict[str, Any]) -> str:
     reads as the passage: its words and the section numbers printed above it)."""
     labels = section_labels(ref.get("section") or [])
     return f"{text} [{'; '.join(labels)}]" if labels else text
+
+
+def information_text(quotes: list[dict[str, Any]]) -> str:
+    """The verified quotes as the reader sees them: ``[k] “…” (document, page, section)``; a footnote's
+    and a separate opinion's quotes say so (the label keeps a judgment's top-level opinion heading)."""
+    return "\n".join(f"[{k}] “{q['text']}” ({label(q)})" for k, q in enumerate(quotes, 1))

@@ -119,6 +119,3 @@ def provision(number: str) -> str:
 def _and(items: Iterable[str]) -> str:
     items = list(items)
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
-
-
-FILTER_VERDICTS = ("yes", "partly", "no")

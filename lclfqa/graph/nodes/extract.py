@@ -31,10 +31,10 @@ from lclfqa.graph.context import QAContext
 from lclfqa.graph.evidence.nearest import index_embeddings, nearest_quotes
 from lclfqa.graph.evidence.quotes import check_quotes, quote_record
 from lclfqa.graph.evidence.reading import Passage, conversation, instruction, passages
-from lclfqa.graph.evidence.refs import label
-from lclfqa.graph.evidence.refusal import mentions
+from lclfqa.graph.evidence.refs import information_text
 from lclfqa.graph.evidence.widen import widened
 from lclfqa.graph.state import QAState, question_fields
+from lclfqa.index.provisions import mentions
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
 
@@ -102,12 +102,6 @@ def naming_quote(
     return None
 
 
-def information_text(quotes: list[dict[str, Any]]) -> str:
-    """The verified quotes as the reader sees them: ``[k] “…” (document, page, section)``; a footnote's
-    and a separate opinion's quotes say so (the label keeps a judgment's top-level opinion heading)."""
-    return "\n".join(f"[{k}] “{q['text']}” ({label(q)})" for k, q in enumerate(quotes, 1))
-
-
 def extract_information(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     ctx = runtime.context
     meter = Meter("extract")
@@ -124,7 +118,7 @@ def extract_information(state: QAState, runtime: Runtime[QAContext]) -> dict[str
     try:
         raw = chat(
             ctx.resources.llm,
-            [*conversation(state, children, transcript, numbered=True), HumanMessage(ask)],
+            [*conversation(state, children, transcript), HumanMessage(ask)],
             meter,
             max_tokens=8 * MAX_QUOTES + 40,
             schema=quotes_schema(list(numbered)),

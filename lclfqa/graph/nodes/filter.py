@@ -19,27 +19,25 @@ from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.evidence.reading import instruction, prefix
-from lclfqa.graph.evidence.refusal import FILTER_VERDICTS
 from lclfqa.graph.state import QAState
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
+from lclfqa.llm.schemas import exactly, object_schema
 
 log = logging.getLogger(__name__)
 
 THOUGHT_CHARS = 100
+FILTER_VERDICTS = ("yes", "partly", "no")
+"""Whether the references state the answer (the reader is invited to refuse on ``no``)."""
 
 
 def verdict_schema(n: int) -> dict[str, Any]:
     """JSON schema of the filter call: a short thought, exactly ``n`` booleans, whether the references answer."""
-    return {
-        "type": "object",
-        "properties": {
-            "thought": {"type": "string", "maxLength": THOUGHT_CHARS},
-            "relevant": {"type": "array", "items": {"type": "boolean"}, "minItems": n, "maxItems": n},
-            "answered": {"type": "string", "enum": list(FILTER_VERDICTS)},
-        },
-        "required": ["thought", "relevant", "answered"],
-    }
+    return object_schema(
+        thought={"type": "string", "maxLength": THOUGHT_CHARS},
+        relevant=exactly(n, {"type": "boolean"}),
+        answered={"type": "string", "enum": list(FILTER_VERDICTS)},
+    )
 
 
 def filter_children(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:

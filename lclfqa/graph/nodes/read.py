@@ -38,9 +38,8 @@ from lclfqa.graph.context import QAContext
 from lclfqa.graph.evidence.grounding import unsupported
 from lclfqa.graph.evidence.nearest import index_embeddings, nearest_quotes
 from lclfqa.graph.evidence.reading import instruction, passages, prefix
-from lclfqa.graph.evidence.refs import body, citation, with_section_labels
+from lclfqa.graph.evidence.refs import body, citation, information_text, with_section_labels
 from lclfqa.graph.evidence.refusal import provision, refusal_reason, subject_not_found
-from lclfqa.graph.nodes.extract import information_text
 from lclfqa.graph.state import QAState, question_fields
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter
