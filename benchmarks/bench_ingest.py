@@ -75,7 +75,7 @@ def worker(path: Path, embed_batch: int, model_batch: int | None, embedder_name:
     t_proc = time.perf_counter()
     from lclfqa.config import Settings
     from lclfqa.index.embedded import EmbeddedBackend
-    from lclfqa.index.ingest import ingest
+    from lclfqa.index.ingest import embedding_order, ingest
     from lclfqa.index.records import embedding_text, text_sha256
     from lclfqa.llm.minilm import MAX_TOKENS, MiniLM
     from lclfqa.llm.models import get_embeddings
@@ -131,12 +131,13 @@ def worker(path: Path, embed_batch: int, model_batch: int | None, embedder_name:
 
     lengths = pieces(texts)
     body_lengths = pieces([c.text for c in searchable])
-    # Word pieces the model actually runs, padding included: the pipeline embeds texts in sha256 order,
-    # ``embed_batch`` per call; sentence-transformers sorts each call by length and pads each model batch.
-    by_key = [n for _, n in sorted(zip([text_sha256(t) for t in texts], lengths, strict=True))]
+    # Word pieces the model actually runs, padding included: the pipeline embeds each distinct text once, in
+    # ``embedding_order``, ``embed_batch`` per call; each call is sorted by length and padded per model batch.
+    order = embedding_order({text_sha256(t): t for t in texts}, embedder)
+    in_order = pieces([t for _, t in order])
     padded = 0
-    for i in range(0, len(by_key), embed_batch):
-        call = sorted(by_key[i : i + embed_batch])
+    for i in range(0, len(in_order), embed_batch):
+        call = sorted(in_order[i : i + embed_batch])
         padded += sum(
             max(call[j : j + embedder.batch_size]) * len(call[j : j + embedder.batch_size])
             for j in range(0, len(call), embedder.batch_size)
@@ -168,6 +169,7 @@ def worker(path: Path, embed_batch: int, model_batch: int | None, embedder_name:
         "tokens": sum(lengths),
         "body_tokens": sum(body_lengths),
         "padded_tokens": padded,
+        "embedded_tokens": sum(in_order),
         "truncated": sum(n >= max_len for n in lengths),
         "embed_cpu_s": cpu.get("embed_end", 0.0) - cpu.get("embed_start", 0.0),
         "max_seq_length": max_len,
@@ -237,7 +239,7 @@ def print_tables(results: list[dict]) -> None:
     for r in results:
         batch = f" ({r['embedder']}, batch {r['embed_batch']}/{r['model_batch']})" if several else ""
         share = 1 - r["body_tokens"] / max(1, r["tokens"])
-        pad = r["padded_tokens"] / max(1, r["tokens"]) - 1
+        pad = r["padded_tokens"] / max(1, r.get("embedded_tokens", r["tokens"])) - 1
         util = r["embed_cpu_s"] / r["embed_s"] if r["embed_s"] > 0 else float("nan")
         print(
             f"| {r['label']}{batch} | {r['embedded']:,} | {r['mean_chars']:.0f} | {r['mean_tokens']:.0f} "

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from lclfqa.cli import app
 from lclfqa.config import Settings
 from lclfqa.index.embedded import EmbeddedBackend
-from lclfqa.index.ingest import PARSER_VERSION, discover, ingest
+from lclfqa.index.ingest import PARSER_VERSION, discover, embedding_order, ingest
 from lclfqa.index.search import RetrievalParams, search
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -92,6 +92,40 @@ def test_reingest_embeds_only_new_or_changed_text(corpus: Path, tmp_path: Path):
     ingest([extra], tmp_path / "idx", Settings(), embeddings=emb)
     names = set(EmbeddedBackend.load(tmp_path / "idx").documents)
     assert names == {"dependent care & MFS.pdf", "policy notes.txt", "memo.txt"}
+
+
+class WordCountingEmbeddings(CountingEmbeddings):
+    """Counts a text's length in words (as a tokenizer would), and records each batch it is given."""
+
+    batches: list = []
+
+    def token_counts(self, texts):
+        return [len(t.split()) for t in texts]
+
+    def embed_documents(self, texts):
+        self.batches = [*self.batches, list(texts)]
+        return super().embed_documents(texts)
+
+
+def test_texts_are_embedded_shortest_first_by_the_embedders_own_count():
+    texts = {"h3": "x" * 40, "h1": "a b c d e f", "h2": "yy zz", "h0": "uu vv"}
+    # by characters the 40-character single word is last; by the embedder's count it is first
+    assert [k for k, _ in embedding_order(texts, DeterministicFakeEmbedding(size=4))] == ["h0", "h2", "h1", "h3"]
+    assert [k for k, _ in embedding_order(texts, WordCountingEmbeddings(size=4))] == ["h3", "h0", "h2", "h1"]
+
+
+def test_ingest_embeds_in_that_order(tmp_path: Path):
+    folder = tmp_path / "d"
+    folder.mkdir()
+    # long words in few-word sections, short ones in many-word sections: characters and words disagree
+    words = {i: ["recharacterisations"] * (2 + i) if i % 2 else ["tax"] * (4 + 2 * i) for i in range(1, 10)}
+    sections = [f"{i}. Part {i}\n\n" + " ".join(words[i]) + ".\n\n" for i in range(1, 10)]
+    (folder / "a.txt").write_text("".join(sections), encoding="utf-8")
+    emb = WordCountingEmbeddings(size=8)
+    ingest([folder], tmp_path / "idx", Settings().with_overrides(embed_batch_size=2), embeddings=emb)
+    sent = [t for batch in emb.batches for t in batch]
+    assert len(emb.batches) > 2 and len(sent) == len(set(sent))
+    assert [len(t.split()) for t in sent] == sorted(len(t.split()) for t in sent)
 
 
 def test_changing_chunk_settings_rechunks_everything(tmp_path: Path):

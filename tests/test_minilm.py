@@ -51,6 +51,14 @@ def test_rows_follow_the_input_order_whatever_the_batches() -> None:
     assert model.encode([]).shape == (0, 384)
 
 
+def test_the_embedder_counts_the_word_pieces_it_runs() -> None:
+    from lclfqa.llm.models import LocalSentenceEmbeddings
+
+    counts = LocalSentenceEmbeddings().token_counts(TEXTS)
+    assert counts == minilm.MiniLM("fp32").token_counts(TEXTS)
+    assert counts[3] == 3 and counts[2] == minilm.MAX_TOKENS  # [CLS] lease [SEP]; truncated as it runs
+
+
 def test_the_graph_is_written_once(tmp_path) -> None:
     first = minilm.model_file("fp32", directory=tmp_path)
     stamp = first.stat().st_mtime_ns

@@ -47,6 +47,10 @@ class LocalSentenceEmbeddings(Embeddings):
     def batch_size(self, value: int) -> None:
         self._model.batch_size = value
 
+    def token_counts(self, texts: list[str]) -> list[int]:
+        """Word pieces the model runs per text (truncated as it truncates): what a batch pads to."""
+        return self._model.token_counts(list(texts))
+
     def embed_array(self, texts: list[str]) -> np.ndarray:
         """``(len(texts), dimension)`` float32, rows of unit length (cosine = inner product)."""
         return self._model.encode(list(texts))
