@@ -103,7 +103,7 @@ class WordCountingEmbeddings(CountingEmbeddings):
         return [len(t.split()) for t in texts]
 
     def embed_documents(self, texts):
-        self.batches = [*self.batches, list(texts)]
+        self.batches.append(list(texts))
         return super().embed_documents(texts)
 
 
