@@ -315,6 +315,53 @@ def test_a_us_reports_citation_with_spaces_ends_no_sentence():
     ]
 
 
+def test_a_citation_sentence_travels_with_the_sentence_it_supports():
+    from lclfqa.graph.evidence.sentences import citing, spans
+
+    text = (
+        "A student may be claimed for one credit only in a year. Treas. Reg. § 1.25A-5(a).\n"
+        "A married taxpayer must file a joint return to claim either credit. IRC § 25A(g)(6); Treas. Reg. "
+        "§ 1.25A-1(g). The Court later said so again. Roe, 410 U. S., at 153. See id., at 160 (plurality opinion)."
+    )
+    # before, the short citation opened the next span: a quote of the married rule began with the authority
+    # for the sentence before it, and a reader attributed the rule to that section
+    assert [text[a:b] for a, b in spans(text)] == [
+        "A student may be claimed for one credit only in a year. Treas. Reg. § 1.25A-5(a).",
+        "A married taxpayer must file a joint return to claim either credit. IRC § 25A(g)(6); Treas. Reg. "
+        "§ 1.25A-1(g).",
+        "The Court later said so again. Roe, 410 U. S., at 153. See id., at 160 (plurality opinion).",
+    ]
+    assert citing("Smith v Jones (1990) 170 CLR 1 at 5.") and citing("[2019] HCA 12 at [45].")
+    assert citing("Pub. L. 117-169, 136 Stat. 1818.") and citing("Ibid.")
+    # a heading, a cross-reference in words and a short rule are sentences of their own
+    assert not citing("(II) § 4.954-1 Foreign Base Company Income.")
+    assert not citing("§ 1.21-4 Payments to certain related individuals.")
+    assert not citing("See Treas. Reg. § 1.21-3(a) for the rules.")
+    assert not citing("Section 21 allows a credit.") and not citing("The rate is 21 percent.")
+    # a citation that opens a text has no sentence before it to support: it is split as before
+    lone = "Ibid. A student may be claimed for one credit only."
+    assert [lone[a:b] for a, b in spans(lone)] == [lone]
+
+
+def test_the_sample_memos_rule_is_numbered_with_its_own_authority():
+    """On the shipped memo as the parser reads it: the married-filing rule's sentence is followed by the
+    citation for it and preceded by the citation for the sentence before; the reader is shown the rule with
+    the former, never opening with the latter."""
+    from pathlib import Path
+
+    from lclfqa.graph.evidence.sentences import spans
+    from lclfqa.ingest.chunking import chunk_document
+    from lclfqa.ingest.pdf import parse_pdf
+
+    memo = Path(__file__).parents[1] / "examples" / "sample" / "tax-memo-education-credits.pdf"
+    children = [c for c in chunk_document(parse_pdf(memo)) if c.kind != "parent" and "claim neither credit" in c.text]
+    assert children
+    for child in children:
+        (rule,) = [child.text[a:b] for a, b in spans(child.text) if "claim neither credit" in child.text[a:b]]
+        assert rule.startswith("Married taxpayers who file separately"), rule
+        assert " ".join(rule.split()).endswith("IRC §25A(g)(6); Treas. Reg. §1.25A-1(g)."), rule
+
+
 def test_a_span_that_is_its_sections_own_title_joins_the_rule_after_it():
     from lclfqa.graph.evidence.reading import passages
     from lclfqa.graph.evidence.sentences import spans

@@ -8,7 +8,9 @@ starts a new one; a span longer than :data:`MAX_WORDS` is cut after a semicolon;
 than :data:`MIN_WORDS` (a bare "(b) Limitation.") and a heading or lead-in ("§ 1.21-4 Payments to
 certain related individuals.", "… to an individual—", a span that is one of the section's own titles:
 "(3) Period during which tax is considered as collected.") join the span after it, so a quote is never a
-heading without its rule.
+heading without its rule. A citation sentence ("Treas. Reg. § 1.25A-1(b)(1).", "Roe, 410 U. S., at 153.",
+"See id., at 5.") joins the span *before* it: in legal writing it names the authority for the sentence it
+follows, so a quote of that sentence carries its authority, and no quote opens with another sentence's.
 """
 
 from __future__ import annotations
@@ -97,6 +99,32 @@ HEADING_WORDS = 7
 """An enumerated span this short ("(b) Taxpayers treated as not married.") is a heading."""
 
 
+_AUTHORITY = re.compile(
+    r"§|\b(?:I\.R\.C|U\.S\.C|C\.F\.R|Stat|Rul|Proc|Id|id|Ibid|ibid)\.|\bIRC\b|\bTreas\.\s?Regs?\."
+    r"|\b\d+\s+(?:U\.\s?S\.|S\.\s?Ct\.|L\.\s?Ed\.|F\.\s?(?:\dd|\dth|Supp))"  # "410 U. S.", "303 F.3d"
+    r"|\b\d+\s+(?:[A-Z]{2,}[A-Za-z]*|[A-Z][a-z]{1,5}\.)[ \t]?\d+"  # a reporter's volume and page: "170 CLR 1"
+    r"|\[\d{4}\]\s?[A-Z]{2,}"
+)
+_CITING_WORDS = frozenset(
+    "see also generally but compare with accord contra and at quoting citing cited supra infra note notes "
+    "opinion plurality concurring dissenting majority part judgment curiam per emphasis added omitted internal "
+    "quotation marks citation citations alteration alterations original footnote para paras sec secs section "
+    "sections reg regs stat pub rev rul proc ibid".split()
+)
+
+
+def citing(piece: str) -> bool:
+    """Whether a source span is a citation sentence: it names an authority (a section sign, a code or
+    reporter, "Id.") and holds no ordinary word (a lower-case word of three letters or more) beyond the
+    words citations use ("see also", "at", "quoting", "plurality opinion"); a heading is none."""
+    if not _AUTHORITY.search(piece) or not piece.rstrip().endswith((".", ".)", ")")):
+        return False
+    words = re.findall(r"[A-Za-z]{3,}", re.sub(r"\([a-z]{1,4}\)", " ", piece))
+    if re.match(r"\(\w{1,5}\)\s", piece) or (_SECTION_HEADING.match(piece) and words):
+        return False  # a heading ("§ 4.954-2 Foreign Personal Holding Company Income."), not a citation
+    return not any(w.islower() and w not in _CITING_WORDS for w in words)
+
+
 def _flat(text: str) -> str:
     return " ".join(text.split()).rstrip(" .—–-:").lower()
 
@@ -141,6 +169,9 @@ def spans(text: str, titles: Iterable[str] = ()) -> list[tuple[int, int]]:
     merged: list[tuple[int, int]] = []
     carry: int | None = None
     for i, (a, b) in enumerate(raw):
+        if carry is None and merged and citing(text[a:b]):
+            merged[-1] = (merged[-1][0], b)  # the authority for the sentence before it
+            continue
         a = a if carry is None else carry
         if len(text[a:b].split()) < MIN_WORDS and i < len(raw) - 1:
             carry = a  # a heading-like fragment joins the span after it
