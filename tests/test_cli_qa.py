@@ -86,6 +86,7 @@ def test_the_example_notebook_runs(tmp_path: Path, fake_models: ScriptedChat, mo
 
 
 def test_ask_never_shows_a_figure_no_cited_quote_contains(index_dir: Path, fake_models: ScriptedChat):
+    fake_models.script["yes_no"] = json.dumps({"rule": "Spouses must file a joint return.", "verdict": "no"})
     fake_models.script["answer"] = "No. The credit is 45% of qualified expenses [1]."
     result = runner.invoke(app, ["ask", QUESTION, "--index", str(index_dir)])
     assert result.exit_code == 0, result.output

@@ -478,19 +478,24 @@ def test_parents_are_deduplicated_and_capped_by_the_context_budget(sample_index:
 
 def test_an_answer_stating_what_no_quote_contains_is_cut_without_another_call(sample_index: Path):
     wrong = "No. [1] The credit is 45% of qualified expenses up to $9,999 [1]."
-    graph, llm = graph_with(sample_index, good_script(answer=wrong))
+    decided = json.dumps({"rule": "Married taxpayers must file a joint return.", "verdict": "no"})
+    graph, llm = graph_with(sample_index, good_script(answer=wrong, yes_no=decided))
     result = graph.invoke({"question": QUESTION})
     first = " ".join(result["quotes"][0]["text"].split())
-    # "No. [1]" alone says nothing: the question's nearest quote follows it, in the source's words
+    # "No. [1]" alone says nothing, but the verdict call decided it from a quote: that quote follows it
     assert result.answer == f"No. [1] The source reads: “{first}” [1]" and result["added"] == [result.answer[8:]]
     assert result["removed"] == ["The credit is 45% of qualified expenses up to $9,999 [1]."]
     assert "45%" not in result.answer and result["unsupported"] == []
     assert result["steps"]["read"]["llm_calls"] == 2  # the verdict and the answer: no repair call
-    # nothing left at all: the nearest quote, cited, when the filter found the sources relevant
-    graph, llm = graph_with(sample_index, good_script(answer="It is 45% [1]."))
-    result = graph.invoke({"question": QUESTION})
-    assert result.answer == f"The source reads: “{first}” [1]" and not result["refused"]
-    # ... and the refusal when nothing is added (rag): never a verdict and unrelated words
+    # no verdict decided and nothing the model wrote left: the source's words do not stand in for an
+    # answer, though the filter found the sources relevant; the refusal, with no citation
+    for answer in ("No. [1] The credit is 45% [1].", "It is 45% [1]."):
+        graph, llm = graph_with(sample_index, good_script(answer=answer))
+        result = graph.invoke({"question": QUESTION})
+        assert result["steps"]["read"]["filter_judged_relevant"] is True
+        assert result["refused"] and result.answer == "The documents provided do not answer this question."
+        assert result["added"] == [] and result.citations == []
+    # ... and the same without the extractor (rag): never a verdict and unrelated words
     graph, llm = graph_with(sample_index, good_script(answer="No, it is 45% [1]."), pipeline="rag")
     result = graph.invoke({"question": QUESTION})
     assert result["refused"] and result.answer == "The documents provided do not answer this question."

@@ -1236,6 +1236,33 @@ def test_a_sentence_resting_on_another_documents_provision_answers_another_quest
     assert not elsewhere("What does § 41-41-191 bar?", [opinion], [opinion, cited])  # the same document
 
 
+def test_a_sentence_naming_the_authority_the_source_cites_for_another_sentence_is_misplaced():
+    from lclfqa.graph.answer.support import misplaced
+
+    quote = {
+        "section": ["Memorandum", "Discussion"],
+        "text": (
+            "A donor may exclude a gift to one donee up to the annual amount. Treas. Reg. § 25.2503-2(a).\n"
+            "A payment of tuition made directly to a school is not a gift at all. IRC § 2503(e)(2)(A); "
+            "Treas. Reg. § 25.2503-6(b)(2). The exclusion therefore does not cap it."
+        ),
+    }
+    tuition = "a payment of tuition made directly to a school is not a gift [1]."
+    # the words of the tuition sentence, with the citation the source gives for the sentence before it
+    assert misplaced(f"Under Treas. Reg. § 25.2503-2(a), {tuition}", [quote])
+    # its own authority, or the section without the paragraph, or words of the sentence the citation is for
+    assert not misplaced(f"Under IRC § 2503(e)(2)(A), {tuition}", [quote])
+    assert not misplaced(f"Under Treas. Reg. § 25.2503-6, {tuition}", [quote])
+    donor = "Under § 25.2503-2(a), a donor may exclude a gift to one donee up to the annual amount [1]."
+    assert not misplaced(donor, [quote])
+    # the section the quote is printed under is its own, whatever its sentences cite
+    own = {"section": ["§ 25.2503-2 Exclusions from gifts", "(a) In general"], "text": quote["text"]}
+    assert not misplaced(f"Under Treas. Reg. § 25.2503-2(a), {tuition}", [own])
+    # a provision the source names in its text, not in a citation sentence, is context: the check has no say
+    inline = {"text": "Under section 2503(e), tuition paid to a school is excluded. The payment must go to the school."}
+    assert not misplaced("Under section 2503(e), the payment must go to the school [1].", [inline])
+
+
 @pytest.mark.parametrize(
     ("written", "shown"),
     [

@@ -14,13 +14,14 @@ removes is recorded with the rule that removed it (``steps.read.removed_by``).
    quote holds, under half of its content words in the quotes, a marker with no quote behind it, a bare
    pointer ("See [3]."), a question asked back, an opinion or Justice named that its quotes are not from
    (:mod:`.attribution`), a sentence resting on another document than those concerning the provision the
-   question cites; a listed clause holding the miss is cut first where that saves the sentence; a
-   repeated sentence is said once.
+   question cites, or naming the authority its source cites for another sentence; a listed clause holding
+   the miss is cut first where that saves the sentence; a repeated sentence is said once.
 4. ``verdict`` (:mod:`.verdict`) — a yes/no or true/false question's answer opens with the verdict the
    verdict call decided over the quotes (under a grammar), never with its opposite; a statement the call found
    the quotes show neither true nor false opens with no verdict.
 5. ``sources`` (:mod:`.sources`) — each part of the question the answer does not give gets its nearest
-   quote, verbatim and cited (the source's words, counted apart in ``added``).
+   quote, verbatim and cited (the source's words, counted apart in ``added``); they add to an answer, never
+   stand in for one (with nothing the model wrote left, only under a decided verdict).
 6. ``refuse`` (:mod:`.tidy`) — an answer is a refusal or an answer, never both: when nothing but a verdict
    survives, the answer is the refusal; a refusal sentence beside statements is dropped.
 

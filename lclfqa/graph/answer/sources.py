@@ -25,6 +25,7 @@ from lclfqa.graph.answer.attribution import asks_holding, separate_opinion
 from lclfqa.graph.answer.check import support
 from lclfqa.graph.answer.draft import Draft, Reading
 from lclfqa.graph.answer.tidy import says_nothing
+from lclfqa.graph.answer.verdict import VERDICTS
 from lclfqa.graph.evidence.nearest import closeness_by_part, nearest_quotes
 from lclfqa.graph.evidence.reading import passages
 from lclfqa.graph.evidence.sentences import split as sentences
@@ -139,13 +140,15 @@ def add(draft: Draft, reading: Reading) -> None:
     followed by each part's nearest quote (:func:`with_part_quotes`), recorded in ``added``. With the
     extractor the pieces are the verified quotes, numbered as they are; without it (``rag+``) the retrieved
     children's sentences nearest the question, numbered as their child, so a baseline gets the same
-    additions. An answer with nothing left but a verdict gets none when the sources were not judged to
-    address the question: it is refused."""
+    additions. The source's words add to an answer, never stand in for one: where nothing the model wrote
+    survives the checks but a verdict, they are added only under a verdict the verdict call decided from a
+    quote; otherwise ``refuse`` makes the answer the refusal (the model, shown the quotes, stated nothing
+    they hold)."""
     ctx = reading.ctx
     if not ctx.plan.additions:
         return
     said = [s for s in sentences(draft.answer) if not says_nothing(s)]
-    if not said and not reading.relevant:
+    if not said and reading.verdict not in VERDICTS:
         return
     rule, numbers = reading.rule, None
     pool = reading.references

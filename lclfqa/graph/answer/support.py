@@ -9,7 +9,8 @@ quote holds, under ``min_answer_support`` of its content words in the quotes, a 
 behind it, a bare pointer ("See [3]."), a sentence that asks a question back, an opinion or a Justice named
 that its quotes are not from, a separate opinion's words stated as the holding
 (:mod:`lclfqa.graph.answer.attribution`), a sentence resting only on a document whose quotes concern none of
-the provisions the question cites while another document's do (:func:`elsewhere`). A later listed clause
+the provisions the question cites while another document's do (:func:`elsewhere`), a sentence naming the
+authority its source cites for another sentence (:func:`misplaced`). A later listed clause
 holding the miss is cut first where that saves the sentence (:func:`~lclfqa.graph.answer.check.keep_supported`);
 a repeat is said once.
 """
@@ -24,14 +25,19 @@ from lclfqa.graph.answer.attribution import QUOTED, misnamed, unattributed
 from lclfqa.graph.answer.check import (
     SentenceCheck,
     check_answer,
+    content_words,
+    figures,
     is_pointer,
     keep_supported,
     needs_citing,
+    occurs,
     resting_on,
     with_recitations,
 )
 from lclfqa.graph.answer.draft import Draft, Reading
+from lclfqa.graph.evidence.sentences import citing, spans, split
 from lclfqa.index.provisions import citations, cited_sections, section_of
+from lclfqa.index.tokens import tokenize
 from lclfqa.llm import parsing
 
 
@@ -102,6 +108,34 @@ def elsewhere(question: str, cited: list[dict[str, Any]], refs: list[dict[str, A
     return any(provisions_named(r) for r in cited)
 
 
+def _authority(piece: str) -> str:
+    """The citation sentences a source sentence carries (:func:`lclfqa.graph.evidence.sentences.citing`),
+    normalised for :func:`~lclfqa.graph.answer.check.occurs`."""
+    return figures(" ".join(p for p in split(piece)[1:] if citing(p)))
+
+
+def misplaced(sentence: str, cited: list[dict[str, Any]]) -> bool:
+    """Whether ``sentence`` names, for a source sentence's words, the authority the ``cited`` quotes cite for
+    another: the source sentence holding most of its content words carries a citation sentence of its own
+    (:func:`lclfqa.graph.evidence.sentences.spans` keeps one with the sentence it follows) without the
+    provision ``sentence`` names, which another source sentence's citation gives ("Treas. Reg.
+    § 1.25A-1(b)(1) states that married taxpayers who file separately may claim neither credit" over "…
+    the same year. Treas. Reg. § 1.25A-1(b)(1). Married taxpayers who file separately may claim neither
+    credit … IRC § 25A(g)(6); Treas. Reg. § 1.25A-1(g)."). A provision in a quote's section path is its own."""
+    named = [re.sub(r"^\D+", "", c) for c, _ in citations(QUOTED.sub(" ", parsing.CITATION_RE.sub(" ", sentence)))]
+    named = [n for n in named if not any(occurs(n, figures(" ".join(r.get("section") or []))) for r in cited)]
+    pieces = [r["text"][a:b] for r in cited for a, b in spans(r["text"])]
+    if not named or len(pieces) < 2:
+        return False
+    words = content_words(sentence)
+    best = max(range(len(pieces)), key=lambda i: (len(words & set(tokenize(pieces[i]))), -i))
+    if not _authority(pieces[best]):
+        return False  # the source cites no authority for those words: the context may give it
+    others = [_authority(p) for i, p in enumerate(pieces) if i != best]
+    held = figures(pieces[best])
+    return any(not occurs(n, held) and any(occurs(n, o) for o in others) for n in named)
+
+
 def keep(draft: Draft, reading: Reading) -> None:
     """The ``support`` stage (see the module docstring)."""
     texts, asked = reading.texts, reading.question
@@ -116,6 +150,7 @@ def keep(draft: Draft, reading: Reading) -> None:
         "support: names an opinion its quotes are not from": lambda c, cited: misnamed(c.text, cited),
         "support: a separate opinion's words as the holding": lambda c, cited: unattributed(asked, c.text, cited),
         "support: rests on another provision than the question cites": lambda c, cited: elsewhere(asked, cited, refs),
+        "support: names another source sentence's authority": lambda c, cited: misplaced(c.text, cited),
     }
     for rule, fault in faults.items():
         # a sentence citing nothing is judged by the quote holding most of its words

@@ -198,7 +198,6 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         retrieved=retrieved,
         verdict=verdict,
         rule=stating(decided_rule, texts) if ctx.plan.extract else None,
-        relevant=relevant,
         statement=prompts.is_statement(asked),
         embeddings=embeddings,
     )
