@@ -281,9 +281,17 @@ def print_steps(result: QAResult, console: Console) -> None:
     if information:
         console.print("[bold]Verified quotes:[/]", highlight=False)
         console.print(information, highlight=False, markup=False)
+    read = (result.get("steps") or {}).get("read") or {}
+    if read.get("sentences") or read.get("removed_by"):
+        console.print("[bold]The answer, sentence by sentence[/] (the stage that last wrote it; removed, by rule):")
+        for e in read.get("sentences") or []:
+            console.print(f"  {e['by']:<8} {e['sentence']}", highlight=False, markup=False)
+        for e in read.get("removed_by") or []:
+            console.print(f"  removed  {e['sentence']}  ({e['by']})", highlight=False, markup=False)
     console.print("[bold]Steps[/]")
+    shown_apart = ("seconds", "llm_calls", "prompt_tokens", "completion_tokens", "sentences", "removed_by")
     for node, s in result.get("steps", {}).items():
-        extra = {k: v for k, v in s.items() if k not in ("seconds", "llm_calls", "prompt_tokens", "completion_tokens")}
+        extra = {k: v for k, v in s.items() if k not in shown_apart}
         console.print(
             f"  {node:<8} {s.get('seconds', 0):7.2f} s  {s.get('llm_calls', 0)} calls  "
             f"{s.get('prompt_tokens', 0)}+{s.get('completion_tokens', 0)} tokens  {json.dumps(extra)}",

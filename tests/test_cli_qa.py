@@ -43,6 +43,9 @@ def test_ask_prints_answer_sources_and_steps(index_dir: Path, fake_models: Scrip
     assert "No. Married taxpayers must file a joint return" in out
     assert "Sources" in out and "[1] tax-memo-education-credits.pdf, p" in out
     assert "Rewrite 1:" in out and "dropped" in out and "Steps" in out
+    # each sentence of the answer with the stage that last wrote it (the model's own here)
+    assert "The answer, sentence by sentence" in out
+    assert "model    Married taxpayers must file a joint return" in out
 
 
 def test_ask_rejects_bad_settings_and_missing_index(tmp_path: Path, index_dir: Path, fake_models: ScriptedChat):

@@ -502,6 +502,33 @@ def test_an_answer_stating_what_no_quote_contains_is_cut_without_another_call(sa
     assert result.citations == [] and result["steps"]["read"]["refused_by"] == "nothing but a verdict survives"
 
 
+def test_every_answer_sentence_names_the_stage_that_last_wrote_it(sample_index: Path):
+    decided = json.dumps({"rule": "Married taxpayers must file a joint return.", "verdict": "no"})
+    written = "Yes. It is 45% [1]. Spouses must file jointly."
+    graph, _ = graph_with(sample_index, good_script(answer=written, yes_no=decided))
+    result = graph.invoke({"question": QUESTION})
+    read = result["steps"]["read"]
+    # the verdict stage turned the opening, the cite stage cited the uncited sentence, the support stage
+    # removed the figure no quote holds
+    assert read["sentences"] == [
+        {"sentence": "No.", "by": "verdict"},
+        {"sentence": "Spouses must file jointly [1].", "by": "cite"},
+    ]
+    assert result.answer == "No. Spouses must file jointly [1]."
+    assert read["removed_by"] == [
+        {"sentence": "It is 45% [1].", "by": "support: figures or quotations no cited quote holds"}
+    ]
+    # a quote of several sentences is one unit
+    from lclfqa.graph.answer import units
+
+    assert units("No [1]. The source reads: “A. B.” [2] Done.") == ["No [1].", "The source reads: “A. B.” [2]", "Done."]
+    # a sentence no stage touched is the model's
+    kept = "No. Married taxpayers must file a joint return to claim the education credits [1]."
+    graph, _ = graph_with(sample_index, good_script(answer=kept, yes_no=decided))
+    read = graph.invoke({"question": QUESTION})["steps"]["read"]
+    assert [e["by"] for e in read["sentences"]] == ["model", "model"] and read["removed_by"] == []
+
+
 def test_a_sentence_cited_to_the_wrong_quote_is_cited_to_the_one_holding_its_words(sample_index: Path):
     graph, _ = graph_with(sample_index, good_script(), nearest_quotes=3, min_answer_support=0.5)
     quotes = [" ".join(q["text"].split()) for q in graph.invoke({"question": QUESTION})["quotes"]]

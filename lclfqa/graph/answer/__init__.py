@@ -3,7 +3,9 @@
 ``read`` (:mod:`lclfqa.graph.nodes.read`) asks the model once, then walks :data:`STAGES` in order over a
 :class:`Draft`. Each stage has one job and one guarantee; each can be switched off for an ablation
 (setting ``stages_off``, ``lclfqa eval qa --ablations stages``) except ``tidy``, and every sentence a stage
-removes is recorded with the rule that removed it (``steps.read.removed_by``).
+removes is recorded with the rule that removed it (``steps.read.removed_by``). Every sentence of the answer
+is recorded with the last stage that wrote it — ``model`` where it is the model's, as written
+(``steps.read.sentences``; ``lclfqa ask --show-steps`` prints both).
 
 1. ``tidy`` (:mod:`.tidy`) — the model's text as an answer: citation runs collapsed, a closing source list
    and a sentence the token limit cut off dropped, a glossary gloss ("MFS (married filing separately)")
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 from lclfqa.graph.answer import sources, support, tidy, verdict
 from lclfqa.graph.answer.draft import Draft, Reading
+from lclfqa.graph.evidence.sentences import split
 
 __all__ = ["Draft", "Reading", "run"]
 
@@ -45,11 +48,29 @@ STAGES = (
 )
 
 
+def units(text: str) -> list[str]:
+    """``text``'s sentences, a quotation that runs over several kept whole ("The source reads: “…” [2]")."""
+    out: list[str] = []
+    for s in split(text):
+        if out and out[-1].count("“") > out[-1].count("”"):
+            out[-1] = f"{out[-1]} {s}"
+        else:
+            out.append(s)
+    return out
+
+
 def run(draft: Draft, reading: Reading, off: frozenset[str] = frozenset()) -> Draft:
     """``draft`` (already tidied) through every stage not in ``off``, in order; a refusal skips all but
-    ``refuse``."""
+    ``refuse``. ``draft.notes["sentences"]``: each sentence of the answer with the stage that last wrote it
+    (``model``: the model's words as written; ``tidy``: as ``tidy`` showed them)."""
+    written = set(units(draft.written))
+    by = {s: "model" if s in written else "tidy" for s in units(draft.answer)}
     for name, stage in STAGES:
         if name in off or (draft.refused and name != "refuse"):
             continue
+        before = draft.answer
         stage(draft, reading)
+        if draft.answer != before:
+            by |= {s: name for s in units(draft.answer) if s not in set(units(before))}
+    draft.notes["sentences"] = [{"sentence": s, "by": by.get(s, "model")} for s in units(draft.answer)]
     return draft
