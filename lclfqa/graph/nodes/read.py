@@ -136,45 +136,48 @@ def _evidence(
     return quotes, quotes, (unit, units, prompts.phrase("evidence_quotes"))
 
 
-def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
-    ctx = runtime.context
-    meter = Meter("read")
-    turn = [{"role": "user", "content": state["question"]}]
-    early = _refused_early(state, meter, turn)
-    if early is not None:
-        return early
-    retrieved, sources = state.get("retrieved", []), state.get("sources", [])
-    missing = state.get("missing_sections") or []
-    fields = question_fields(state)
-    asked = fields["question"]
-    embeddings = index_embeddings(ctx)
+def _filter_judged_relevant(ctx: QAContext, state: QAState) -> bool:
+    """Whether the filter judged the sources to address the question. A pipeline without the filter (rag,
+    rag+) is told what lclf is told when its filter finds them relevant: the same instruction, so the
+    baselines differ from lclf only in the steps they skip."""
     judged = (state.get("steps") or {}).get("filter", {})
-    # a pipeline without the filter (rag, rag+) is told what lclf is told when its filter finds the sources
-    # relevant: the same instruction, so the baselines differ from lclf only in the steps they skip
-    judged_relevant = not ctx.plan.filter or (
+    return not ctx.plan.filter or (
         bool(judged.get("well_formed")) and not judged.get("none_relevant_kept_all") and state.get("answered") != "no"
     )
-    notes: dict[str, Any] = {}
-    quotes, references, (unit, units, evidence) = _evidence(ctx, state, asked, embeddings, notes)
-    if ctx.plan.extract and not quotes:
-        return _refused(turn, prompts.refusal()) | {"quotes": []} | meter.record(no_evidence=True)
-    texts = [q["text"] for q in quotes] if ctx.plan.extract else [body(c) for c in retrieved]
-    shared = prefix(state, references)
-    verdict, decided_rule = "", None
-    if ctx.plan.extract and "verdict" not in ctx.plan.off and prompts.is_yes_no(asked):
-        verdict, decided_rule = decide(ctx.resources.llm, shared, asked, texts, meter)
-        notes["verdict"] = verdict
-        if verdict in VERDICTS:  # decided: a display may show it now, before the answer call (stream_mode="custom")
-            word = prompts.verdict_word(verdict, prompts.is_statement(asked))
-            runtime.stream_writer({"verdict": verdict, "word": word})
-        if decided_rule is not None:
-            notes["rule"] = decided_rule
-    # a verdict decided from one of the quotes means they answer the question, whatever the filter judged
-    # over the references before the nearest sentences joined them: the reader is not told both to open
-    # with the verdict and that it may refuse (told both, the 1.5B default wrote "No, the documents
-    # provided do not answer this question. The rule that decides it is …", and the answer was refused)
-    relevant = judged_relevant or verdict in VERDICTS
-    template = "read_domain" if ctx.plan.reader == "domain" else "read_basic"
+
+
+def _verdict(
+    runtime: Runtime[QAContext], shared: list, asked: str, texts: list[str], meter: Meter, notes: dict[str, Any]
+) -> tuple[str, str | None]:
+    """``(verdict, rule)`` of the verdict call for a yes/no question with the extractor (``("", None)``
+    otherwise); a decided verdict goes to the stream at once (``stream_mode="custom"``), before the answer
+    call, so a display may show it."""
+    ctx = runtime.context
+    if not ctx.plan.extract or "verdict" in ctx.plan.off or not prompts.is_yes_no(asked):
+        return "", None
+    verdict, rule = decide(ctx.resources.llm, shared, asked, texts, meter)
+    notes["verdict"] = verdict
+    if verdict in VERDICTS:
+        runtime.stream_writer({"verdict": verdict, "word": prompts.verdict_word(verdict, prompts.is_statement(asked))})
+    if rule is not None:
+        notes["rule"] = rule
+    return verdict, rule
+
+
+def _instruction(
+    ctx: QAContext,
+    state: QAState,
+    fields: dict[str, str],
+    references: list[dict[str, Any]],
+    wording: tuple[str, str, str],
+    relevant: bool,
+    verdict: str,
+) -> HumanMessage:
+    """The reader's instruction: the evidence named as ``wording`` gives it (unit, units, evidence line), and
+    only the rules that can apply (each ~30 prompt tokens, ~0.3 s on 2 cores)."""
+    unit, units, evidence = wording
+    asked = fields["question"]
+    missing = state.get("missing_sections") or []
     rules = dict(
         vocabulary=prompts.vocabulary(asked),
         unit=unit,
@@ -182,12 +185,67 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         refusal_rule=prompts.reader_rule(relevant, missing=[provision(n) for n in missing]),
         verdict_rule=prompts.verdict_rule(asked, verdict),
         parts_rule=prompts.parts_rule(asked),
-        # rules that cannot apply are not given (each ~30 prompt tokens, ~0.3 s on 2 cores)
         comfort_rule=prompts.phrase("comfort_rule", unit_plural=units) if prompts.asks_for_comfort(asked) else "",
         opinion_rule=prompts.phrase("opinion_rule", unit=unit) if any(opinion_of(r) for r in references) else "",
     )
     history = prompts.format_history(state.get("history") or []) or "(none)"
-    msgs = [*shared, HumanMessage(instruction(template, evidence=evidence, history=history, **rules, **fields))]
+    template = "read_domain" if ctx.plan.reader == "domain" else "read_basic"
+    return HumanMessage(instruction(template, evidence=evidence, history=history, **rules, **fields))
+
+
+def _update(state: QAState, draft: stages.Draft, quotes: list[dict[str, Any]], extract: bool) -> dict[str, Any]:
+    """The state update of an answer: citations of the numbers it uses (a source list the model wrote at the
+    end is not shown, but its numbers count as cited), figures found in no source, what was removed and
+    added, and this turn in ``history``."""
+    answer, refused = draft.answer, draft.refused
+    retrieved, sources = state.get("retrieved", []), state.get("sources", [])
+    cited = answer if parsing.cited_numbers(answer) else draft.written
+    if refused:
+        citations: list[dict[str, Any]] = []
+    elif extract:
+        citations = quote_citations(cited, quotes)
+    else:
+        citations = source_citations(cited, sources, retrieved)
+    # footnotes too; and the question: a figure the user gave is not one the answer invented
+    asked = question_fields(state)["question"]
+    documents = [*(body(s) for s in sources), *(c.get("text", "") for c in retrieved), state["question"], asked]
+    return {
+        "answer": answer,
+        "citations": citations,
+        "refused": refused,
+        "quotes": quotes,
+        "information": information_text(quotes) if extract else "",
+        "unsupported": [] if refused else unsupported(answer, documents),
+        "removed": [t for t, _ in draft.removed],
+        "added": [] if refused else draft.added,
+        "history": [{"role": "user", "content": state["question"]}, {"role": "assistant", "content": answer}],
+    }
+
+
+def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    meter = Meter("read")
+    turn = [{"role": "user", "content": state["question"]}]
+    early = _refused_early(state, meter, turn)
+    if early is not None:
+        return early
+    fields = question_fields(state)
+    asked = fields["question"]
+    embeddings = index_embeddings(ctx)
+    notes: dict[str, Any] = {}
+    quotes, references, wording = _evidence(ctx, state, asked, embeddings, notes)
+    if ctx.plan.extract and not quotes:
+        return _refused(turn, prompts.refusal()) | {"quotes": []} | meter.record(no_evidence=True)
+    texts = [q["text"] for q in quotes] if ctx.plan.extract else [body(c) for c in references]
+    shared = prefix(state, references)
+    verdict, rule = _verdict(runtime, shared, asked, texts, meter, notes)
+    judged_relevant = _filter_judged_relevant(ctx, state)
+    # a verdict decided from one of the quotes means they answer the question, whatever the filter judged
+    # over the references before the nearest sentences joined them: the reader is not told both to open
+    # with the verdict and that it may refuse (told both, the 1.5B default wrote "No, the documents
+    # provided do not answer this question. The rule that decides it is …", and the answer was refused)
+    relevant = judged_relevant or verdict in VERDICTS
+    msgs = [*shared, _instruction(ctx, state, fields, references, wording, relevant, verdict)]
     draft = written_answer(ctx.resources.llm, msgs, meter, ctx.settings.max_answer_tokens)
     reading = stages.Reading(
         ctx=ctx,
@@ -195,41 +253,23 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         # the check reads each passage with the section numbers printed above it
         texts=[with_section_labels(t, r) for t, r in zip(texts, references, strict=True)],
         references=references,
-        retrieved=retrieved,
+        retrieved=state.get("retrieved", []),
         verdict=verdict,
-        rule=stating(decided_rule, texts) if ctx.plan.extract else None,
+        rule=stating(rule, texts) if ctx.plan.extract else None,
         statement=prompts.is_statement(asked),
         embeddings=embeddings,
     )
     stages.run(draft, reading, ctx.plan.off)
-    answer, refused = draft.answer, draft.refused
     notes["removed_by"] = [{"sentence": t, "by": by} for t, by in draft.removed]
-    # a source list the model wrote at the end is not shown, but its numbers count as cited
-    cited = answer if parsing.cited_numbers(answer) else draft.written
-    if refused:
-        citations: list[dict[str, Any]] = []
-    elif ctx.plan.extract:
-        citations = quote_citations(cited, quotes)
-    else:
-        citations = source_citations(cited, sources, retrieved)
-    # footnotes too; and the question: a figure the user gave is not one the answer invented
-    documents = [*(body(s) for s in sources), *(c.get("text", "") for c in retrieved), state["question"], asked]
-    return {
-        "answer": answer,
-        "verdict": "" if refused else verdict,
-        "citations": citations,
-        "refused": refused,
-        "quotes": quotes,
-        "information": information_text(quotes) if ctx.plan.extract else "",
-        "unsupported": [] if refused else unsupported(answer, documents),
-        "removed": [t for t, _ in draft.removed],
-        "added": [] if refused else draft.added,
-        "history": [*turn, {"role": "assistant", "content": answer}],
-    } | meter.record(
-        reader=ctx.plan.reader,
-        filter_judged_relevant=judged_relevant,
-        missing_sections=missing,
-        removed=len(draft.removed),
-        context_chars=sum(len(m.content) for m in msgs if isinstance(m.content, str)),
-        **(notes | draft.notes),
+    return (
+        _update(state, draft, quotes, ctx.plan.extract)
+        | {"verdict": "" if draft.refused else verdict}
+        | meter.record(
+            reader=ctx.plan.reader,
+            filter_judged_relevant=judged_relevant,
+            missing_sections=state.get("missing_sections") or [],
+            removed=len(draft.removed),
+            context_chars=sum(len(m.content) for m in msgs if isinstance(m.content, str)),
+            **(notes | draft.notes),
+        )
     )
