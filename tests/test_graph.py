@@ -522,6 +522,9 @@ def test_every_answer_sentence_names_the_stage_that_last_wrote_it(sample_index: 
     from lclfqa.graph.answer import units
 
     assert units("No [1]. The source reads: “A. B.” [2] Done.") == ["No [1].", "The source reads: “A. B.” [2]", "Done."]
+    # a quotation cut inside another closes with it; a stray opening mark holds what follows
+    cut = "The source reads: “The court held that “a payment is a gift.” [1]"
+    assert units(f"No. {cut} Done. Next.") == ["No.", cut, "Done.", "Next."]
     # a sentence no stage touched is the model's
     kept = "No. Married taxpayers must file a joint return to claim the education credits [1]."
     graph, _ = graph_with(sample_index, good_script(answer=kept, yes_no=decided))

@@ -1258,9 +1258,29 @@ def test_a_sentence_naming_the_authority_the_source_cites_for_another_sentence_i
     # the section the quote is printed under is its own, whatever its sentences cite
     own = {"section": ["§ 25.2503-2 Exclusions from gifts", "(a) In general"], "text": quote["text"]}
     assert not misplaced(f"Under Treas. Reg. § 25.2503-2(a), {tuition}", [own])
-    # a provision the source names in its text, not in a citation sentence, is context: the check has no say
-    inline = {"text": "Under section 2503(e), tuition paid to a school is excluded. The payment must go to the school."}
-    assert not misplaced("Under section 2503(e), the payment must go to the school [1].", [inline])
+    # a provision the source names in a sentence's text, not in a citation sentence, is that sentence's
+    inline = {
+        "text": "Under section 2503(e), tuition paid to a school is excluded. Treas. Reg. § 25.2503-6(a). "
+        "The payment must go to the school itself. Treas. Reg. § 25.2503-6(c)."
+    }
+    assert not misplaced("Under section 2503(e), tuition paid to a school is excluded [1].", [inline])
+    assert misplaced("Under Treas. Reg. § 25.2503-6(a), the payment must go to the school itself [1].", [inline])
+    # "Id." or a case cited for the words names no provision: the check has no say
+    short = {
+        "text": "A taxpayer may deduct ordinary and necessary business expenses. IRC § 162(a). Such expenses "
+        "must be paid or incurred during the taxable year. Id. Commuting costs are personal expenses. "
+        "Fausner v. Commissioner, 413 U.S. 838 (1973)."
+    }
+    assert not misplaced("Under § 162(a), the expenses must be paid or incurred during the taxable year [1].", [short])
+    assert not misplaced("Under § 162(a), commuting costs are personal expenses [1].", [short])
+    # one quote at a time: a sentence joining two quotes names each one's authority
+    married = {"text": "Married taxpayers who file separately may claim neither credit. IRC § 25A(g)(6)."}
+    refund = {"text": "Forty percent of the American opportunity credit is refundable. IRC § 25A(i)(5)."}
+    both = "Married taxpayers filing separately may claim neither credit, and under § 25A(i)(5) part is refundable."
+    assert not misplaced(both, [married, refund])
+    # words two source sentences hold alike decide nothing
+    tied = "Under § 2503(e)(2)(A), a donor may exclude tuition paid directly to a school, which is not a gift [1]."
+    assert not misplaced(tied, [quote])
 
 
 @pytest.mark.parametrize(

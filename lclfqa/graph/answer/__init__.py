@@ -52,7 +52,7 @@ def units(text: str) -> list[str]:
     """``text``'s sentences, a quotation that runs over several kept whole ("The source reads: “…” [2]")."""
     out: list[str] = []
     for s in split(text):
-        if out and out[-1].count("“") > out[-1].count("”"):
+        if out and out[-1].rfind("“") > out[-1].rfind("”"):  # a quotation still open
             out[-1] = f"{out[-1]} {s}"
         else:
             out.append(s)
@@ -71,6 +71,7 @@ def run(draft: Draft, reading: Reading, off: frozenset[str] = frozenset()) -> Dr
         before = draft.answer
         stage(draft, reading)
         if draft.answer != before:
-            by |= {s: name for s in units(draft.answer) if s not in set(units(before))}
+            kept = set(units(before))
+            by |= {s: name for s in units(draft.answer) if s not in kept}
     draft.notes["sentences"] = [{"sentence": s, "by": by.get(s, "model")} for s in units(draft.answer)]
     return draft

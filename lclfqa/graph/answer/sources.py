@@ -139,11 +139,11 @@ def add(draft: Draft, reading: Reading) -> None:
     """The ``sources`` stage, for the pipelines with additions (``lclf``, ``longrag``, ``rag+``): the checked answer
     followed by each part's nearest quote (:func:`with_part_quotes`), recorded in ``added``. With the
     extractor the pieces are the verified quotes, numbered as they are; without it (``rag+``) the retrieved
-    children's sentences nearest the question, numbered as their child, so a baseline gets the same
-    additions. The source's words add to an answer, never stand in for one: where nothing the model wrote
-    survives the checks but a verdict, they are added only under a verdict the verdict call decided from a
-    quote; otherwise ``refuse`` makes the answer the refusal (the model, shown the quotes, stated nothing
-    they hold)."""
+    children's sentences nearest the question, numbered as their child, so a baseline gets additions of
+    the same kind. The source's words add to an answer, never stand in for one: where nothing the model
+    wrote survives the checks but a verdict, they are added only under a verdict the verdict call decided
+    (``lclf``; ``rag+`` has no verdict call, nor ``lclf`` with the ``verdict`` stage off); otherwise
+    ``refuse`` makes the answer the refusal (the model, shown the quotes, stated nothing they hold)."""
     ctx = reading.ctx
     if not ctx.plan.additions:
         return

@@ -23,6 +23,7 @@ from typing import Any
 
 from lclfqa.graph.answer.attribution import QUOTED, misnamed, unattributed
 from lclfqa.graph.answer.check import (
+    MIN_CONTENT_WORDS,
     SentenceCheck,
     check_answer,
     content_words,
@@ -109,31 +110,43 @@ def elsewhere(question: str, cited: list[dict[str, Any]], refs: list[dict[str, A
 
 
 def _authority(piece: str) -> str:
-    """The citation sentences a source sentence carries (:func:`lclfqa.graph.evidence.sentences.citing`),
-    normalised for :func:`~lclfqa.graph.answer.check.occurs`."""
-    return figures(" ".join(p for p in split(piece)[1:] if citing(p)))
+    """The provisions a source sentence's own citation sentences cite (:func:`lclfqa.graph.evidence.sentences.citing`;
+    "Id." and a case name cite none), normalised for :func:`~lclfqa.graph.answer.check.occurs`."""
+    cites = " ".join(p for p in split(piece)[1:] if citing(p))
+    return figures(" ".join(c for c, _ in citations(cites)))
 
 
 def misplaced(sentence: str, cited: list[dict[str, Any]]) -> bool:
-    """Whether ``sentence`` names, for a source sentence's words, the authority the ``cited`` quotes cite for
-    another: the source sentence holding most of its content words carries a citation sentence of its own
-    (:func:`lclfqa.graph.evidence.sentences.spans` keeps one with the sentence it follows) without the
-    provision ``sentence`` names, which another source sentence's citation gives ("Treas. Reg.
-    § 1.25A-1(b)(1) states that married taxpayers who file separately may claim neither credit" over "…
-    the same year. Treas. Reg. § 1.25A-1(b)(1). Married taxpayers who file separately may claim neither
-    credit … IRC § 25A(g)(6); Treas. Reg. § 1.25A-1(g)."). A provision in a quote's section path is its own."""
-    named = [re.sub(r"^\D+", "", c) for c, _ in citations(QUOTED.sub(" ", parsing.CITATION_RE.sub(" ", sentence)))]
-    named = [n for n in named if not any(occurs(n, figures(" ".join(r.get("section") or []))) for r in cited)]
-    pieces = [r["text"][a:b] for r in cited for a, b in spans(r["text"])]
-    if not named or len(pieces) < 2:
-        return False
-    words = content_words(sentence)
-    best = max(range(len(pieces)), key=lambda i: (len(words & set(tokenize(pieces[i]))), -i))
-    if not _authority(pieces[best]):
-        return False  # the source cites no authority for those words: the context may give it
-    others = [_authority(p) for i, p in enumerate(pieces) if i != best]
-    held = figures(pieces[best])
-    return any(not occurs(n, held) and any(occurs(n, o) for o in others) for n in named)
+    """Whether ``sentence`` names, for a source sentence's words, the provision a cited quote cites for
+    another of its sentences: in one quote, the source sentence holding most of its content words (more than
+    any other, and at least :data:`~lclfqa.graph.answer.check.MIN_CONTENT_WORDS`) carries a citation
+    sentence of its own naming provisions (:func:`lclfqa.graph.evidence.sentences.spans` keeps one with the
+    sentence it follows) but not the one ``sentence`` names, which another sentence's citation gives
+    ("Treas. Reg. § 1.25A-1(b)(1) states that married taxpayers who file separately may claim neither
+    credit" over "… the same year. Treas. Reg. § 1.25A-1(b)(1). Married taxpayers who file separately may
+    claim neither credit … IRC § 25A(g)(6); Treas. Reg. § 1.25A-1(g)."). A provision in a quote's section
+    path is its own; "Id." or a case cited for the sentence leaves the check no say."""
+    text = QUOTED.sub(" ", parsing.CITATION_RE.sub(" ", sentence))
+    written = [c for c, _ in citations(text)]
+    named = [re.sub(r"^\D+", "", c) for c in written]
+    words = content_words(re.sub("|".join(map(re.escape, written)) or "$^", " ", text))  # its words, not its citations
+    for r in cited:
+        path = figures(" ".join(r.get("section") or []))
+        own = [n for n in named if not occurs(n, path)]
+        pieces = [r["text"][a:b] for a, b in spans(r["text"], r.get("section") or ())]
+        if not own or len(pieces) < 2:
+            continue
+        bodies = [" ".join(c for c in split(p) if not citing(c)) for p in pieces]
+        shared = sorted(((len(words & set(tokenize(b))), i) for i, b in enumerate(bodies)), reverse=True)
+        (top, best), runner_up = shared[0], shared[1][0]
+        authority = _authority(pieces[best])
+        if top < MIN_CONTENT_WORDS or top == runner_up or not authority:
+            continue  # no one sentence holds its words, or the source cites no provision for them
+        held = f"{figures(pieces[best])} {authority}"
+        others = [_authority(p) for i, p in enumerate(pieces) if i != best]
+        if any(not occurs(n, held) and any(occurs(n, o) for o in others) for n in own):
+            return True
+    return False
 
 
 def keep(draft: Draft, reading: Reading) -> None:

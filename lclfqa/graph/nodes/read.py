@@ -149,9 +149,9 @@ def _filter_judged_relevant(ctx: QAContext, state: QAState) -> bool:
 def _verdict(
     runtime: Runtime[QAContext], shared: list, asked: str, texts: list[str], meter: Meter, notes: dict[str, Any]
 ) -> tuple[str, str | None]:
-    """``(verdict, rule)`` of the verdict call for a yes/no question with the extractor (``("", None)``
-    otherwise); a decided verdict goes to the stream at once (``stream_mode="custom"``), before the answer
-    call, so a display may show it."""
+    """``(verdict, rule)`` of the verdict call for a yes/no question with the extractor and the ``verdict``
+    stage on (``("", None)`` otherwise); a decided verdict goes to the stream at once
+    (``stream_mode="custom"``), before the answer call, so a display may show it."""
     ctx = runtime.context
     if not ctx.plan.extract or "verdict" in ctx.plan.off or not prompts.is_yes_no(asked):
         return "", None
@@ -193,7 +193,9 @@ def _instruction(
     return HumanMessage(instruction(template, evidence=evidence, history=history, **rules, **fields))
 
 
-def _update(state: QAState, draft: stages.Draft, quotes: list[dict[str, Any]], extract: bool) -> dict[str, Any]:
+def _update(
+    state: QAState, asked: str, draft: stages.Draft, quotes: list[dict[str, Any]], extract: bool
+) -> dict[str, Any]:
     """The state update of an answer: citations of the numbers it uses (a source list the model wrote at the
     end is not shown, but its numbers count as cited), figures found in no source, what was removed and
     added, and this turn in ``history``."""
@@ -207,7 +209,6 @@ def _update(state: QAState, draft: stages.Draft, quotes: list[dict[str, Any]], e
     else:
         citations = source_citations(cited, sources, retrieved)
     # footnotes too; and the question: a figure the user gave is not one the answer invented
-    asked = question_fields(state)["question"]
     documents = [*(body(s) for s in sources), *(c.get("text", "") for c in retrieved), state["question"], asked]
     return {
         "answer": answer,
@@ -262,7 +263,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     stages.run(draft, reading, ctx.plan.off)
     notes["removed_by"] = [{"sentence": t, "by": by} for t, by in draft.removed]
     return (
-        _update(state, draft, quotes, ctx.plan.extract)
+        _update(state, asked, draft, quotes, ctx.plan.extract)
         | {"verdict": "" if draft.refused else verdict}
         | meter.record(
             reader=ctx.plan.reader,
