@@ -327,6 +327,16 @@ def test_runner_writes_judged_rows_summary_report_and_plots(sample_index: Path, 
     )
     assert "| 1/1 | 0/1 | 0/1 |" in report  # refusals right, wrong refusals, unsupported figures
     assert "| lclf | " in report.split("## Latency and tokens per node")[1]
+    # what the answers are made of, sentence by sentence (a refusal is one sentence too)
+    made_of = report.split("## What the answers are made of")[1].split("##")[0]
+    assert "| variant | sentences | model | tidy | cite | support | verdict | sources | refuse |" in made_of
+    counts = {
+        n: sum(len(r["steps"]["read"].get("sentences") or []) for r in rows if r["variant"] == n)
+        for n in ("lclf", "rag")
+    }
+    assert (
+        counts["lclf"] > 0 and f"| lclf | {counts['lclf']} | " in made_of and f"| rag | {counts['rag']} | " in made_of
+    )
     assert (out / "score.png").stat().st_size > 1000 and (out / "retrieval.png").exists()
     assert json.loads((out / "summary.json").read_text())["variants"]["rag"]["rows"] == 2
 

@@ -415,6 +415,26 @@ def _funnel(s: dict[str, Any]) -> str:
     )
 
 
+STAGES = ("model", "tidy", "cite", "support", "verdict", "sources", "refuse")
+
+
+def _made_of(rows: list[dict[str, Any]], names: list[str]) -> list[str]:
+    """A table of what each variant's answers are made of: their sentences by the stage that last wrote them
+    (``steps.read.sentences``; ``model``: the model's text as written). Empty when no row recorded it."""
+    counts: dict[str, dict[str, int]] = {n: dict.fromkeys(STAGES, 0) for n in names}
+    for r in rows:
+        for e in ((r.get("steps") or {}).get("read") or {}).get("sentences") or []:
+            by = counts.setdefault(r["variant"], dict.fromkeys(STAGES, 0))
+            by[e.get("by", "model")] = by.get(e.get("by", "model"), 0) + 1
+    if not any(sum(c.values()) for c in counts.values()):
+        return []
+    out = ["", "## What the answers are made of: sentences by the stage that last wrote them", ""]
+    out += ["| variant | sentences | " + " | ".join(STAGES) + " |", "|" + "---|" * (2 + len(STAGES))]
+    for n, c in counts.items():
+        out.append(f"| {n} | {sum(c.values())} | " + " | ".join(str(c[s]) for s in STAGES) + " |")
+    return out
+
+
 def _machine_line(machine: Any) -> list[str]:
     """The CPU the seconds were measured on (tokens compare across machines, seconds do not)."""
     if not isinstance(machine, dict) or not machine.get("cpu_model"):
@@ -499,6 +519,7 @@ def render_report(
             cells[(r["id"], r["variant"])].append("; ".join(cell) or "–")
     for q in ids:
         out.append(f"| {q} | " + " | ".join("/".join(cells.get((q, n), ["–"])) for n in names) + " |")
+    out += _made_of(rows, names)
     removed = [
         (r["id"], r["variant"], e)
         for r in rows
@@ -534,6 +555,8 @@ def render_report(
         "hyphens aside) in what the reader saw (sources and kept children) / in the top-k children. High "
         "evidence recall with a poor score is a reading failure; low evidence recall is a retrieval failure.",
         "- refusals right: unanswerable questions refused; wrong refusals: answerable questions refused.",
+        "- what the answers are made of: each sentence of the final answers by the stage that last wrote it; "
+        "model: the model's text as written (a quotation code adds counts once, under sources).",
         "- unsupported figures: answers (not refusals) stating a percentage, dollar amount or quotation that no "
         "source they were given contains (the warning users see under such an answer).",
         "- s / question: the graph's wall time per row; rows replayed from the LLM cache take ~0 s, so after a "
