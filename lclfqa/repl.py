@@ -229,20 +229,31 @@ def _after_verdict(opening: str, decided: dict[str, Any]) -> str:
     return ". " + opened
 
 
+def _removed(result: QAResult) -> list[tuple[str, str]]:
+    """``(sentence, why)`` for each sentence the reader's stages removed (``steps.read.removed_by``; the
+    rule without its stage's name), or the bare ``removed`` list where the steps are not there."""
+    by = ((result.get("steps") or {}).get("read") or {}).get("removed_by") or []
+    if by:
+        return [(str(e.get("sentence", "")), str(e.get("by", "")).split(": ", 1)[-1]) for e in by]
+    return [(str(t), "") for t in result.get("removed") or []]
+
+
 def correction_note(result: QAResult) -> str:
-    """What the check did to the streamed answer (``lclfqa.graph.answer.check``)."""
-    removed = len(result.get("removed") or [])
-    what = f"{removed} sentence(s) stating what no cited quote contains were removed" if removed else "it was corrected"
-    return f"Checked against the quotes: {what}. The checked answer:"
+    """What the stages did to the streamed answer: how many sentences they removed, and why."""
+    removed = _removed(result)
+    why = "; ".join(dict.fromkeys(w for _, w in removed if w))
+    what = f"{len(removed)} sentence(s) removed ({why})" if why else f"{len(removed)} sentence(s) removed"
+    return f"Checked against the quotes: {what if removed else 'it was corrected'}. The checked answer:"
 
 
 def print_sources(result: QAResult, console: Console) -> None:
-    """The warning about figures/quotations found in no source (if any), what the check removed, then the
-    numbered sources."""
-    if result.get("removed"):
+    """The warning about figures/quotations found in no source (if any), what the check removed and why,
+    then the numbered sources."""
+    removed = _removed(result)
+    if removed:
+        lines = "\n".join(f"  {escape(t)}" + (f" ({escape(w)})" if w else "") for t, w in removed)
         console.print(
-            f"\n[dim]Removed by the check against the quotes ({len(result['removed'])} sentence(s)): "
-            f"{escape(' '.join(result['removed']))}[/]",
+            f"\n[dim]Removed by the check against the quotes ({len(removed)} sentence(s)):\n{lines}[/]",
             highlight=False,
         )
     if result.unsupported:

@@ -97,7 +97,9 @@ def test_ask_never_shows_a_figure_no_cited_quote_contains(index_dir: Path, fake_
     # the streamed first answer is followed by the checked one, and what was removed is said
     answer_part, _, rest = out.partition("Checked against the quotes: 1 sentence(s)")
     assert "45%" in answer_part and "The checked answer:\nNo. The source reads: “" in rest
-    assert "Removed by the check against the quotes (1 sentence(s)): The credit is 45%" in " ".join(rest.split())
+    assert "removed (figures or quotations no cited quote holds). The checked answer:" in " ".join(rest.split())
+    listed = "Removed by the check against the quotes (1 sentence(s)): The credit is 45% of qualified expenses [1]."
+    assert f"{listed} (figures or quotations no cited quote holds)" in " ".join(rest.split())
     assert out.index("Removed by the check") < out.index("Sources")
 
 

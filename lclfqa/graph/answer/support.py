@@ -163,7 +163,7 @@ def keep(draft: Draft, reading: Reading) -> None:
         "support: names an opinion its quotes are not from": lambda c, cited: misnamed(c.text, cited),
         "support: a separate opinion's words as the holding": lambda c, cited: unattributed(asked, c.text, cited),
         "support: rests on another provision than the question cites": lambda c, cited: elsewhere(asked, cited, refs),
-        "support: names another source sentence's authority": lambda c, cited: misplaced(c.text, cited),
+        "support: names the authority its source cites for another sentence": lambda c, cited: misplaced(c.text, cited),
     }
     for rule, fault in faults.items():
         # a sentence citing nothing is judged by the quote holding most of its words
