@@ -292,13 +292,13 @@ def print_steps(result: QAResult, console: Console) -> None:
     if information:
         console.print("[bold]Verified quotes:[/]", highlight=False)
         console.print(information, highlight=False, markup=False)
-    read = (result.get("steps") or {}).get("read") or {}
-    if read.get("sentences") or read.get("removed_by"):
+    kept, removed = ((result.get("steps") or {}).get("read") or {}).get("sentences") or [], _removed(result)
+    if kept or removed:
         console.print("[bold]The answer, sentence by sentence[/] (the stage that last wrote it; removed, by rule):")
-        for e in read.get("sentences") or []:
+        for e in kept:
             console.print(f"  {e['by']:<8} {e['sentence']}", highlight=False, markup=False)
-        for e in read.get("removed_by") or []:
-            console.print(f"  removed  {e['sentence']}  ({e['by']})", highlight=False, markup=False)
+        for sentence, why in removed:
+            console.print(f"  removed  {sentence}  ({why})", highlight=False, markup=False)
     console.print("[bold]Steps[/]")
     shown_apart = ("seconds", "llm_calls", "prompt_tokens", "completion_tokens", "sentences", "removed_by")
     for node, s in result.get("steps", {}).items():

@@ -9,12 +9,13 @@ tokens, and a paired permutation test against the baseline variant on the questi
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+from lclfqa.config import READ_STAGES
 from lclfqa.eval.answer_metrics import category_counts, coverage_score, mean
 from lclfqa.eval.key_facts import score_from_json, summarize_scores
 from lclfqa.eval.qa_runner import write_json_atomic
@@ -415,23 +416,23 @@ def _funnel(s: dict[str, Any]) -> str:
     )
 
 
-STAGES = ("model", "tidy", "cite", "support", "verdict", "sources", "refuse")
+WRITERS = ("model", "tidy", *READ_STAGES)
+"""Who last wrote an answer sentence (``steps.read.sentences``): the model as written, or a reader stage."""
 
 
 def _made_of(rows: list[dict[str, Any]], names: list[str]) -> list[str]:
     """A table of what each variant's answers are made of: their sentences by the stage that last wrote them
-    (``steps.read.sentences``; ``model``: the model's text as written). Empty when no row recorded it."""
-    counts: dict[str, dict[str, int]] = {n: dict.fromkeys(STAGES, 0) for n in names}
+    (``steps.read.sentences``). Empty when no row recorded it."""
+    counts = {n: Counter[str]() for n in names}
     for r in rows:
         for e in ((r.get("steps") or {}).get("read") or {}).get("sentences") or []:
-            by = counts.setdefault(r["variant"], dict.fromkeys(STAGES, 0))
-            by[e.get("by", "model")] = by.get(e.get("by", "model"), 0) + 1
-    if not any(sum(c.values()) for c in counts.values()):
+            counts.setdefault(r["variant"], Counter())[e.get("by", "model")] += 1
+    if not any(counts.values()):
         return []
     out = ["", "## What the answers are made of: sentences by the stage that last wrote them", ""]
-    out += ["| variant | sentences | " + " | ".join(STAGES) + " |", "|" + "---|" * (2 + len(STAGES))]
+    out += ["| variant | sentences | " + " | ".join(WRITERS) + " |", "|" + "---|" * (2 + len(WRITERS))]
     for n, c in counts.items():
-        out.append(f"| {n} | {sum(c.values())} | " + " | ".join(str(c[s]) for s in STAGES) + " |")
+        out.append(f"| {n} | {c.total()} | " + " | ".join(str(c[w]) for w in WRITERS) + " |")
     return out
 
 
