@@ -53,6 +53,8 @@ def test_ask_rejects_bad_settings_and_missing_index(tmp_path: Path, index_dir: P
     assert result.exit_code == 2 and "run ingest" in result.output
     result = runner.invoke(app, ["ask", "q", "--index", str(index_dir), "--rewrites", "2"])
     assert result.exit_code == 2 and "rewrites must be 0, 1 or 3" in result.output
+    result = runner.invoke(app, ["ask", "  ", "--index", str(index_dir)])
+    assert result.exit_code == 2 and "the question is empty" in result.output and "graph.invoke" not in result.output
 
 
 def test_chat_repl_remembers_turns_and_answers_commands(index_dir: Path, tmp_path: Path, fake_models: ScriptedChat):

@@ -864,7 +864,37 @@ def test_a_question_the_source_asks_is_quoted_with_its_answer():
 def test_a_last_sentence_cut_off_by_the_token_limit_is_dropped(answer: str, kept: str) -> None:
     from lclfqa.graph.answer.tidy import finished
 
-    assert finished(answer) == kept
+    assert finished(answer) == (kept, "")
+
+
+def test_a_cut_off_sentence_copying_a_quote_is_finished_in_its_words_and_one_copying_none_is_dropped() -> None:
+    from lclfqa.graph.answer.tidy import finished
+
+    quotes = [
+        "The lessee pays rent monthly.",
+        "(3) Surrender. A tenant who leaves before the term ends must give notice in writing to the landlord "
+        "at least 30 days before leaving (or, where the lease is periodic, one full period). Other words.",
+    ]
+    # the model put each marker before its sentence, so the cut words end in a marker once it is moved
+    raw = (
+        "[1] Rent is paid monthly. [2] A tenant who leaves before the term ends must give notice in writing "
+        "to the landlord at least 30 days before leaving (or, where the lease is"
+    )
+    answer = (
+        "Rent is paid monthly [1]. A tenant who leaves before the term ends must give notice in writing to "
+        "the landlord at least 30 days before leaving (or, where the lease is [2]"
+    )
+    done, added = finished(answer, raw, quotes)
+    assert done.endswith("(or, where the lease is periodic, one full period) [2].")
+    assert added == "periodic, one full period)"
+    # words found in no quote: the cut sentence goes, the finished one stays
+    invented = "Rent is paid monthly [1]. A tenant owes a penalty of three months' rent unless the [2]"
+    assert finished(
+        invented, "[1] Rent is paid monthly. [2] A tenant owes a penalty of three months' rent unless the", quotes
+    ) == (
+        "Rent is paid monthly [1].",
+        "",
+    )
 
 
 def test_a_citation_marker_with_no_quote_behind_it_fails_its_sentence() -> None:
@@ -1077,6 +1107,19 @@ def test_a_sentence_is_recited_to_the_quotes_that_hold_its_figures_one_each():
     assert count == 1 and fixed.endswith("on a joint return [3] [2].") and check_answer(fixed, quotes)[0].ok
     uncited = "The credit is phased out between $80,000 and $90,000."
     assert with_recitations(check_answer(uncited, quotes), quotes)[0] == uncited[:-1] + " [2]."
+
+
+def test_a_sentence_naming_the_provision_the_question_names_is_cited_to_the_quote_holding_its_rule():
+    from lclfqa.graph.answer.check import with_recitations
+
+    quotes = ["Consideration for the transfer of a lease shall be paid in cash.", "Rent is due monthly."]
+    asked = "Under clause 14.2 of the lease, how must a transferee pay for the transfer?"
+    uncited = "Under clause 14.2, consideration for the transfer shall be paid in cash."
+    # no quote prints 14.2: the user named it, and the quote on payment holds the rule
+    fixed, count = with_recitations(check_answer(uncited, quotes, asked), quotes, asked)
+    assert count == 1 and fixed == uncited[:-1] + " [1]."
+    # the user's figure vouches for nothing the user did not say
+    assert with_recitations(check_answer(uncited, quotes), quotes)[1] == 0
 
 
 @pytest.mark.parametrize(

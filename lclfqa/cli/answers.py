@@ -83,6 +83,8 @@ def ask(
 
     With the setting server_url (LCLFQA_SERVER_URL) naming a running `lclfqa serve` over this index, the
     server answers it, models already loaded; otherwise, or if it cannot, it is answered in this process."""
+    if not question.strip():
+        fail('the question is empty: give it in quotes, e.g. lclfqa ask "Who may claim the AOTC?"')
     settings = load_settings(
         config,
         chat_model=model,

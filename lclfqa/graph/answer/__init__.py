@@ -8,8 +8,9 @@ is recorded with the last stage that wrote it — ``model`` where it is the mode
 (``steps.read.sentences``; ``lclfqa ask --show-steps`` prints both).
 
 1. ``tidy`` (:mod:`.tidy`) — the model's text as an answer: citation runs collapsed, a closing source list
-   and a sentence the token limit cut off dropped, a glossary gloss ("MFS (married filing separately)")
-   shown as the acronym the question used. A reply that is the refusal sentence is a refusal.
+   dropped, a sentence the token limit cut off finished from the quote it was copying (else dropped), a
+   glossary gloss ("MFS (married filing separately)") shown as the acronym the question used. A reply that
+   is the refusal sentence is a refusal.
 2. ``cite`` (:mod:`.support`) — every sentence cites the quotes that hold it: one citing a quote that lacks
    its figures, or whose words are another quote's, or citing nothing, is cited to those that hold them.
 3. ``support`` (:mod:`.support`, :mod:`.check`) — what stays unsupported is removed: a figure no cited

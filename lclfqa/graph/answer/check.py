@@ -285,19 +285,24 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
     """``check``'s sentence cited to the quotes that hold it, or ``""`` when they are the ones it cites or
     no :data:`MAX_CITED` quotes hold every figure and quoted phrase it states. The quote holding most of its
     content words comes first (the one it cites on a tie); then, for each figure or phrase not yet held, the
-    first quote holding it (those it cites first). The model cited the wrong number, split one statement over
-    two quotes, or cited nothing: the evidence is there, and re-citing costs nothing and loses nothing."""
+    first quote holding it (those it cites first). A figure the question gives needs no quote, as in
+    :func:`check_answer` ("Under § 6418, payment must be made in cash" is cited to the quote on payment
+    when no quote prints the section the user named). The model cited the wrong number, split one statement
+    over two quotes, or cited nothing: the evidence is there, and re-citing costs nothing and loses nothing."""
     bare = re.sub(r"\s+([.,;:!?])", r"\1", CITATION_RE.sub("", check.text)).strip()
     if not quotes or len(bare.split()) < 4 or len(set(tokenize(bare))) < 2:
         return ""
     normalized = [figures(q) for q in quotes]
     order = [n - 1 for n in check.cites] + [k for k in range(len(quotes)) if k + 1 not in check.cites]
-    asked = set(tokenize(vouching(check.text, question)))
+    said = vouching(check.text, question)
+    asked, given = set(tokenize(said)), figures(said)
     share = {k: support(bare, asked | set(tokenize(quotes[k]))) for k in order}
     best = max(order, key=lambda k: share[k])  # the first in ``order`` on a tie
     chosen = [best]
     for item in stated(bare):
-        if any(occurs(item, normalized[k]) or _derived(item, bare, normalized[k]) for k in chosen):
+        if occurs(item, given) or any(
+            occurs(item, normalized[k]) or _derived(item, bare, normalized[k]) for k in chosen
+        ):
             continue
         holder = next((k for k in order if occurs(item, normalized[k])), None)
         if holder is None or len(chosen) == MAX_CITED:

@@ -2,7 +2,8 @@
 or an answer, never both (``refuse``).
 
 ``tidy`` — citation runs collapsed ("[1][2][3][4]"), a closing list of sources dropped (its numbers still
-count as cited), a last sentence the token limit cut off dropped, and a glossary gloss the question carried
+count as cited), a last sentence the token limit cut off finished in the words of the quote it was copying
+(:func:`finished`) or else dropped, and a glossary gloss the question carried
 ("MFS (married filing separately)", :func:`lclfqa.prompts.expand_acronyms`) shown as the words the user
 wrote, and a regulation's number not said to be the Code's ("section 1.21-3 of the Code"). A reply that
 opens with a refusal is one when nothing it says after that cites a quote; otherwise
@@ -16,9 +17,11 @@ question, beside sentences that answer it, is dropped.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from lclfqa import prompts
 from lclfqa.graph.answer.draft import Draft, Reading
+from lclfqa.graph.evidence.sentences import END
 from lclfqa.graph.evidence.sentences import split as sentences
 from lclfqa.index.provisions import REGULATION
 from lclfqa.llm import parsing
@@ -66,27 +69,51 @@ def regulations_unclaimed(answer: str) -> str:
     return _CODE_AFTER.sub(r"\1", _CODE_BEFORE.sub(lambda m: m.group(1) or "§ ", answer))
 
 
-def finished(answer: str) -> str:
-    """``answer`` (which the token limit cut off) without its unfinished last sentence ("These decisions
-    are"), when a finished sentence comes before it."""
+COPIED_WORDS = 6
+"""An unfinished last sentence of at least this many words found word for word in a quote was copying it."""
+
+
+def finished(answer: str, written: str | None = None, texts: Sequence[str] = ()) -> tuple[str, str]:
+    """``(answer, completion)``: ``answer`` (which the token limit cut off) with its unfinished last sentence
+    ("… is no longer responsible for collecting and paying over") finished in the words of the quote in
+    ``texts`` it was copying (at least :data:`COPIED_WORDS` words found there as written; ``completion`` is
+    the source's words added, cited to that quote), else dropped when a finished sentence comes before it.
+    Whether it is finished is read on ``written``, the model's text as it came (``answer`` when not given): a
+    model writing each marker before its sentence ("[5] Any person … paying over") has the marker moved
+    after the cut words (:func:`lclfqa.llm.parsing.citations_last`), where it would pass for an ending."""
     said = sentences(answer)
-    if len(said) < 2 or _FINISHED.search(said[-1]):
-        return answer
+    if not said or _FINISHED.search(said[-1] if written is None else written.rstrip()):
+        return answer, ""
     cut = answer.rfind(said[-1])
-    return answer[:cut].rstrip() if cut > 0 else " ".join(said[:-1])
+    head = answer[:cut].rstrip() if cut > 0 else " ".join(said[:-1])
+    words = parsing.CITATION_RE.sub(" ", said[-1]).split()
+    for n, text in enumerate(texts, 1):
+        flat = " ".join(text.split())
+        at = flat.find(" ".join(words)) if len(words) >= COPIED_WORDS else -1
+        if at < 0:
+            continue
+        rest = flat[at + len(" ".join(words)) :]
+        end = next((m.end(1) for m in END.finditer(rest)), len(rest))
+        body, stop = re.fullmatch(r"(.*?)([.!?][\"”’']?)?", f"{' '.join(words)}{rest[:end].rstrip()}", re.S).groups()
+        completion = body[len(" ".join(words)) :].strip()
+        return f"{head} {body} [{n}]{stop or '.'}".strip(), completion if re.search(r"\w", completion) else ""
+    return (head, "") if len(said) > 1 else (answer, "")
 
 
-def written_answer(llm, msgs: list, meter: Meter, limit: int) -> Draft:  # noqa: ANN001
+def written_answer(llm, msgs: list, meter: Meter, limit: int, texts: Sequence[str] = ()) -> Draft:  # noqa: ANN001
     """The reader's call, tidied: the draft whose ``written`` is the model's text (citation runs collapsed)
-    and whose ``answer`` is that text without a source list at its end, an unfinished last sentence or a
-    gloss; ``refused`` when it refuses and cites nothing after its refusal."""
+    and whose ``answer`` is that text without a source list at its end or a gloss, its last sentence
+    finished from the quote in ``texts`` it was copying or dropped where the token limit cut it off
+    (:func:`finished`; the words added are in ``added``); ``refused`` when it refuses and cites nothing after
+    its refusal."""
     before = meter.completion_tokens
-    written = parsing.clean_answer(chat(llm, msgs, meter, max_tokens=limit, stop_pattern=parsing.RUNAWAY))
-    written = parsing.collapse_citation_runs(written)
+    raw = chat(llm, msgs, meter, max_tokens=limit, stop_pattern=parsing.RUNAWAY)
+    written = parsing.collapse_citation_runs(parsing.clean_answer(raw))
     answer = regulations_unclaimed(prompts.unexpand(parsing.strip_source_list(written)))
+    completion = ""
     if meter.completion_tokens - before >= limit:  # the token limit cut it off
-        answer = finished(answer)
-    draft = Draft(answer=answer, written=written)
+        answer, completion = finished(answer, raw, texts)
+    draft = Draft(answer=answer, written=written, added=[completion] if completion else [])
     if is_refusal(answer):
         said = sentences(answer)
         rest = [s for s in said if not refuses(s, whole=True)]

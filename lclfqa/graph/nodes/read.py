@@ -247,7 +247,7 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     # provided do not answer this question. The rule that decides it is …", and the answer was refused)
     relevant = judged_relevant or verdict in VERDICTS
     msgs = [*shared, _instruction(ctx, state, fields, references, wording, relevant, verdict)]
-    draft = written_answer(ctx.resources.llm, msgs, meter, ctx.settings.max_answer_tokens)
+    draft = written_answer(ctx.resources.llm, msgs, meter, ctx.settings.max_answer_tokens, texts)
     reading = stages.Reading(
         ctx=ctx,
         question=asked,
