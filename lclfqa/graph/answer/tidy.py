@@ -21,7 +21,6 @@ from collections.abc import Sequence
 
 from lclfqa import prompts
 from lclfqa.graph.answer.draft import Draft, Reading
-from lclfqa.graph.evidence.sentences import END
 from lclfqa.graph.evidence.sentences import split as sentences
 from lclfqa.index.provisions import REGULATION
 from lclfqa.llm import parsing
@@ -93,8 +92,8 @@ def finished(answer: str, written: str | None = None, texts: Sequence[str] = ())
         if at < 0:
             continue
         rest = flat[at + len(" ".join(words)) :]
-        end = next((m.end(1) for m in END.finditer(rest)), len(rest))
-        body, stop = re.fullmatch(r"(.*?)([.!?][\"”’']?)?", f"{' '.join(words)}{rest[:end].rstrip()}", re.S).groups()
+        tail = sentences(f"x{rest}")[0][1:] if rest.strip() else ""  # to the end of its sentence ("U. S." is none)
+        body, stop = re.fullmatch(r"(.*?)([.!?][\"”’']?)?", f"{' '.join(words)}{tail}", re.S).groups()
         completion = body[len(" ".join(words)) :].strip()
         return f"{head} {body} [{n}]{stop or '.'}".strip(), completion if re.search(r"\w", completion) else ""
     return (head, "") if len(said) > 1 else (answer, "")
