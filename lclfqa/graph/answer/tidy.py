@@ -76,7 +76,7 @@ def finished(answer: str, written: str | None = None, texts: Sequence[str] = ())
     """``(answer, completion)``: ``answer`` (which the token limit cut off) with its unfinished last sentence
     ("… is no longer responsible for collecting and paying over") finished in the words of the quote in
     ``texts`` it was copying (at least :data:`COPIED_WORDS` words found there as written; ``completion`` is
-    the source's words added, cited to that quote), else dropped when a finished sentence comes before it.
+    the source's words added, with the marker citing that quote), else dropped when a finished sentence comes before it.
     Whether it is finished is read on ``written``, the model's text as it came (``answer`` when not given): a
     model writing each marker before its sentence ("[5] Any person … paying over") has the marker moved
     after the cut words (:func:`lclfqa.llm.parsing.citations_last`), where it would pass for an ending."""
@@ -85,17 +85,17 @@ def finished(answer: str, written: str | None = None, texts: Sequence[str] = ())
         return answer, ""
     cut = answer.rfind(said[-1])
     head = answer[:cut].rstrip() if cut > 0 else " ".join(said[:-1])
-    words = parsing.CITATION_RE.sub(" ", said[-1]).split()
+    copied = " ".join(parsing.CITATION_RE.sub(" ", said[-1]).split())
     for n, text in enumerate(texts, 1):
         flat = " ".join(text.split())
-        at = flat.find(" ".join(words)) if len(words) >= COPIED_WORDS else -1
+        at = flat.find(copied) if len(copied.split()) >= COPIED_WORDS else -1
         if at < 0:
             continue
-        rest = flat[at + len(" ".join(words)) :]
+        rest = flat[at + len(copied) :]
         tail = sentences(f"x{rest}")[0][1:] if rest.strip() else ""  # to the end of its sentence ("U. S." is none)
-        body, stop = re.fullmatch(r"(.*?)([.!?][\"”’']?)?", f"{' '.join(words)}{tail}", re.S).groups()
-        completion = body[len(" ".join(words)) :].strip()
-        return f"{head} {body} [{n}]{stop or '.'}".strip(), completion if re.search(r"\w", completion) else ""
+        body, stop = re.fullmatch(r"(.*?)([.!?][\"”’']?)?", copied + tail, re.S).groups()
+        added = f"{body[len(copied) :].strip()} [{n}]"  # with its marker: found once in the answer, never in a quote
+        return f"{head} {body} [{n}]{stop or '.'}".strip(), added if re.search(r"\w", added[: -len(f" [{n}]")]) else ""
     return (head, "") if len(said) > 1 else (answer, "")
 
 
