@@ -654,8 +654,8 @@ def test_in_an_answer_about_the_holding_a_separate_opinions_words_must_say_whose
     assert unattributed(question, sentence, cited) is wrong
 
 
-def test_the_reader_sees_the_quotes_nearest_the_question_first_and_the_courts_before_separate_opinions():
-    from lclfqa.graph.answer.attribution import reading_order
+def test_the_reader_sees_the_quotes_nearest_the_question_first_and_only_the_courts_for_the_holding():
+    from lclfqa.graph.answer.attribution import reading_order, the_courts
 
     def quote(text: str, section: list[str] | None = None) -> dict:
         return {"text": text, "section": section or []}
@@ -667,13 +667,14 @@ def test_the_reader_sees_the_quotes_nearest_the_question_first_and_the_courts_be
         quote("The tax is reported."),
     ]
     # by the extractor's rank plus twice the rank by closeness (word overlap here, no embedder): the third
-    # pick, nearest the question, comes before the second, which shares no word with it; below, the
-    # dissent's quote is the closer one, and only for a question about the majority does the Court's lead
+    # pick, nearest the question, comes before the second, which shares no word with it
     assert reading_order("What is the payment due date for the installment sale tax?", picks) == [0, 2, 1, 3]
-    opinions = [quote("Abortion law.", DISSENT["section"]), quote("The history of abortion law.", COURT["section"])]
-    assert reading_order("What did the dissent say about abortion law?", opinions) == [0, 1]
-    # asked about the majority: the Court's quote before the dissent's
-    assert reading_order("What did the majority say about abortion law?", opinions) == [1, 0]
+    dissent, court = quote("Abortion law.", DISSENT["section"]), quote("The history of abortion law.", COURT["section"])
+    assert the_courts("What did the dissent say about abortion law?", [dissent, court]) == [dissent, court]
+    # asked about the majority: the dissent's words are not shown beside the Court's, but they are where
+    # there is nothing else
+    assert the_courts("What did the majority say about abortion law?", [dissent, court]) == [court]
+    assert the_courts("What did the majority say about abortion law?", [dissent]) == [dissent]
 
 
 def test_a_yes_no_answer_opens_with_the_verdict_decided_over_the_quotes(sample_index: Path):

@@ -4,8 +4,10 @@ A judgment's section path opens with the heading of the opinion a passage belong
 delivered the opinion of the Court.", "JUSTICE LEE, concurring.", "JUSTICE PATEL, JUSTICE JONES, and
 JUSTICE NGUYEN, dissenting."). With no LLM:
 
-- :func:`reading_order` shows the reader the quotes nearest the question first, and, for a question about
-  the holding, the Court's quotes before those of separate opinions;
+- :func:`the_courts` keeps from the reader, for a question about the holding, the quotes of separate
+  opinions when the Court's own are there (shown a dissent's footnote on "the majority", the 1.5B default
+  stated the dissent's words as the answer);
+- :func:`reading_order` shows the reader the quotes nearest the question first;
 - :func:`misnamed` finds a sentence that names an opinion or a Justice ("Justice Lee concurs that …")
   while every quote it cites comes from another opinion and mentions neither (the 1.5B default put a
   dissent's words in a concurrence's mouth); the reader removes it;
@@ -93,19 +95,25 @@ the first three quotes shown, on the tax dev set's recorded quotes (benchmarks/R
 former order; with 1, 32; with 2, 35; by the embedder alone, 34."""
 
 
+def the_courts(question: str, quotes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``quotes`` without those from dissents and concurrences when ``question`` asks about the holding
+    (:func:`asks_holding`) and some quote is not from one; else ``quotes`` as they are. A separate opinion's
+    words do not answer what the Court held, and :func:`unattributed` would remove the sentences resting on
+    them; the ``sources`` stage adds none of them either."""
+    if not asks_holding(question):
+        return quotes
+    courts = [q for q in quotes if not separate_opinion(q)]
+    return courts or quotes
+
+
 def reading_order(question: str, quotes: list[dict[str, Any]], embeddings: Embeddings | None = None) -> list[int]:
     """The order (0-based indices) in which the reader is shown ``quotes``: by the extractor's rank (its picks
     first, then the nearest sentences) plus twice the rank by closeness to the question
     (:func:`lclfqa.graph.evidence.nearest.rank_by_question`), so that the sentences stating what is asked lead
     (the 1.5B default answers from the first quotes it is shown, and its picks mostly follow the order of
-    the references: "2.1", "3.1", "4.1" …); for a question about the holding, quotes from the Court's
-    opinion before those of dissents and concurrences."""
+    the references: "2.1", "3.1", "4.1" …)."""
     closeness = {i: r for r, i in enumerate(rank_by_question(question, [q["text"] for q in quotes], embeddings))}
-    later = asks_holding(question)
-    return sorted(
-        range(len(quotes)),
-        key=lambda i: (later and bool(separate_opinion(quotes[i])), i + CLOSENESS_WEIGHT * closeness[i], i),
-    )
+    return sorted(range(len(quotes)), key=lambda i: (i + CLOSENESS_WEIGHT * closeness[i], i))
 
 
 def unattributed(question: str, sentence: str, cited: list[dict[str, Any]]) -> bool:

@@ -30,7 +30,7 @@ from langgraph.runtime import Runtime
 
 from lclfqa import prompts
 from lclfqa.graph import answer as stages
-from lclfqa.graph.answer.attribution import opinion_of, reading_order
+from lclfqa.graph.answer.attribution import opinion_of, reading_order, the_courts
 from lclfqa.graph.answer.sources import stating
 from lclfqa.graph.answer.tidy import written_answer
 from lclfqa.graph.answer.verdict import VERDICTS, decide
@@ -129,7 +129,10 @@ def _evidence(
         notes["fallback_quotes"] = len(quotes)
     if not quotes:
         return [], [], ("", "", "")
-    quotes = [quotes[i] for i in reading_order(asked, quotes, embeddings)]
+    courts = the_courts(asked, quotes)  # a question about the holding: the Court's quotes only, when there are any
+    if len(courts) < len(quotes):
+        notes["separate_opinions_dropped"] = len(quotes) - len(courts)
+    quotes = [courts[i] for i in reading_order(asked, courts, embeddings)]
     # a fresh, short conversation whose reference texts are the verified quotes: continuing the
     # filter/extract conversation, the 1.5B default echoed the extractor's instruction as its answer
     unit, units = prompts.load("templates")["units"]["quotes"]
