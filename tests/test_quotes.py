@@ -887,6 +887,12 @@ def test_a_cut_off_sentence_copying_a_quote_is_finished_in_its_words_and_one_cop
     done, added = finished(answer, raw, quotes)
     assert done.endswith("(or, where the lease is periodic, one full period) [2].")
     assert added == "periodic, one full period) [2]"
+    # copied words with most of the quote's sentence still to come: marked as cut (finishing would quote a passage)
+    early = "Rent is paid monthly [1]. A tenant who leaves before the term [2]"
+    assert finished(early, "[1] Rent is paid monthly. [2] A tenant who leaves before the term", quotes) == (
+        "Rent is paid monthly [1]. A tenant who leaves before the term … [2].",
+        "",
+    )
     # words found in no quote: the cut sentence goes, the finished one stays
     invented = "Rent is paid monthly [1]. A tenant owes a penalty of three months' rent unless the [2]"
     assert finished(

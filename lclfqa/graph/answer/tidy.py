@@ -75,8 +75,10 @@ COPIED_WORDS = 6
 def finished(answer: str, written: str | None = None, texts: Sequence[str] = ()) -> tuple[str, str]:
     """``(answer, completion)``: ``answer`` (which the token limit cut off) with its unfinished last sentence
     ("… is no longer responsible for collecting and paying over") finished in the words of the quote in
-    ``texts`` it was copying (at least :data:`COPIED_WORDS` words found there as written; ``completion`` is
-    the source's words added, with the marker citing that quote), else dropped when a finished sentence comes before it.
+    ``texts`` it was copying (at least :data:`COPIED_WORDS` words found there as written), ``completion``
+    being the words added, with the marker citing that quote; where more words are left to add than it
+    copied, it ends in "…" cited to that quote instead (finishing it would quote a passage); a cut sentence
+    copying no quote is dropped when a finished sentence comes before it.
     Whether it is finished is read on ``written``, the model's text as it came (``answer`` when not given): a
     model writing each marker before its sentence ("[5] Any person … paying over") has the marker moved
     after the cut words (:func:`lclfqa.llm.parsing.citations_last`), where it would pass for an ending."""
@@ -94,6 +96,9 @@ def finished(answer: str, written: str | None = None, texts: Sequence[str] = ())
         rest = flat[at + len(copied) :]
         tail = sentences(f"x{rest}")[0][1:] if rest.strip() else ""  # to the end of its sentence ("U. S." is none)
         body, stop = re.fullmatch(r"(.*?)([.!?][\"”’']?)?", copied + tail, re.S).groups()
+        if len(body[len(copied) :].split()) >= len(copied.split()):
+            # most of the sentence is still to come: finishing it would quote a passage, not end a sentence
+            return f"{head} {copied.rstrip(',;:—–- ')} … [{n}].".strip(), ""
         added = f"{body[len(copied) :].strip()} [{n}]"  # with its marker: found once in the answer, never in a quote
         return f"{head} {body} [{n}]{stop or '.'}".strip(), added if re.search(r"\w", added[: -len(f" [{n}]")]) else ""
     return (head, "") if len(said) > 1 else (answer, "")
