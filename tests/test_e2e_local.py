@@ -140,7 +140,7 @@ def test_readmes_demo_is_answered_no_from_the_memo(tmp_path: Path):
     verdict was decided over the final quotes, the 1.5B default quoted the eligible-student passages and
     answered "Yes".)"""
     from lclfqa.eval.key_facts import verdict_of
-    from lclfqa.graph.evidence.sentences import split
+    from lclfqa.llm.parsing import split_sentences as split
 
     sample = Path(__file__).resolve().parents[1] / "examples" / "sample"
     settings = Settings(llm_timeout=1800)

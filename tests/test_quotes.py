@@ -6,7 +6,7 @@ import pytest
 
 from lclfqa.graph.answer.check import check_answer, keep_supported, stated
 from lclfqa.graph.evidence.quotes import check_quotes, locate
-from lclfqa.graph.evidence.sentences import split as sentences
+from lclfqa.llm.parsing import split_sentences as sentences
 
 SOURCE = (
     "(a) No credit is allowed under section 21 for taxpayers who are married (within the meaning of section 7703 "
@@ -296,7 +296,8 @@ def test_source_sentences_are_spans_split_at_sentence_paragraph_and_enumeration_
 
 
 def test_a_us_reports_citation_with_spaces_ends_no_sentence():
-    from lclfqa.graph.evidence.sentences import spans, split
+    from lclfqa.graph.evidence.sentences import spans
+    from lclfqa.llm.parsing import split_sentences as split
 
     text = (
         "Planned Parenthood of Southeastern Pa. v. Casey, 505 U. S. 833, 979 (1992) (concurring in part). "

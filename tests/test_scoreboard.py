@@ -185,6 +185,9 @@ def test_replay_cites_each_gold_sentence_to_the_reference_holding_its_words():
     assert cited(gold, refs) == (
         "The installment method is available [1]. A disposition by a related person accelerates the gain [2]. Thus."
     )
+    # a case name's "v." and a reporter's "U.S." end no sentence: the gold answer is cited whole, not in pieces
+    cases = "The note cites Smith v. Jones, 401 U.S. 12 (1971), and Doe v. Roe, 402 U.S. 34 (1972)."
+    assert cited(cases, ["Smith v. Jones, 401 U.S. 12 (1971); Doe v. Roe, 402 U.S. 34 (1972)."]) == cases[:-1] + " [1]."
 
 
 def test_replay_answers_the_readers_call_and_passes_every_other_call_on(tmp_path: Path):

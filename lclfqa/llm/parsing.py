@@ -1,4 +1,5 @@
-"""Defensive parsing of LLM output: small models drop closing tags, add chatter, break JSON.
+"""Defensive parsing of LLM output: small models drop closing tags, add chatter, break JSON; and where an
+answer's sentences end (:func:`split_sentences`).
 
 Every function here returns something usable for any input string; none raises.
 """
@@ -248,3 +249,42 @@ def collapse_citation_runs(text: str) -> str:
     cite the sentence before them, so they move to its end ("… deduct it.\n\n[2] [3]" → "… deduct it. [2] [3]")."""
     text = _MARKERS_LINE.sub(lambda m: " " + m.group(1).strip(" \t,;"), text)
     return _LONG_RUN.sub(lambda m: m.group(1).rstrip() + " ", text).strip()
+
+
+# Where an answer's sentences end (also the source spans' ends in lclfqa.graph.evidence.sentences, and the
+# expert replay's markers): at . ! ? (after any closing quote and citation markers) before a capital, a quote
+# or a bracket; abbreviations common in legal text do not end one.
+_ABBREVIATIONS = (
+    r"e\.g|i\.e|etc|cf|Cf|viz|v|vs|Sec|Secs|Reg|Regs|Treas|Rev|Proc|Rul|Pub|Stat|U\.S|U\.S\.C|C\.F\.R|I\.R\.C"
+    r"|Fed|Memo|T\.C"  # "88 Fed. Reg. 1234", "T.C. Memo. 2004-45"
+    r"|Inc|Co|Corp|Ltd|Mr|Mrs|Ms|Dr|J|JJ|Art|para|paras|p|pp|ch|cl|s|ss|n|nn|Nos|Id|id|al|Jan|Feb|Mar|Apr"
+    r"|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
+    # reporters as US opinions print them, with spaces: "505 U. S. 833", "142 S. Ct. 2228", "L. Ed. 2d"
+    r"|U|U\.\s?S|S\.\s?Ct|Ct|L\.\s?Ed"
+)
+SENTENCE_END = re.compile(rf"(?<=[.!?])([\"”’']?(?:\s*{CITATION})*)\s+(?=[A-Z\"“(]|\[[^\]]*\]\s*[^\s\[])")
+ABBREVIATED = re.compile(rf"(?:^|[\s(])(?:{_ABBREVIATIONS})\.$")
+# "S." before "Ct.", "L." before "Ed." and "C." before "J." ("Marshall, C. J.", a Chief Justice) end no sentence,
+# nor "L." before "No. 117" ("Pub. L. No. 117-169")
+_REPORTER_NEXT = re.compile(r"(?:Ct|Ed|J)\.|No\.\s?\d")
+
+
+def abbreviated(text: str, start: int, period_end: int, next_start: int) -> bool:
+    """Whether the full stop ending at ``period_end`` closes an abbreviation, not a sentence."""
+    return bool(ABBREVIATED.search(text[max(start, period_end - 8) : period_end])) or bool(
+        _REPORTER_NEXT.match(text, next_start)
+    )
+
+
+def split_sentences(answer: str) -> list[str]:
+    """``answer`` split into sentences, each keeping its citation markers (``… year. [1]`` included)."""
+    parts: list[str] = []
+    start = 0
+    for m in SENTENCE_END.finditer(answer):
+        if abbreviated(answer, start, m.start(), m.end()):
+            continue
+        cut = m.end(1)
+        parts.append(answer[start:cut].strip())
+        start = m.end()
+    parts.append(answer[start:].strip())
+    return [p for p in parts if p]

@@ -23,10 +23,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
+from lclfqa.llm.parsing import split_sentences
+
 READ_TAG = "node:read"
 _REFERENCE = re.compile(r"<reference (\d+)>[^\n]*\n(.*?)\n</reference \1>", re.S)
 _QUESTION = re.compile(r"Question:\s*(.+?)\s*$", re.S)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(“\"])")
 _END = re.compile(r"([.!?][\"”’']?)\s*$")
 
 
@@ -73,7 +74,7 @@ def cited(answer: str, references: Sequence[str]) -> str:
     (the first on a tie); a sentence sharing none with any reference is left without a marker."""
     words = [set(tokenize(r)) for r in references]
     out = []
-    for sentence in _SENTENCE.split(answer.strip()):
+    for sentence in split_sentences(answer.strip()):  # "Palko v. Connecticut" is one sentence
         mine = set(tokenize(sentence))
         shared = [len(mine & w) for w in words]
         if not shared or max(shared) == 0:

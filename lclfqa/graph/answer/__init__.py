@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from lclfqa.graph.answer import sources, support, tidy, verdict
 from lclfqa.graph.answer.draft import Draft, Reading
-from lclfqa.graph.evidence.sentences import split
+from lclfqa.llm.parsing import split_sentences as split
 
 __all__ = ["Draft", "Reading", "run"]
 

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from lclfqa import prompts
-from lclfqa.graph.evidence.sentences import split
 from lclfqa.index.tokens import tokenize
 from lclfqa.llm.parsing import CITATION_RE, cited_numbers, with_markers
+from lclfqa.llm.parsing import split_sentences as split
 from lclfqa.textnorm import normalize
 
 # what a sentence states that must be found: numbers with what is glued to them (1.25A-1(g), 7703(b), 80,000,

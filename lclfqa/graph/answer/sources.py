@@ -28,9 +28,9 @@ from lclfqa.graph.answer.tidy import says_nothing
 from lclfqa.graph.answer.verdict import VERDICTS
 from lclfqa.graph.evidence.nearest import closeness_by_part, nearest_quotes
 from lclfqa.graph.evidence.reading import passages
-from lclfqa.graph.evidence.sentences import split as sentences
 from lclfqa.index.tokens import tokenize
 from lclfqa.llm import parsing
+from lclfqa.llm.parsing import split_sentences as sentences
 
 RULE_QUOTE_CHARS = 320
 MAX_PART_QUOTES = 3

@@ -36,10 +36,11 @@ from lclfqa.graph.answer.check import (
     with_recitations,
 )
 from lclfqa.graph.answer.draft import Draft, Reading
-from lclfqa.graph.evidence.sentences import citing, spans, split
+from lclfqa.graph.evidence.sentences import citing, spans
 from lclfqa.index.provisions import citations, cited_sections, section_of
 from lclfqa.index.tokens import tokenize
 from lclfqa.llm import parsing
+from lclfqa.llm.parsing import split_sentences as split
 
 
 def asks_back(sentence: str) -> bool:

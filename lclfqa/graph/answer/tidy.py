@@ -21,10 +21,10 @@ from collections.abc import Sequence
 
 from lclfqa import prompts
 from lclfqa.graph.answer.draft import Draft, Reading
-from lclfqa.graph.evidence.sentences import split as sentences
 from lclfqa.index.provisions import REGULATION
 from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
+from lclfqa.llm.parsing import split_sentences as sentences
 
 _REFUSAL = re.compile(
     r"(do(?:es)?|did) not (?:answer|address|contain|discuss|cover|mention)|no information (?:about|on|regarding)"

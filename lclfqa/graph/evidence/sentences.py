@@ -1,4 +1,5 @@
-"""Where sentences end: in an answer (kept with its citation markers) and in a source text (as spans).
+"""Where a source text's sentences end, as spans (an answer's are split by
+:func:`lclfqa.llm.parsing.split_sentences`, on the same sentence ends and abbreviations).
 
 The extractor quotes by pointing: every reference text is shown with its sentences numbered ``[2.3]``
 (reference 2, sentence 3), the model names sentence numbers, and the quote is that span of the source,
@@ -18,32 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from lclfqa.llm.parsing import CITATION
+from lclfqa.llm.parsing import SENTENCE_END as END
+from lclfqa.llm.parsing import abbreviated as _abbreviated
 from lclfqa.textnorm import strip_span
-
-# A sentence ends at . ! ? (after any closing quote and citation markers) before a capital, a quote or a
-# bracket; abbreviations common in legal text do not end one.
-_ABBREVIATIONS = (
-    r"e\.g|i\.e|etc|cf|Cf|viz|v|vs|Sec|Secs|Reg|Regs|Treas|Rev|Proc|Rul|Pub|Stat|U\.S|U\.S\.C|C\.F\.R|I\.R\.C"
-    r"|Fed|Memo|T\.C"  # "88 Fed. Reg. 1234", "T.C. Memo. 2004-45"
-    r"|Inc|Co|Corp|Ltd|Mr|Mrs|Ms|Dr|J|JJ|Art|para|paras|p|pp|ch|cl|s|ss|n|nn|Nos|Id|id|al|Jan|Feb|Mar|Apr"
-    r"|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
-    # reporters as US opinions print them, with spaces: "505 U. S. 833", "142 S. Ct. 2228", "L. Ed. 2d"
-    r"|U|U\.\s?S|S\.\s?Ct|Ct|L\.\s?Ed"
-)
-END = re.compile(rf"(?<=[.!?])([\"”’']?(?:\s*{CITATION})*)\s+(?=[A-Z\"“(]|\[[^\]]*\]\s*[^\s\[])")
-ABBREVIATED = re.compile(rf"(?:^|[\s(])(?:{_ABBREVIATIONS})\.$")
-# "S." before "Ct.", "L." before "Ed." and "C." before "J." ("Marshall, C. J.", a Chief Justice) end no sentence,
-# nor "L." before "No. 117" ("Pub. L. No. 117-169")
-_REPORTER_NEXT = re.compile(r"(?:Ct|Ed|J)\.|No\.\s?\d")
-
-
-def _abbreviated(text: str, start: int, period_end: int, next_start: int) -> bool:
-    """Whether the full stop ending at ``period_end`` closes an abbreviation, not a sentence."""
-    return bool(ABBREVIATED.search(text[max(start, period_end - 8) : period_end])) or bool(
-        _REPORTER_NEXT.match(text, next_start)
-    )
-
 
 _ENUMERATED = re.compile(r"\n[ \t]*(?=\((?:[a-z]{1,2}|\d{1,3}|[ivxlc]{1,6}|[A-Z])\)\s)")
 _SEMICOLON = re.compile(r";\s+")
@@ -53,20 +31,6 @@ MAX_WORDS = 80
 """A source span longer than this is cut after its semicolons (long enumerations in statutes)."""
 MIN_WORDS = 4
 """A shorter source fragment is joined to the span after it."""
-
-
-def split(answer: str) -> list[str]:
-    """``answer`` split into sentences, each keeping its citation markers (``… year. [1]`` included)."""
-    parts: list[str] = []
-    start = 0
-    for m in END.finditer(answer):
-        if _abbreviated(answer, start, m.start(), m.end()):
-            continue
-        cut = m.end(1)
-        parts.append(answer[start:cut].strip())
-        start = m.end()
-    parts.append(answer[start:].strip())
-    return [p for p in parts if p]
 
 
 def _cuts(text: str) -> list[int]:
