@@ -99,8 +99,9 @@ def finished(answer: str, written: str | None = None, texts: Sequence[str] = ())
         if len(body[len(copied) :].split()) >= len(copied.split()):
             # most of the sentence is still to come: finishing it would quote a passage, not end a sentence
             return f"{head} {copied.rstrip(',;:—–- ')} … [{n}].".strip(), ""
-        added = f"{body[len(copied) :].strip()} [{n}]"  # with its marker: found once in the answer, never in a quote
-        return f"{head} {body} [{n}]{stop or '.'}".strip(), added if re.search(r"\w", added[: -len(f" [{n}]")]) else ""
+        words = body[len(copied) :].strip()
+        # recorded with its marker: so it is found once in the answer, and never inside an added quote
+        return f"{head} {body} [{n}]{stop or '.'}".strip(), f"{words} [{n}]" if re.search(r"\w", words) else ""
     return (head, "") if len(said) > 1 else (answer, "")
 
 

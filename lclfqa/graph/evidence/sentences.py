@@ -19,8 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from lclfqa.llm.parsing import SENTENCE_END as END
-from lclfqa.llm.parsing import abbreviated as _abbreviated
+from lclfqa.llm.parsing import SENTENCE_END, abbreviated
 from lclfqa.textnorm import strip_span
 
 _ENUMERATED = re.compile(r"\n[ \t]*(?=\((?:[a-z]{1,2}|\d{1,3}|[ivxlc]{1,6}|[A-Z])\)\s)")
@@ -36,8 +35,8 @@ MIN_WORDS = 4
 def _cuts(text: str) -> list[int]:
     """Offsets where a source sentence starts (sentence ends and enumerated paragraph lines)."""
     cuts = {m.end() for m in _ENUMERATED.finditer(text)} | {m.end() for m in _PARAGRAPH.finditer(text)}
-    for m in END.finditer(text):
-        if not _abbreviated(text, 0, m.start(), m.end()):
+    for m in SENTENCE_END.finditer(text):
+        if not abbreviated(text, 0, m.start(), m.end()):
             cuts.add(m.end())
     return sorted(c for c in cuts if 0 < c < len(text))
 
