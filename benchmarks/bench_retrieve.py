@@ -46,7 +46,7 @@ def main() -> None:
     ap.add_argument("--llm-cache", default=None, help="SQLite file caching LLM responses")
     args = ap.parse_args()
     counts = [int(n) for n in args.rewrites.split(",")]
-    settings = Settings().with_overrides(chat_model=args.model, llm_cache=args.llm_cache)
+    settings = Settings.load(chat_model=args.model, llm_cache=args.llm_cache)
     index = EmbeddedBackend.load(args.index)
     embeddings = get_embeddings(index.embedding_model)
     llm = get_chat_model(settings.chat_model, settings.openai_base_url, settings=settings) if max(counts) else None
