@@ -202,3 +202,45 @@ def retrieval(
 
 eval_app.command("qa")(qa)
 eval_app.command("synth")(synth)
+
+
+def _results(path: Path) -> list[dict]:
+    """The rows of an ``eval qa`` output folder (or its ``results.jsonl``); a clear error when there are none."""
+    from lclfqa.eval.qa_runner import RESULTS, read_rows
+
+    file = path / RESULTS if path.is_dir() else path
+    if not file.is_file():
+        fail(f"{path}: no {RESULTS} here; give an 'lclfqa eval qa --out' folder or its {RESULTS}")
+    rows = read_rows(file)
+    if not rows:
+        fail(f"{file}: no result rows")
+    return rows
+
+
+@eval_app.command("diff")
+def diff(
+    before: Annotated[Path, typer.Argument(help="An 'eval qa --out' folder (or its results.jsonl): the run before.")],
+    after: Annotated[Path, typer.Argument(help="The run after the change, of the same QA set.")],
+    variants: Annotated[
+        str | None, typer.Option("--variants", help="Comma-separated variants to compare (default: all both ran).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+) -> None:
+    """Compare two QA runs of one set: judge-free figures side by side, answers identical, a paired test on
+    key facts, and every question whose answer changed."""
+    from dataclasses import asdict
+
+    from lclfqa.eval.compare import compare_runs, render_comparison
+    from lclfqa.eval.qa_runner import finite
+
+    wanted = [v.strip() for v in (variants or "").split(",") if v.strip()]
+    comparisons = compare_runs(_results(before), _results(after), wanted)
+    if not comparisons:
+        fail(
+            f"the two runs share no scored rows{' of ' + ', '.join(wanted) if wanted else ''}: are they of one QA set?"
+        )
+    if as_json:
+        data = finite([asdict(c) for c in comparisons])  # nan (a view no row has) as null
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+        return
+    sys.stdout.write(render_comparison(comparisons, str(before), str(after)))

@@ -19,7 +19,7 @@ from lclfqa.config import READ_STAGES
 from lclfqa.eval.answer_metrics import category_counts, coverage_score, mean
 from lclfqa.eval.key_facts import score_from_json, summarize_scores
 from lclfqa.eval.qa_runner import write_json_atomic
-from lclfqa.eval.stats import bootstrap_ci, paired_permutation_test
+from lclfqa.eval.stats import bootstrap_ci, paired_permutation_test, quantile
 from lclfqa.eval.variants import Variant
 
 PAPER_TABLE = "LCLF-QA Table 1"
@@ -121,7 +121,7 @@ def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]
         )
         if any("stated_by_model" in (r["metrics"].get("quoted_facts") or {}) for r in rows)
         else None,
-        "tokens_p50": _quantile(
+        "tokens_p50": quantile(
             [
                 (r.get("tokens") or {}).get("prompt", 0) + (r.get("tokens") or {}).get("completion", 0)
                 for r in rows
@@ -131,7 +131,7 @@ def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]
         ),
         # the tokens llama.cpp evaluates: a prompt prefix the KV cache holds from the call before is not
         # evaluated again (None for rows written before the count existed, or replayed from the cache)
-        "evaluated_tokens_p50": _quantile(
+        "evaluated_tokens_p50": quantile(
             [
                 (r.get("tokens") or {}).get("prompt", 0)
                 - (r.get("tokens") or {}).get("reused", 0)
@@ -142,8 +142,8 @@ def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]
             0.5,
         ),
         "seconds": mean(r.get("seconds") for r in rows),
-        "seconds_p50": _quantile([r.get("seconds") for r in rows], 0.5),
-        "seconds_p95": _quantile([r.get("seconds") for r in rows], 0.95),
+        "seconds_p50": quantile([r.get("seconds") for r in rows], 0.5),
+        "seconds_p95": quantile([r.get("seconds") for r in rows], 0.95),
         "node_seconds": _node_means(rows, "seconds"),
         "node_prompt_tokens": _node_means(rows, "prompt_tokens"),
         "node_completion_tokens": _node_means(rows, "completion_tokens"),
@@ -156,17 +156,6 @@ def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]
         "drm_at_k": _curve(rows, "drm"),
         "evidence_recall_at_k": _curve(rows, "evidence_recall"),
     }
-
-
-def _quantile(values: list[Any], q: float) -> float:
-    """The ``q`` quantile (linear interpolation) of the numbers among ``values``; ``nan`` for none."""
-    xs = sorted(float(v) for v in values if v is not None and not math.isnan(float(v)))
-    if not xs:
-        return math.nan
-    pos = q * (len(xs) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
 def _node_means(rows: list[dict[str, Any]], key: str) -> dict[str, float]:
@@ -212,7 +201,7 @@ def summarize(
     out: dict[str, Any] = {"baseline": base, "variants": {}}
     base_points = _per_question(judged[base], "points")
     base_recall = _per_question(judged[base], "claim_recall")
-    base_facts = _key_fact_recall(judged[base])
+    base_facts = key_fact_recall_by_question(judged[base])
     for v in variants:
         s = summarize_variant(judged[v.name], failed[v.name])
         s |= {"description": v.description, "ablation": v.ablation, "stage": v.overrides.get("stages_off", "")}
@@ -220,7 +209,7 @@ def summarize(
             points = _per_question(judged[v.name], "points")
             recall = _per_question(judged[v.name], "claim_recall")
             common = sorted(set(points) & set(base_points))
-            facts = _key_fact_recall(judged[v.name])
+            facts = key_fact_recall_by_question(judged[v.name])
             common_facts = sorted(set(facts) & set(base_facts))
             s["vs_baseline"] = {
                 "key_fact_questions": len(common_facts),
@@ -239,7 +228,7 @@ def summarize(
     return out
 
 
-def _key_fact_recall(rows: list[dict[str, Any]]) -> dict[str, float]:
+def key_fact_recall_by_question(rows: list[dict[str, Any]]) -> dict[str, float]:
     """Question id → key-fact recall (mean over runs; a refusal 0) of the answerable rows with key facts."""
     by_q: dict[str, list[float]] = defaultdict(list)
     for r in rows:

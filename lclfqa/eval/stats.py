@@ -1,4 +1,4 @@
-"""Small-sample statistics for eval reports: bootstrap confidence intervals and a paired permutation test.
+"""Small-sample statistics for eval reports: bootstrap confidence intervals, a paired permutation test, quantiles.
 
 Dev sets here have tens of questions, so the paired test is exact (all 2^n sign flips) up to 16 non-zero
 differences and a seeded Monte Carlo estimate above that; both are pure numpy and reproducible.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -48,3 +49,14 @@ def paired_permutation_test(a: Sequence[float], b: Sequence[float], *, samples: 
         signs = np.random.default_rng(seed).choice((1.0, -1.0), size=(samples, d.size))
     sums = np.abs(signs @ d)
     return float(np.mean(sums >= observed - 1e-12))
+
+
+def quantile(values: Sequence[Any], q: float) -> float:
+    """The ``q`` quantile (linear interpolation) of the numbers among ``values``; ``nan`` for none."""
+    xs = sorted(float(v) for v in values if v is not None and not math.isnan(float(v)))
+    if not xs:
+        return math.nan
+    pos = q * (len(xs) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)

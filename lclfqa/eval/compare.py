@@ -1,0 +1,241 @@
+"""Two ``lclfqa eval qa`` runs of one QA set side by side: what a change did, question by question.
+
+A change is measured by running the set before and after it (``--llm-cache COPY`` replays a change made after
+the model's last call; a fresh cache measures one that alters what the model reads). :func:`compare_runs` pairs
+the rows the two runs share (question, variant, run) and gives, per variant, the judge-free figures of each side
+— key-fact recall of the whole answer, of the model's own words and of the source's words code added; facts
+stated; verdicts; refusals; wrong facts; tokens and seconds — how many answers are identical, a paired
+permutation test on the whole answer's key-fact recall, and every question whose answer changed.
+:func:`render_comparison` writes it as Markdown (``lclfqa eval diff BEFORE AFTER``).
+
+On 15 answerable dev questions a change that should not matter to a reader moved the whole answer's recall
+by up to 0.02 and the model's own words by 0.13 (``benchmarks/log/2026-11-29-budgets-and-labels.md``): the test
+and the changed questions say whether a difference is more than that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lclfqa.eval.key_facts import score_from_json, summarize_scores
+from lclfqa.eval.report import key_fact_recall_by_question
+from lclfqa.eval.stats import paired_permutation_test, quantile
+
+__all__ = ["Changed", "Comparison", "Side", "compare_runs", "render_comparison"]
+
+VIEWS = (("whole", "key_facts"), ("own", "key_facts_model"), ("added", "key_facts_added"))
+"""The three views of an answer's key facts and the results-row metric holding each."""
+
+
+@dataclass(frozen=True)
+class Side:
+    """The judge-free figures of one run's rows of one variant."""
+
+    recall: dict[str, float]
+    """Key-fact recall per view (``whole``, ``own``, ``added``; ``nan`` where the rows lack the view)."""
+    stated: dict[str, int]
+    """Key facts stated, per view."""
+    verdicts: tuple[int, int]
+    """``(right, asked)``."""
+    unanswerable_refused: tuple[int, int]
+    answerable_refused: tuple[int, int]
+    wrong_fact_rate: float
+    tokens_p50: float
+    evaluated_p50: float
+    """Prompt tokens not held by the KV cache, plus generated ones (``nan`` for replayed rows)."""
+    seconds_p50: float
+
+
+@dataclass(frozen=True)
+class Changed:
+    """A question whose answer differs between the runs."""
+
+    id: str
+    run: int
+    facts: tuple[str, str]
+    """Whole-answer key facts before and after, as ``hit/total`` (``"refused"`` for a refusal)."""
+    own: tuple[str, str]
+    verdict: tuple[str, str]
+    refused: tuple[bool, bool]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One variant of both runs."""
+
+    variant: str
+    rows: int
+    identical: int
+    """Rows whose answer (and refusal) is the same in both runs."""
+    before: Side
+    after: Side
+    p_key_facts: float
+    """Paired permutation test of the whole answer's key-fact recall, question by question."""
+    questions: int
+    """Questions the test pairs (answerable, with key facts)."""
+    changed: list[Changed] = field(default_factory=list)
+
+
+def _key(row: dict[str, Any]) -> tuple[str, str, int]:
+    return str(row["id"]), str(row["variant"]), int(row.get("run", 0))
+
+
+def _tokens(row: dict[str, Any], evaluated: bool) -> float | None:
+    t = row.get("tokens") or {}
+    if not t or (evaluated and t.get("reused") is None):
+        return None
+    return t.get("prompt", 0) + t.get("completion", 0) - (t.get("reused", 0) if evaluated else 0)
+
+
+def side(rows: Sequence[dict[str, Any]]) -> Side:
+    """The figures of ``rows`` (one variant's judged rows of one run)."""
+    scores = {
+        v: summarize_scores(score_from_json(r["metrics"][m]) for r in rows if r["metrics"].get(m)) for v, m in VIEWS
+    }
+    whole = scores["whole"]
+    stated = {
+        v: sum(len(r["metrics"][m].get("key_facts_hit") or []) for r in rows if r["metrics"].get(m)) for v, m in VIEWS
+    }
+    right = round(whole["verdict_accuracy"] * whole["verdict_rows"]) if whole["verdict_rows"] else 0
+    unanswerable = whole["unanswerable_rows"]
+    refused = round(whole["unanswerable_refused"] * unanswerable) if unanswerable else 0
+    return Side(
+        recall={v: float(s["key_fact_recall"]) for v, s in scores.items()},
+        stated=stated,
+        verdicts=(right, int(whole["verdict_rows"])),
+        unanswerable_refused=(refused, int(unanswerable)),
+        answerable_refused=(int(whole["over_refusals"]), int(whole["answerable_rows"])),
+        wrong_fact_rate=float(whole["wrong_fact_rate"]),
+        tokens_p50=quantile([_tokens(r, False) for r in rows], 0.5),
+        evaluated_p50=quantile([_tokens(r, True) for r in rows], 0.5),
+        seconds_p50=quantile([r.get("seconds") for r in rows], 0.5),
+    )
+
+
+def _facts(row: dict[str, Any], metric: str) -> str:
+    if row.get("refused"):
+        return "refused"
+    kf = row["metrics"].get(metric) or {}
+    if not kf.get("key_facts_total"):
+        return "–"
+    return f"{len(kf.get('key_facts_hit') or [])}/{kf['key_facts_total']}"
+
+
+def _verdict(row: dict[str, Any]) -> str:
+    return str((row["metrics"].get("key_facts") or {}).get("verdict_given") or "–")
+
+
+def compare_runs(
+    before: Iterable[dict[str, Any]], after: Iterable[dict[str, Any]], variants: Sequence[str] = ()
+) -> list[Comparison]:
+    """Per variant both runs share (those in ``variants``, when given; in the first run's order), the figures
+    of each run over the rows both hold. Rows that failed (``error``) or were not scored are left out."""
+    scored = [
+        {_key(r): r for r in rows if not r.get("error") and "metrics" in r and "id" in r and "variant" in r}
+        for rows in (before, after)
+    ]
+    common = [k for k in scored[0] if k in scored[1]]
+    names = list(dict.fromkeys(v for _, v, _ in common))
+    if variants:
+        names = [v for v in names if v in variants]
+    out = []
+    for name in names:
+        keys = [k for k in common if k[1] == name]
+        b, a = [scored[0][k] for k in keys], [scored[1][k] for k in keys]
+        same = [
+            x.get("answer") == y.get("answer") and bool(x.get("refused")) == bool(y.get("refused"))
+            for x, y in zip(b, a, strict=True)
+        ]
+        facts_b, facts_a = key_fact_recall_by_question(b), key_fact_recall_by_question(a)
+        paired = [q for q in facts_b if q in facts_a]
+        changed = [
+            Changed(
+                id=k[0],
+                run=k[2],
+                facts=(_facts(x, "key_facts"), _facts(y, "key_facts")),
+                own=(_facts(x, "key_facts_model"), _facts(y, "key_facts_model")),
+                verdict=(_verdict(x), _verdict(y)),
+                refused=(bool(x.get("refused")), bool(y.get("refused"))),
+            )
+            for k, x, y, s in zip(keys, b, a, same, strict=True)
+            if not s
+        ]
+        out.append(
+            Comparison(
+                variant=name,
+                rows=len(keys),
+                identical=sum(same),
+                before=side(b),
+                after=side(a),
+                p_key_facts=paired_permutation_test([facts_a[q] for q in paired], [facts_b[q] for q in paired]),
+                questions=len(paired),
+                changed=changed,
+            )
+        )
+    return out
+
+
+def _n(x: float, digits: int = 3) -> str:
+    return "–" if x != x else f"{x:.{digits}f}"  # nan
+
+
+def _count(x: float) -> str:
+    return "–" if x != x else f"{x:,.0f}"
+
+
+def _figures(s: Side) -> list[str]:
+    r = s.recall
+    return [
+        f"{_n(r['whole'])} / {_n(r['own'])} / {_n(r['added'])}",
+        f"{s.stated['whole']} ({s.stated['own']})",
+        f"{s.verdicts[0]}/{s.verdicts[1]}",
+        f"{s.unanswerable_refused[0]}/{s.unanswerable_refused[1]}",
+        f"{s.answerable_refused[0]}/{s.answerable_refused[1]}",
+        _n(s.wrong_fact_rate, 2),
+        f"{_count(s.tokens_p50)} ({_count(s.evaluated_p50)})",
+        _n(s.seconds_p50, 1),
+    ]
+
+
+LABELS = (
+    "key facts: whole / own words / added",
+    "facts stated (in the model's words)",
+    "verdicts right",
+    "unanswerable refused",
+    "answerable refused",
+    "wrong-fact rate",
+    "tokens p50 (evaluated)",
+    "s p50",
+)
+
+
+def render_comparison(comparisons: Sequence[Comparison], before: str = "before", after: str = "after") -> str:
+    """The comparison as Markdown: per variant a table of both runs' figures, the paired test, and a table of
+    the questions whose answer changed."""
+    lines: list[str] = []
+    for c in comparisons:
+        lines += [
+            f"## {c.variant}: {c.rows} rows, {c.identical} answers identical",
+            "",
+            f"| | {before} | {after} |",
+            "|---|---|---|",
+            *(
+                f"| {label} | {x} | {y} |"
+                for label, x, y in zip(LABELS, _figures(c.before), _figures(c.after), strict=True)
+            ),
+            "",
+            f"Whole-answer key facts, paired permutation test over {c.questions} questions: "
+            f"p = {_n(c.p_key_facts, 2)}.",
+            "",
+        ]
+        if c.changed:
+            lines += ["| question | key facts | own words | verdict | refused |", "|---|---|---|---|---|"]
+            for ch in c.changed:
+                name = ch.id if ch.run == 0 else f"{ch.id} (run {ch.run})"
+                cells = [f"{x} → {y}" if x != y else x for x, y in (ch.facts, ch.own, ch.verdict)]
+                refused = " → ".join("yes" if r else "no" for r in ch.refused) if ch.refused[0] != ch.refused[1] else ""
+                lines.append(f"| {name} | {' | '.join(cells)} | {refused} |")
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,123 @@
+"""``lclfqa eval diff``: two QA runs of one set compared, question by question (invented questions and keys)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from lclfqa.cli import app
+from lclfqa.eval.compare import compare_runs, render_comparison
+from lclfqa.eval.key_facts import score_answer
+
+KEYS = {
+    "Q1": {"key_facts": [["60 days", "sixty days"], ["in writing"]], "verdict": None, "unanswerable": False},
+    "Q2": {"key_facts": [["joint return"]], "verdict": "no", "unanswerable": False},
+    "Q3": {"key_facts": [], "verdict": None, "unanswerable": True},
+}
+
+
+def row(qid: str, answer: str, variant: str = "lclf", added: str = "", refused: bool = False, **extra) -> dict:
+    """A results row as ``eval qa --judge none`` writes it, scored by the real key-fact scorer."""
+    key = KEYS[qid]
+
+    def score(text: str) -> dict:
+        return score_answer(
+            text,
+            key_facts=key["key_facts"],
+            verdict=key["verdict"],
+            wrong_facts=[],
+            unanswerable=key["unanswerable"],
+            refused=refused,
+        ).to_json()
+
+    own = answer.replace(added, "") if added else answer
+    metrics = {"key_facts": score(answer), "key_facts_model": score(own), "key_facts_added": score(added)}
+    return {
+        "id": qid,
+        "variant": variant,
+        "run": 0,
+        "answer": answer,
+        "refused": refused,
+        "metrics": metrics,
+        "tokens": {"prompt": 1000, "completion": 100, "reused": 400},
+        "seconds": 10.0,
+    } | extra
+
+
+BEFORE = [
+    row("Q1", "The notice is due within 60 days [1]."),
+    row("Q2", "No, spouses must file a joint return [1]."),
+    row("Q3", "The documents provided do not answer this question.", refused=True),
+    row("Q1", "Within 60 days [1].", variant="rag"),
+]
+
+
+def test_identical_runs_show_no_change():
+    (c,) = compare_runs(BEFORE, BEFORE, ["lclf"])
+    assert (c.rows, c.identical, c.changed, c.p_key_facts) == (3, 3, [], 1.0)
+    assert c.before == c.after
+    assert c.before.recall["whole"] == pytest.approx((0.5 + 1.0) / 2)
+    assert (c.before.verdicts, c.before.unanswerable_refused, c.before.answerable_refused) == ((1, 1), (1, 1), (0, 2))
+    assert c.before.evaluated_p50 == 700 and c.before.tokens_p50 == 1100
+
+
+def test_a_changed_answer_is_listed_with_its_figures():
+    after = [
+        row(
+            "Q1",
+            "The notice is due in writing within 60 days [1]. “Notice must be in writing.” [2]",
+            added="“Notice must be in writing.” [2]",
+        ),
+        BEFORE[1],
+        row("Q3", "Yes, it is allowed [1].", seconds=30.0),
+        BEFORE[3],
+    ]
+    comparisons = compare_runs(BEFORE, after)
+    assert [c.variant for c in comparisons] == ["lclf", "rag"]
+    c = comparisons[0]
+    assert c.identical == 1
+    assert [(ch.id, ch.facts, ch.refused) for ch in c.changed] == [
+        ("Q1", ("1/2", "2/2"), (False, False)),
+        ("Q3", ("refused", "–"), (True, False)),
+    ]
+    assert c.after.recall["whole"] == 1.0 and c.after.unanswerable_refused == (0, 1)
+    assert c.after.seconds_p50 == 10.0 and c.after.stated == {"whole": 3, "own": 3, "added": 1}
+    text = render_comparison(comparisons, "old", "new")
+    assert "## lclf: 3 rows, 1 answers identical" in text
+    assert "| Q1 | 1/2 → 2/2 |" in text and "| yes → no |" in text
+    assert "## rag: 1 rows, 1 answers identical" in text
+
+
+def test_rows_only_one_run_has_and_failed_rows_are_left_out():
+    after = [BEFORE[0], {"id": "Q2", "variant": "lclf", "run": 0, "error": "timeout"}]
+    (c,) = compare_runs(BEFORE, after, ["lclf"])
+    assert (c.rows, c.questions, c.identical) == (1, 1, 1)
+    assert math.isnan(c.before.wrong_fact_rate)  # no row lists wrong facts
+
+
+def _write(folder: Path, rows: list[dict]) -> Path:
+    folder.mkdir()
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return folder
+
+
+def test_the_cli_prints_the_comparison_and_refuses_what_it_cannot_compare(tmp_path):
+    before = _write(tmp_path / "before", BEFORE)
+    after = _write(tmp_path / "after", [row("Q1", "Due in writing [1].")])
+    runner = CliRunner()
+    result = runner.invoke(app, ["eval", "diff", str(before), str(after)])
+    assert result.exit_code == 0, result.output
+    assert "## lclf: 1 rows, 0 answers identical" in result.output and "| Q1 | 1/2 |" in result.output
+    as_json = runner.invoke(app, ["eval", "diff", str(before), str(after / "results.jsonl"), "--json"])
+    data = json.loads(as_json.output)  # strict JSON: a figure no row has is null, not NaN
+    assert data[0]["changed"][0]["id"] == "Q1" and data[0]["before"]["wrong_fact_rate"] is None
+
+    missing = runner.invoke(app, ["eval", "diff", str(before), str(tmp_path / "nowhere")])
+    assert missing.exit_code == 2 and "no results.jsonl" in missing.output and "Traceback" not in missing.output
+    other = _write(tmp_path / "other", [row("Q2", "No [1].", variant="rag+")])
+    unrelated = runner.invoke(app, ["eval", "diff", str(before), str(other)])
+    assert unrelated.exit_code == 2 and "share no scored rows" in unrelated.output
