@@ -91,23 +91,18 @@ def _tokens(row: dict[str, Any], evaluated: bool) -> float | None:
 
 def side(rows: Sequence[dict[str, Any]]) -> Side:
     """The figures of ``rows`` (one variant's judged rows of one run)."""
-    scores = {
-        v: summarize_scores(score_from_json(r["metrics"][m]) for r in rows if r["metrics"].get(m)) for v, m in VIEWS
-    }
-    whole = scores["whole"]
-    stated = {
-        v: sum(len(r["metrics"][m].get("key_facts_hit") or []) for r in rows if r["metrics"].get(m)) for v, m in VIEWS
-    }
-    right = round(whole["verdict_accuracy"] * whole["verdict_rows"]) if whole["verdict_rows"] else 0
-    unanswerable = whole["unanswerable_rows"]
-    refused = round(whole["unanswerable_refused"] * unanswerable) if unanswerable else 0
+    views = {v: [score_from_json(r["metrics"][m]) for r in rows if r["metrics"].get(m)] for v, m in VIEWS}
+    whole = views["whole"]
+    asked = [s for s in whole if s.verdict_expected is not None]
+    unanswerable = [s for s in whole if s.unanswerable]
+    answerable = [s for s in whole if not s.unanswerable]
     return Side(
-        recall={v: float(s["key_fact_recall"]) for v, s in scores.items()},
-        stated=stated,
-        verdicts=(right, int(whole["verdict_rows"])),
-        unanswerable_refused=(refused, int(unanswerable)),
-        answerable_refused=(int(whole["over_refusals"]), int(whole["answerable_rows"])),
-        wrong_fact_rate=float(whole["wrong_fact_rate"]),
+        recall={v: float(summarize_scores(scores)["key_fact_recall"]) for v, scores in views.items()},
+        stated={v: sum(len(s.facts_hit) for s in scores) for v, scores in views.items()},
+        verdicts=(sum(bool(s.verdict_correct) for s in asked), len(asked)),
+        unanswerable_refused=(sum(s.refused for s in unanswerable), len(unanswerable)),
+        answerable_refused=(sum(s.refused for s in answerable), len(answerable)),
+        wrong_fact_rate=float(summarize_scores(whole)["wrong_fact_rate"]),
         tokens_p50=quantile([_tokens(r, False) for r in rows], 0.5),
         evaluated_p50=quantile([_tokens(r, True) for r in rows], 0.5),
         seconds_p50=quantile([r.get("seconds") for r in rows], 0.5),
