@@ -63,6 +63,7 @@ def test_identical_runs_show_no_change():
     assert c.before.recall["whole"] == pytest.approx((0.5 + 1.0) / 2)
     assert (c.before.verdicts, c.before.unanswerable_refused, c.before.answerable_refused) == ((1, 1), (1, 1), (0, 2))
     assert c.before.evaluated_p50 == 700 and c.before.tokens_p50 == 1100
+    assert c.before.answer_chars_p90 == len("No, spouses must file a joint return [1].")  # the refusal aside
 
 
 def test_a_changed_answer_is_listed_with_its_figures():

@@ -4,8 +4,9 @@ A change is measured by running the set before and after it (``--llm-cache COPY`
 the model's last call; a fresh cache measures one that alters what the model reads). :func:`compare_runs` pairs
 the rows the two runs share (question, variant, run) and gives, per variant, the judge-free figures of each side
 — key-fact recall of the whole answer, of the model's own words and of the source's words code added; facts
-stated; verdicts; refusals; wrong facts; tokens and seconds — how many answers are identical, a paired
-permutation test on the whole answer's key-fact recall, and every question whose answer changed.
+stated; verdicts; refusals; wrong facts; tokens and seconds; the answers' p90 length — how many answers are
+identical, a paired permutation test on the whole answer's key-fact recall, and every question whose answer
+changed.
 :func:`render_comparison` writes it as Markdown (``lclfqa eval diff BEFORE AFTER``).
 
 On 15 answerable dev questions a change that should not matter to a reader moved the whole answer's recall
@@ -15,6 +16,7 @@ and the changed questions say whether a difference is more than that.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +48,8 @@ class Side:
     evaluated_p50: float
     """Prompt tokens not held by the KV cache, plus generated ones (``nan`` for replayed rows)."""
     seconds_p50: float
+    answer_chars_p90: int
+    """The 90th percentile (nearest rank) of the answers' lengths in characters, refusals aside."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +110,14 @@ def side(rows: Sequence[dict[str, Any]]) -> Side:
         tokens_p50=quantile([_tokens(r, False) for r in rows], 0.5),
         evaluated_p50=quantile([_tokens(r, True) for r in rows], 0.5),
         seconds_p50=quantile([r.get("seconds") for r in rows], 0.5),
+        answer_chars_p90=nearest_rank([len(r.get("answer") or "") for r in rows if not r.get("refused")], 0.9),
     )
+
+
+def nearest_rank(values: Sequence[int], q: float) -> int:
+    """The ``q`` quantile of ``values`` by nearest rank (a value some answer has); 0 for none."""
+    xs = sorted(values)
+    return xs[max(0, math.ceil(q * len(xs)) - 1)] if xs else 0
 
 
 def _facts(row: dict[str, Any], metric: str) -> str:
@@ -191,6 +202,7 @@ def _figures(s: Side) -> list[str]:
         _n(s.wrong_fact_rate, 2),
         f"{_count(s.tokens_p50)} ({_count(s.evaluated_p50)})",
         _n(s.seconds_p50, 1),
+        f"{s.answer_chars_p90:,}",
     ]
 
 
@@ -203,6 +215,7 @@ LABELS = (
     "wrong-fact rate",
     "tokens p50 (evaluated)",
     "s p50",
+    "answer characters p90",
 )
 
 
