@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from lclfqa.cli import app
 from lclfqa.eval.compare import compare_runs, render_comparison
 from lclfqa.eval.key_facts import score_answer
+from lclfqa.eval.stats import nearest_rank
 
 KEYS = {
     "Q1": {"key_facts": [["60 days", "sixty days"], ["in writing"]], "verdict": None, "unanswerable": False},
@@ -122,3 +123,12 @@ def test_the_cli_prints_the_comparison_and_refuses_what_it_cannot_compare(tmp_pa
     other = _write(tmp_path / "other", [row("Q2", "No [1].", variant="rag+")])
     unrelated = runner.invoke(app, ["eval", "diff", str(before), str(other)])
     assert unrelated.exit_code == 2 and "share no scored rows" in unrelated.output
+
+
+@pytest.mark.parametrize(
+    ("values", "p90"),
+    [([], math.nan), ([700], 700.0), (list(range(1, 11)), 9.0), (list(range(1, 12)), 10.0), ([5, 1, 3], 5.0)],
+)
+def test_the_answers_p90_is_a_nearest_rank_value(values, p90):
+    got = nearest_rank(values, 0.9)
+    assert (math.isnan(got) and math.isnan(p90)) or got == p90

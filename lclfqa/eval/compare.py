@@ -16,14 +16,13 @@ and the changed questions say whether a difference is more than that.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from lclfqa.eval.key_facts import score_from_json, summarize_scores
 from lclfqa.eval.report import key_fact_recall_by_question
-from lclfqa.eval.stats import paired_permutation_test, quantile
+from lclfqa.eval.stats import nearest_rank, paired_permutation_test, quantile
 
 __all__ = ["Changed", "Comparison", "Side", "compare_runs", "render_comparison"]
 
@@ -48,7 +47,7 @@ class Side:
     evaluated_p50: float
     """Prompt tokens not held by the KV cache, plus generated ones (``nan`` for replayed rows)."""
     seconds_p50: float
-    answer_chars_p90: int
+    answer_chars_p90: float
     """The 90th percentile (nearest rank) of the answers' lengths in characters, refusals aside."""
 
 
@@ -112,12 +111,6 @@ def side(rows: Sequence[dict[str, Any]]) -> Side:
         seconds_p50=quantile([r.get("seconds") for r in rows], 0.5),
         answer_chars_p90=nearest_rank([len(r.get("answer") or "") for r in rows if not r.get("refused")], 0.9),
     )
-
-
-def nearest_rank(values: Sequence[int], q: float) -> int:
-    """The ``q`` quantile of ``values`` by nearest rank (a value some answer has); 0 for none."""
-    xs = sorted(values)
-    return xs[max(0, math.ceil(q * len(xs)) - 1)] if xs else 0
 
 
 def _facts(row: dict[str, Any], metric: str) -> str:
@@ -202,7 +195,7 @@ def _figures(s: Side) -> list[str]:
         _n(s.wrong_fact_rate, 2),
         f"{_count(s.tokens_p50)} ({_count(s.evaluated_p50)})",
         _n(s.seconds_p50, 1),
-        f"{s.answer_chars_p90:,}",
+        _count(s.answer_chars_p90),
     ]
 
 

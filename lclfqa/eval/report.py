@@ -19,7 +19,7 @@ from lclfqa.config import READ_STAGES
 from lclfqa.eval.answer_metrics import category_counts, coverage_score, mean
 from lclfqa.eval.key_facts import score_from_json, summarize_scores
 from lclfqa.eval.qa_runner import write_json_atomic
-from lclfqa.eval.stats import bootstrap_ci, paired_permutation_test, quantile
+from lclfqa.eval.stats import bootstrap_ci, nearest_rank, paired_permutation_test, quantile
 from lclfqa.eval.variants import Variant
 
 PAPER_TABLE = "LCLF-QA Table 1"
@@ -142,6 +142,8 @@ def summarize_variant(rows: list[dict[str, Any]], failed: int) -> dict[str, Any]
             0.5,
         ),
         "seconds": mean(r.get("seconds") for r in rows),
+        # issue 30's answer length: the answers' p90 in characters, by nearest rank, refusals aside
+        "answer_chars_p90": nearest_rank([len(r.get("answer") or "") for r in rows if not r.get("refused")], 0.9),
         "seconds_p50": quantile([r.get("seconds") for r in rows], 0.5),
         "seconds_p95": quantile([r.get("seconds") for r in rows], 0.95),
         "node_seconds": _node_means(rows, "seconds"),
@@ -290,8 +292,8 @@ def _key_fact_table(summary: dict[str, Any], names: list[str]) -> list[str]:
     lines = [
         f"| variant | key-fact recall: whole answer | model's own words | source words code added "
         f"| p vs {base} | verdicts right | wrong-fact rate | unanswerable refused | answerable refused "
-        "| unsupported figures | facts in the quotes → stated |",
-        "|" + "---|" * 11,
+        "| unsupported figures | facts in the quotes → stated | answers' p90 (characters) |",
+        "|" + "---|" * 12,
     ]
     for n in names:
         s = summary["variants"][n]
@@ -313,6 +315,7 @@ def _key_fact_table(summary: dict[str, Any], names: list[str]) -> list[str]:
                 f"{k['over_refusals']}/{k['answerable_rows']}",
                 _unsupported(s),
                 _funnel(s),
+                _f(s.get("answer_chars_p90"), 0),
             )
         )
     return lines

@@ -60,3 +60,10 @@ def quantile(values: Sequence[Any], q: float) -> float:
     lo = math.floor(pos)
     hi = min(lo + 1, len(xs) - 1)
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def nearest_rank(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of ``values`` by nearest rank (a value of the list, as "answers' p90" is reported);
+    ``nan`` for none."""
+    xs = sorted(values)
+    return float(xs[max(0, math.ceil(q * len(xs)) - 1)]) if xs else math.nan
