@@ -571,16 +571,16 @@ def test_an_uncited_sentence_gets_the_quote_that_holds_its_figures(sample_index:
 
 
 DISSENT = {
-    "section": ["JUSTICE BREYER, JUSTICE SOTOMAYOR, and JUSTICE KAGAN, dissenting.", "I"],
-    "text": "Most threatening of all, no language in today's decision stops the Federal Government from acting.",
+    "section": ["JUSTICE PATEL, JUSTICE JONES, and JUSTICE NGUYEN, dissenting.", "I"],
+    "text": "Most threatening of all, no language in today's decision stops the agency from acting.",
 }
 CONCURRENCE = {
-    "section": ["JUSTICE KAVANAUGH, concurring.", "I"],
-    "text": "As Justice Scalia stated, the States may, if they wish, permit abortion on demand.",
+    "section": ["JUSTICE LEE, concurring.", "I"],
+    "text": "As Justice Holmes stated, the States may, if they wish, license the trade.",
 }
 COURT = {
-    "section": ["JUSTICE ALITO delivered the opinion of the Court.", "II"],
-    "text": "Nor does the dissent dispute the fact that abortion was illegal at common law.",
+    "section": ["JUSTICE SMITH delivered the opinion of the Court.", "II"],
+    "text": "Nor does the dissent dispute the fact that the levy was collected at common law.",
 }
 STATUTE = {"section": ["Title 26", "§ 1.21-3 Special rules"], "text": "No credit is allowed unless a joint return."}
 
@@ -589,13 +589,17 @@ STATUTE = {"section": ["Title 26", "§ 1.21-3 Special rules"], "text": "No credi
     ("sentence", "cited", "wrong"),
     [
         # a dissent's words put in a concurrence's mouth (and the majority's)
-        ('Justice Kavanaugh concurs in the majority\'s ruling that "no language stops it" [1].', [DISSENT], True),
-        ("Justice Kavanaugh says the States may permit abortion [1].", [COURT], True),
-        ("Justice Kavanaugh dissents from the majority's ruling [1].", [DISSENT], True),  # the role fits, he does not
-        ("Unlike Justice Kavanaugh, the principal dissent warns of federal bans [1].", [DISSENT], False),  # both
-        ("The principal dissent says no language stops the Federal Government [1].", [DISSENT], False),
-        ("Justice Kavanaugh, quoting Justice Scalia, says the States may permit it [1].", [CONCURRENCE], False),
-        ("As Justice Scalia stated, the States may permit abortion [1].", [CONCURRENCE], False),  # the quote names him
+        ('Justice Lee concurs in the majority\'s ruling that "no language stops it" [1].', [DISSENT], True),
+        ("Justice Lee says the States may license the trade [1].", [COURT], True),
+        ("Justice Lee dissents from the majority's ruling [1].", [DISSENT], True),  # the role fits, he does not
+        ("Unlike Justice Lee, the principal dissent warns of agency bans [1].", [DISSENT], False),  # both
+        ("The principal dissent says no language stops the agency [1].", [DISSENT], False),
+        ("Justice Lee, quoting Justice Holmes, says the States may permit it [1].", [CONCURRENCE], False),
+        (
+            "As Justice Holmes stated, the States may license the trade [1].",
+            [CONCURRENCE],
+            False,
+        ),  # the quote names him
         ("The majority notes that the dissent does not dispute it [1].", [COURT], False),
         # a dissent speaking of "this Court" does not make its words the majority's
         (
@@ -603,15 +607,19 @@ STATUTE = {"section": ["Title 26", "§ 1.21-3 Special rules"], "text": "No credi
             [{**DISSENT, "text": "The approach this Court has used."}],
             True,
         ),
-        ("The Kavanaugh concurrence and the dissent differ [1] [2].", [CONCURRENCE, DISSENT], False),
+        ("The Lee concurrence and the dissent differ [1] [2].", [CONCURRENCE, DISSENT], False),
         ("The Court says no credit is allowed [1].", [STATUTE], False),  # no opinion to check against
-        ("Abortion was illegal at common law [1].", [DISSENT], False),  # names no one
-        ("Justice Kavanaugh's view is that the States may permit it [1].", [CONCURRENCE], False),  # possessive
-        ("Justice Kavanaugh’s view is that no language stops it [1].", [DISSENT], True),
+        ("The levy was collected at common law [1].", [DISSENT], False),  # names no one
+        ("Justice Lee's view is that the States may permit it [1].", [CONCURRENCE], False),  # possessive
+        ("Justice Lee’s view is that no language stops it [1].", [DISSENT], True),
         # a heading that names no Justice cannot contradict a name, only a role
-        ("Justice Alito wrote that abortion was illegal [1].", [{**COURT, "section": ["Opinion of the Court"]}], False),
         (
-            "The dissent says abortion was illegal [1].",
+            "Justice Smith wrote that the levy was collected [1].",
+            [{**COURT, "section": ["Opinion of the Court"]}],
+            False,
+        ),
+        (
+            "The dissent says the levy was collected [1].",
             [{**COURT, "section": ["Opinion of the Court"], "text": "x"}],
             True,
         ),
@@ -636,13 +644,13 @@ def test_a_sentence_naming_an_opinion_its_quotes_do_not_come_from_is_misnamed(se
             [DISSENT],
             False,
         ),
-        ("What did the Court hold?", "Justice Kavanaugh adds that the States may permit it [1].", [CONCURRENCE], False),
+        ("What did the Court hold?", "Justice Lee adds that the States may permit it [1].", [CONCURRENCE], False),
         # resting on the Court's quote too, or on the Court's alone: kept
-        ("What did the Court hold?", "Abortion was illegal at common law [1] [2].", [DISSENT, COURT], False),
-        ("What did the Court hold?", "Abortion was illegal at common law [1].", [COURT], False),
+        ("What did the Court hold?", "The levy was collected at common law [1] [2].", [DISSENT, COURT], False),
+        ("What did the Court hold?", "The levy was collected at common law [1].", [COURT], False),
         # a question about the dissent, or not about the holding, or a statute: not checked
-        ("What does the dissent say?", "No language stops the Federal Government [1].", [DISSENT], False),
-        ("What is stare decisis?", "No language stops the Federal Government [1].", [DISSENT], False),
+        ("What does the dissent say?", "No language stops the agency [1].", [DISSENT], False),
+        ("What is stare decisis?", "No language stops the agency [1].", [DISSENT], False),
         ("What did the Court hold?", "No credit is allowed [1].", [STATUTE], False),
     ],
 )
@@ -669,12 +677,12 @@ def test_the_reader_sees_the_quotes_nearest_the_question_first_and_only_the_cour
     # by the extractor's rank plus twice the rank by closeness (word overlap here, no embedder): the third
     # pick, nearest the question, comes before the second, which shares no word with it
     assert reading_order("What is the payment due date for the installment sale tax?", picks) == [0, 2, 1, 3]
-    dissent, court = quote("Abortion law.", DISSENT["section"]), quote("The history of abortion law.", COURT["section"])
-    assert the_courts("What did the dissent say about abortion law?", [dissent, court]) == [dissent, court]
+    dissent, court = quote("Levy law.", DISSENT["section"]), quote("The history of levy law.", COURT["section"])
+    assert the_courts("What did the dissent say about levy law?", [dissent, court]) == [dissent, court]
     # asked about the majority: the dissent's words are not shown beside the Court's, but they are where
     # there is nothing else
-    assert the_courts("What did the majority say about abortion law?", [dissent, court]) == [court]
-    assert the_courts("What did the majority say about abortion law?", [dissent]) == [dissent]
+    assert the_courts("What did the majority say about levy law?", [dissent, court]) == [court]
+    assert the_courts("What did the majority say about levy law?", [dissent]) == [dissent]
 
 
 def test_a_yes_no_answer_opens_with_the_verdict_decided_over_the_quotes(sample_index: Path):
@@ -773,7 +781,7 @@ def test_a_sentence_citing_nothing_is_judged_by_the_quote_holding_its_words():
 
     quotes = [DISSENT, CONCURRENCE]
     texts = [q["text"] for q in quotes]
-    sentence = "Justice Kavanaugh says nothing in today's decision stops the Federal Government from acting."
+    sentence = "Justice Lee says nothing in today's decision stops the agency from acting."
     (check,) = check_answer(sentence, texts)
     assert check.cites == [] and resting_on(check, texts) == [1]  # the dissent's words
     assert misnamed(sentence, [quotes[n - 1] for n in resting_on(check, texts)])
