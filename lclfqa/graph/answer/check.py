@@ -287,8 +287,9 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
     content words comes first (the one it cites on a tie); then, for each figure or phrase not yet held, the
     first quote holding it (those it cites first). A figure the question gives needs no quote, as in
     :func:`check_answer` ("Under § 1031, the replacement property must be identified within 45 days" is cited
-    to the quote on identification when no quote prints the section the user named). The model cited the wrong number, split one statement
-    over two quotes, or cited nothing: the evidence is there, and re-citing costs nothing and loses nothing."""
+    to the quote on identification when no quote prints the section the user named). The model cited the
+    wrong number, split one statement over two quotes, or cited nothing: the evidence is there, and re-citing
+    costs nothing and loses nothing."""
     bare = re.sub(r"\s+([.,;:!?])", r"\1", CITATION_RE.sub("", check.text)).strip()
     if not quotes or len(bare.split()) < 4 or len(set(tokenize(bare))) < 2:
         return ""
