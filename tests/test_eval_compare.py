@@ -36,7 +36,16 @@ def row(qid: str, answer: str, variant: str = "lclf", added: str = "", refused: 
         ).to_json()
 
     own = answer.replace(added, "") if added else answer
-    metrics = {"key_facts": score(answer), "key_facts_model": score(own), "key_facts_added": score(added)}
+    metrics = {
+        "refusal": {
+            (True, True): "correct_refusal",
+            (True, False): "missed_refusal",
+            (False, True): "wrong_refusal",
+        }.get((key["unanswerable"], refused), "answered"),
+        "key_facts": score(answer),
+        "key_facts_model": score(own),
+        "key_facts_added": score(added),
+    }
     return {
         "id": qid,
         "variant": variant,
@@ -44,6 +53,7 @@ def row(qid: str, answer: str, variant: str = "lclf", added: str = "", refused: 
         "answer": answer,
         "refused": refused,
         "metrics": metrics,
+        "judge": {"by": "none"},
         "tokens": {"prompt": 1000, "completion": 100, "reused": 400},
         "seconds": 10.0,
     } | extra

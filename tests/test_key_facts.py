@@ -147,9 +147,10 @@ def test_set_figures_key_facts_verdicts_wrong_facts_refusals() -> None:
     s = summarize_scores(scores)
     assert s["key_fact_recall"] == pytest.approx((1 + 0.25 + 0) / 3)
     assert s["key_fact_rows"] == 3
-    assert s["verdict_accuracy"] == pytest.approx(1 / 2) and s["verdict_rows"] == 2
+    assert s["verdict_accuracy"] == pytest.approx(1 / 2) and s["verdict_rows"] == 2 and s["verdicts_right"] == 1
     assert s["wrong_fact_rate"] == pytest.approx(2 / 3) and s["wrong_fact_answers"] == 2
     assert s["unanswerable_refused"] == pytest.approx(1 / 2) and s["unanswerable_rows"] == 2
+    assert s["unanswerable_refusals"] == 1
     assert s["over_refusals"] == 1 and s["answerable_rows"] == 3
 
 

@@ -20,14 +20,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lclfqa.eval.key_facts import score_from_json, summarize_scores
-from lclfqa.eval.report import key_fact_recall_by_question
-from lclfqa.eval.stats import nearest_rank, paired_permutation_test, quantile
+from lclfqa.eval.report import key_fact_recall_by_question, summarize_variant
+from lclfqa.eval.stats import paired_permutation_test
 
 __all__ = ["Changed", "Comparison", "Side", "compare_runs", "render_comparison"]
 
-VIEWS = (("whole", "key_facts"), ("own", "key_facts_model"), ("added", "key_facts_added"))
-"""The three views of an answer's key facts and the results-row metric holding each."""
+VIEWS = (("whole", "key_facts", "whole"), ("own", "key_facts_model", "model"), ("added", "key_facts_added", "added"))
+"""The three views of an answer's key facts: name here, the metric and the ``facts_stated`` key in the report's
+summary (:func:`lclfqa.eval.report.summarize_variant`)."""
 
 
 @dataclass(frozen=True)
@@ -85,31 +85,22 @@ def _key(row: dict[str, Any]) -> tuple[str, str, int]:
     return str(row["id"]), str(row["variant"]), int(row.get("run", 0))
 
 
-def _tokens(row: dict[str, Any], evaluated: bool) -> float | None:
-    t = row.get("tokens") or {}
-    if not t or (evaluated and t.get("reused") is None):
-        return None
-    return t.get("prompt", 0) + t.get("completion", 0) - (t.get("reused", 0) if evaluated else 0)
-
-
 def side(rows: Sequence[dict[str, Any]]) -> Side:
-    """The figures of ``rows`` (one variant's judged rows of one run)."""
-    views = {v: [score_from_json(r["metrics"][m]) for r in rows if r["metrics"].get(m)] for v, m in VIEWS}
-    whole = views["whole"]
-    asked = [s for s in whole if s.verdict_expected is not None]
-    unanswerable = [s for s in whole if s.unanswerable]
-    answerable = [s for s in whole if not s.unanswerable]
+    """The figures of ``rows`` (one variant's judged rows of one run), as ``eval qa``'s report computes them
+    (:func:`lclfqa.eval.report.summarize_variant`)."""
+    s = summarize_variant(list(rows), failed=0)
+    whole = s["key_facts"]
     return Side(
-        recall={v: float(summarize_scores(scores)["key_fact_recall"]) for v, scores in views.items()},
-        stated={v: sum(len(s.facts_hit) for s in scores) for v, scores in views.items()},
-        verdicts=(sum(bool(s.verdict_correct) for s in asked), len(asked)),
-        unanswerable_refused=(sum(s.refused for s in unanswerable), len(unanswerable)),
-        answerable_refused=(sum(s.refused for s in answerable), len(answerable)),
-        wrong_fact_rate=float(summarize_scores(whole)["wrong_fact_rate"]),
-        tokens_p50=quantile([_tokens(r, False) for r in rows], 0.5),
-        evaluated_p50=quantile([_tokens(r, True) for r in rows], 0.5),
-        seconds_p50=quantile([r.get("seconds") for r in rows], 0.5),
-        answer_chars_p90=nearest_rank([len(r.get("answer") or "") for r in rows if not r.get("refused")], 0.9),
+        recall={v: float(s[metric]["key_fact_recall"]) for v, metric, _ in VIEWS},
+        stated={v: s["facts_stated"][stated] for v, _, stated in VIEWS},
+        verdicts=(whole["verdicts_right"], whole["verdict_rows"]),
+        unanswerable_refused=(whole["unanswerable_refusals"], whole["unanswerable_rows"]),
+        answerable_refused=(whole["over_refusals"], whole["answerable_rows"]),
+        wrong_fact_rate=float(whole["wrong_fact_rate"]),
+        tokens_p50=s["tokens_p50"],
+        evaluated_p50=s["evaluated_tokens_p50"],
+        seconds_p50=s["seconds_p50"],
+        answer_chars_p90=s["answer_chars_p90"],
     )
 
 

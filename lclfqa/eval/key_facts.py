@@ -151,10 +151,12 @@ def summarize_scores(scores: Iterable[KeyFactScore]) -> dict[str, float | int]:
         "key_fact_rows": len(with_facts),
         "verdict_accuracy": _mean([float(bool(s.verdict_correct)) for s in with_verdict]),
         "verdict_rows": len(with_verdict),
+        "verdicts_right": sum(bool(s.verdict_correct) for s in with_verdict),
         "wrong_fact_rate": _mean([float(bool(s.wrong_stated)) for s in scores if s.wrong_total]),
         "wrong_fact_answers": sum(bool(s.wrong_stated) for s in scores),
         "unanswerable_refused": _mean([float(s.refused) for s in unanswerable]),
         "unanswerable_rows": len(unanswerable),
+        "unanswerable_refusals": sum(s.refused for s in unanswerable),
         "over_refusals": sum(s.refused for s in answerable),
         "answerable_rows": len(answerable),
     }

@@ -300,8 +300,6 @@ def _key_fact_table(summary: dict[str, Any], names: list[str]) -> list[str]:
         k = s["key_facts"]
         vs = s.get("vs_baseline")
         p = f"{_f(vs['p_key_facts'], 2)} (n={vs['key_fact_questions']})" if vs else "baseline"
-        verdicts = round(k["verdict_accuracy"] * k["verdict_rows"]) if k["verdict_rows"] else 0
-        refused = round(k["unanswerable_refused"] * k["unanswerable_rows"]) if k["unanswerable_rows"] else 0
         lines.append(
             _row(
                 n,
@@ -309,9 +307,9 @@ def _key_fact_table(summary: dict[str, Any], names: list[str]) -> list[str]:
                 _f(s.get("key_facts_model", {}).get("key_fact_recall")),
                 _f(s.get("key_facts_added", {}).get("key_fact_recall")),
                 p,
-                f"{verdicts}/{k['verdict_rows']}",
+                f"{k['verdicts_right']}/{k['verdict_rows']}",
                 f"{_f(k['wrong_fact_rate'], 2)} ({k['wrong_fact_answers']} answers)",
-                f"{refused}/{k['unanswerable_rows']}",
+                f"{k['unanswerable_refusals']}/{k['unanswerable_rows']}",
                 f"{k['over_refusals']}/{k['answerable_rows']}",
                 _unsupported(s),
                 _funnel(s),
