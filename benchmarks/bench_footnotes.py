@@ -292,8 +292,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"# bench_footnotes  {date.today()}  Python {platform.python_version()}  {os.cpu_count()} cores (CPU)")
     t = time.perf_counter()
-    embeddings = get_embeddings(Settings().embedding_model)
-    print(f"embedder {Settings().embedding_model} loaded in {time.perf_counter() - t:.1f} s")
+    embeddings = get_embeddings(Settings().embedder())
+    print(f"embedder {Settings().embedder()} loaded in {time.perf_counter() - t:.1f} s")
 
     span, keywords, n_fn, n_el = synthetic_queries(args.pdf, args.footnotes, args.seed)
     dev = dev_queries(args.dev, args.pdf.name)

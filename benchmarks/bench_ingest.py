@@ -9,7 +9,7 @@ Options: --data DIR (default ../shared/data/pdfs), --model-batch-size N (MiniLM'
 torch, batch 64 — what lclfqa ran before the ONNX graph — as the baseline of one run).
 
 Each part runs in a fresh subprocess (so ``ru_maxrss`` is that part's peak) and is ingested into a new
-temporary index with ``Settings()`` defaults and the embedder named (default ``local:all-MiniLM-L6-v2``).
+temporary index with ``Settings()`` defaults and the embedder named (default ``local:all-MiniLM-L6-v2-int8``).
 Phases are timed from the ``progress`` callback of ``lclfqa.index.ingest.ingest`` (no change to the pipeline):
 
 - parse+chunk: start of ``ingest()`` to the last "parse" tick (discovery, hashing, parsing, chunking);
@@ -85,7 +85,7 @@ def worker(path: Path, embed_batch: int, model_batch: int | None, embedder_name:
         embed_batch_size=embed_batch, embedding_model="local:all-MiniLM-L6-v2" if baseline else embedder_name
     )
     t = time.perf_counter()
-    embedder = SentenceTransformersMiniLM() if baseline else get_embeddings(settings.embedding_model)
+    embedder = SentenceTransformersMiniLM() if baseline else get_embeddings(settings.embedder())
     model_s = time.perf_counter() - t
     if model_batch is not None:
         embedder.batch_size = model_batch
@@ -278,7 +278,7 @@ def main() -> None:
     ap.add_argument(
         "--embedder",
         nargs="+",
-        default=["local:all-MiniLM-L6-v2"],
+        default=["local:all-MiniLM-L6-v2-int8"],
         help="embedding model names, or 'st' (MiniLM on sentence-transformers/torch, the baseline)",
     )
     ap.add_argument("--worker", type=Path, help=argparse.SUPPRESS)

@@ -207,3 +207,28 @@ def test_cli_errors_are_clear(tmp_path: Path):
     result = runner.invoke(app, ["ingest", str(tmp_path / "missing-folder"), "--index", str(tmp_path / "i"), "-q"])
     assert result.exit_code == 2 and "no such file" in result.output
     assert runner.invoke(app, ["--help"]).exit_code == 0
+
+
+def test_an_index_keeps_its_embedder_unless_another_is_asked_for(tmp_path: Path):
+    from lclfqa.index.errors import EmbedderMismatch
+    from lclfqa.llm.models import DEFAULT_EMBEDDER, LOCAL_EMBEDDER
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("a", "b", "c"):
+        (docs / f"{name}.txt").write_text(f"1. Scope\n\nNote {name} covers the credit.\n", encoding="utf-8")
+    emb = CountingEmbeddings(size=16)
+    # a new index gets the default embedder
+    ingest([docs / "a.txt"], tmp_path / "new", Settings(), embeddings=emb)
+    assert EmbeddedBackend.load(tmp_path / "new").embedding_model == DEFAULT_EMBEDDER
+    # an index built with the float32 MiniLM (as every index before the int8 default was) takes more
+    # documents without the flag, and stays float32
+    old = tmp_path / "old"
+    ingest([docs / "a.txt"], old, Settings(embedding_model=LOCAL_EMBEDDER), embeddings=emb)
+    report = ingest([docs / "b.txt"], old, Settings(), embeddings=emb)
+    assert report.documents == 2
+    assert EmbeddedBackend.load(old).embedding_model == LOCAL_EMBEDDER
+    # another embedder asked for by name is refused, and nothing is lost
+    with pytest.raises(EmbedderMismatch, match="re-ingest"):
+        ingest([docs / "c.txt"], old, Settings(embedding_model=DEFAULT_EMBEDDER), embeddings=emb)
+    assert set(EmbeddedBackend.load(old).documents) == {"a.txt", "b.txt"}

@@ -76,7 +76,10 @@ def ingest(
     ] = None,
     embedding_model: Annotated[
         str | None,
-        typer.Option(help="'local:all-MiniLM-L6-v2', 'local:all-MiniLM-L6-v2-int8' (quantised) or 'openai:<model>'."),
+        typer.Option(
+            help="'local:all-MiniLM-L6-v2-int8' (the default for a new index), 'local:all-MiniLM-L6-v2' (float32) "
+            "or 'openai:<model>'; unset, an existing index keeps its own."
+        ),
     ] = None,
     chat_model: Annotated[
         str | None, typer.Option(help="Chat model for summaries: 'local' or 'openai:<model>'.")

@@ -162,7 +162,7 @@ def retrieval(
         from lclfqa.llm.models import get_chat_model
 
         llm = get_chat_model(settings.chat_model, settings.openai_base_url, settings=settings)
-        embedder = retrieval_eval.get_embeddings(settings.embedding_model, settings.openai_base_url)
+        embedder = retrieval_eval.get_embeddings(settings.embedder(), settings.openai_base_url)
         rewriter = graph_rewriter(llm, settings.query_rewrites, embedder) if wants_rewriter else None
         summarizer = make_summarizer(settings, llm) if "+summaries" in names else None
 

@@ -309,7 +309,7 @@ def run_retrieval_eval(
     say = progress or (lambda line: None)
     if rewriter is not None:
         rewriter = functools.cache(rewriter)  # +rewrites and +scope+rewrites share one query2doc per query
-    embeddings = embeddings or get_embeddings(settings.embedding_model, settings.openai_base_url)
+    embeddings = embeddings or get_embeddings(settings.embedder(), settings.openai_base_url)
     queries = list(queries)
     texts = [q.query for q in queries]
     rows: list[ConfigResult] = []
@@ -374,7 +374,7 @@ def run_retrieval_eval(
         ks=ks,
         rows=rows,
         index_dir=str(index_dir) if index_dir is not None else "",
-        embedding_model=settings.embedding_model,
+        embedding_model=settings.embedder(),
     )
 
 

@@ -230,8 +230,10 @@ def _ingest_locked(
     from lclfqa.ingest.formats import parse_file
 
     has_index = bool(existing.embedding_model)  # an empty index (none yet) records no model
+    # unset, the embedder is the index's own (a new index: the default); one asked for must be the index's
+    settings = replace(settings, embedding_model=settings.embedder(existing.embedding_model))
     if has_index:
-        existing.check_embedder(settings.embedding_model)
+        existing.check_embedder(settings.embedder())
     same_chunking = has_index and _recorded_chunk_settings(existing) == _chunk_settings(settings)
     stale = _stale_documents(existing) if has_index else set()
 
@@ -297,7 +299,7 @@ def _ingest_locked(
     searchable = [c for c in new_chunks if c.kind != PARENT]
     vectors = _embed(searchable, existing, settings, embeddings, report, tick)
     recorded = {"chunking": _chunk_settings(settings), "stale_documents": sorted(stale & set(records))}
-    batch = DocumentBatch([records[name] for name in made], new_chunks, vectors, settings.embedding_model, recorded)
+    batch = DocumentBatch([records[name] for name in made], new_chunks, vectors, settings.embedder(), recorded)
     existing.add_documents(batch, progress=tick)
     for rec in existing.documents.values():
         report.documents += 1
@@ -351,7 +353,7 @@ def _embed(
     cache = existing.vectors_for(keys)
     missing = {k: embedding_text(c) for k, c in zip(keys, chunks, strict=True) if k not in cache}
     if missing:
-        model = embeddings or get_embeddings(settings.embedding_model, settings.openai_base_url)
+        model = embeddings or get_embeddings(settings.embedder(), settings.openai_base_url)
         order = embedding_order(missing, model)
         batch = max(1, settings.embed_batch_size)
         for i in range(0, len(order), batch):

