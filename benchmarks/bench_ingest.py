@@ -9,7 +9,7 @@ Options: --data DIR (default ../shared/data/pdfs), --model-batch-size N (MiniLM'
 torch, batch 64 — what lclfqa ran before the ONNX graph — as the baseline of one run).
 
 Each part runs in a fresh subprocess (so ``ru_maxrss`` is that part's peak) and is ingested into a new
-temporary index with ``Settings()`` defaults and the embedder named (default ``local:all-MiniLM-L6-v2-int8``).
+temporary index with ``Settings()`` defaults and the embedder named (default ``local:all-MiniLM-L6-v2``).
 Phases are timed from the ``progress`` callback of ``lclfqa.index.ingest.ingest`` (no change to the pipeline):
 
 - parse+chunk: start of ``ingest()`` to the last "parse" tick (discovery, hashing, parsing, chunking);
@@ -278,7 +278,7 @@ def main() -> None:
     ap.add_argument(
         "--embedder",
         nargs="+",
-        default=["local:all-MiniLM-L6-v2-int8"],
+        default=["local:all-MiniLM-L6-v2"],
         help="embedding model names, or 'st' (MiniLM on sentence-transformers/torch, the baseline)",
     )
     ap.add_argument("--worker", type=Path, help=argparse.SUPPRESS)

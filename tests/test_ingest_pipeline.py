@@ -210,8 +210,9 @@ def test_cli_errors_are_clear(tmp_path: Path):
 
 
 def test_an_index_keeps_its_embedder_unless_another_is_asked_for(tmp_path: Path):
+    from lclfqa.config import DEFAULT_EMBEDDER
     from lclfqa.index.errors import EmbedderMismatch
-    from lclfqa.llm.models import DEFAULT_EMBEDDER, LOCAL_EMBEDDER
+    from lclfqa.llm.models import LOCAL_EMBEDDER, LOCAL_EMBEDDER_INT8
 
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -220,15 +221,14 @@ def test_an_index_keeps_its_embedder_unless_another_is_asked_for(tmp_path: Path)
     emb = CountingEmbeddings(size=16)
     # a new index gets the default embedder
     ingest([docs / "a.txt"], tmp_path / "new", Settings(), embeddings=emb)
-    assert EmbeddedBackend.load(tmp_path / "new").embedding_model == DEFAULT_EMBEDDER
-    # an index built with the float32 MiniLM (as every index before the int8 default was) takes more
-    # documents without the flag, and stays float32
-    old = tmp_path / "old"
-    ingest([docs / "a.txt"], old, Settings(embedding_model=LOCAL_EMBEDDER), embeddings=emb)
-    report = ingest([docs / "b.txt"], old, Settings(), embeddings=emb)
+    assert EmbeddedBackend.load(tmp_path / "new").embedding_model == DEFAULT_EMBEDDER == LOCAL_EMBEDDER
+    # an index built with the int8 MiniLM takes more documents without the flag, and stays int8
+    fast = tmp_path / "fast"
+    ingest([docs / "a.txt"], fast, Settings(embedding_model=LOCAL_EMBEDDER_INT8), embeddings=emb)
+    report = ingest([docs / "b.txt"], fast, Settings(), embeddings=emb)
     assert report.documents == 2
-    assert EmbeddedBackend.load(old).embedding_model == LOCAL_EMBEDDER
+    assert EmbeddedBackend.load(fast).embedding_model == LOCAL_EMBEDDER_INT8
     # another embedder asked for by name is refused, and nothing is lost
     with pytest.raises(EmbedderMismatch, match="re-ingest"):
-        ingest([docs / "c.txt"], old, Settings(embedding_model=DEFAULT_EMBEDDER), embeddings=emb)
-    assert set(EmbeddedBackend.load(old).documents) == {"a.txt", "b.txt"}
+        ingest([docs / "c.txt"], fast, Settings(embedding_model=LOCAL_EMBEDDER), embeddings=emb)
+    assert set(EmbeddedBackend.load(fast).documents) == {"a.txt", "b.txt"}

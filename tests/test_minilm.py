@@ -97,10 +97,8 @@ def test_a_cache_that_cannot_be_written_falls_back_to_the_temporary_folder(tmp_p
     assert "cannot write MiniLM's graph" in caplog.text
 
 
-def test_the_default_embedder_is_the_int8_graph() -> None:
-    from lclfqa.config import DEFAULT_EMBEDDER, Settings
+def test_the_int8_embedder_runs_the_int8_graph() -> None:
     from lclfqa.llm.models import LOCAL_EMBEDDER_INT8, LocalSentenceEmbeddings, get_embeddings
 
-    assert DEFAULT_EMBEDDER == LOCAL_EMBEDDER_INT8 == Settings().embedder()
-    embedder = get_embeddings(Settings().embedder())
+    embedder = get_embeddings(LOCAL_EMBEDDER_INT8)
     assert isinstance(embedder, LocalSentenceEmbeddings) and embedder.variant == "int8"

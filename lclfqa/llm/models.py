@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 LOCAL_EMBEDDER = "local:all-MiniLM-L6-v2"
 LOCAL_EMBEDDER_INT8 = "local:all-MiniLM-L6-v2-int8"
-DEFAULT_EMBEDDER = LOCAL_EMBEDDER_INT8  # the settings' default (lclfqa.config.DEFAULT_EMBEDDER)
+DEFAULT_EMBEDDER = LOCAL_EMBEDDER  # the settings' default (lclfqa.config.DEFAULT_EMBEDDER)
 
 
 class LocalSentenceEmbeddings(Embeddings):
