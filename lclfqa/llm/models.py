@@ -17,13 +17,14 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
+from lclfqa.config import DEFAULT_EMBEDDER
+
 if TYPE_CHECKING:
     from lclfqa.config import Settings
     from lclfqa.llm.minilm import Variant
 
 LOCAL_EMBEDDER = "local:all-MiniLM-L6-v2"
 LOCAL_EMBEDDER_INT8 = "local:all-MiniLM-L6-v2-int8"
-DEFAULT_EMBEDDER = LOCAL_EMBEDDER  # the settings' default (lclfqa.config.DEFAULT_EMBEDDER)
 
 
 class LocalSentenceEmbeddings(Embeddings):
