@@ -28,6 +28,12 @@ vectors). ``local:all-MiniLM-L6-v2-int8`` embeds 1.7x faster with retrieval with
 the lclf answers it led to stated fewer key facts (0.538 -> 0.429: the same children, ranked in another
 order, showed the model its references in another order), so it is not the default (benchmarks/README.md)."""
 
+EMBEDDER_REVISIONS: dict[str, str] = {"local:all-MiniLM-L6-v2-int8": "int8-per-token"}
+"""What besides its name decides an embedder's vectors, for the embedders whose vectors changed between
+lclfqa versions (the int8 MiniLM: one scale per batch until 2026-11-29, one per token since). Ingest records
+it in the index (``embedder_revision``); an index of another revision is refused, for its vectors no longer
+match the queries' (:func:`lclfqa.index.factory.open_index`). Embedders not named here have revision ``""``."""
+
 
 READ_STAGES: dict[str, str] = {
     "cite": "each sentence cited to the quotes that hold its figures and words",

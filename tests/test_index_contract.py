@@ -433,6 +433,47 @@ def test_ingest_and_the_graph_run_alike_on_both_backends(tmp_path: Path) -> None
     assert len(set(retrieved["embedded"]) & set(retrieved["milvus"])) >= 0.9 * len(retrieved["embedded"])
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vectors_of_another_build_of_the_embedder_are_refused(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index made before its embedder's vectors changed (the int8 MiniLM's per-batch scale) opens for
+    ``info`` but not for questions or more documents: its vectors no longer match the queries'."""
+    from lclfqa.cli import app
+    from lclfqa.index import factory
+    from lclfqa.index.errors import EmbedderRevisionMismatch
+    from lclfqa.llm.models import LOCAL_EMBEDDER_INT8
+    from tests.conftest import SAMPLE
+
+    settings = Settings(index_backend=backend, embedding_model=LOCAL_EMBEDDER_INT8)
+    emb = CountingEmbeddings(size=32)
+    current = tmp_path / "current"
+    ingest([SAMPLE / "engagement-letter.txt"], current, settings, embeddings=emb)
+    index = open_index(settings, current)
+    assert index.recorded_settings["embedder_revision"] == "int8-per-token"
+    index.close()
+
+    old = tmp_path / "old"
+    with monkeypatch.context() as m:  # what an lclfqa before revisions recorded: none
+        m.setattr(factory, "EMBEDDER_REVISIONS", {})
+        ingest([SAMPLE / "engagement-letter.txt"], old, settings, embeddings=emb)
+    with pytest.raises(EmbedderRevisionMismatch, match="another build of embedding model .*int8.* ingest the"):
+        open_index(settings, old)
+    calls = emb.calls
+    with pytest.raises(EmbedderRevisionMismatch):
+        ingest([SAMPLE], old, settings, embeddings=emb)
+    assert emb.calls == calls  # refused before anything was embedded, and nothing lost:
+    index = open_index(settings, old, check_vectors=False)
+    assert list(index.documents) == ["engagement-letter.txt"]
+    index.close()
+    where = ["--index", str(old), "--backend", backend]
+    result = CliRunner().invoke(app, ["search", "credit", *where])
+    assert result.exit_code == 2 and "ingest the documents again" in result.output, result.output
+    assert "Traceback" not in result.output
+    result = CliRunner().invoke(app, ["info", *where])
+    assert result.exit_code == 0 and LOCAL_EMBEDDER_INT8 in result.output, result.output
+
+
 def test_the_langchain_retriever_gives_the_search_results(built: dict[str, IndexBackend]) -> None:
     from lclfqa.index.retriever import IndexRetriever
 

@@ -205,7 +205,7 @@ def info(
             fail(f"index corrupted: {index}: {len(problems)} problem(s); re-ingest (delete it, run ingest again)", 1)
         console.print(f"[green]ok:[/] {index}: every checksum matches, SQLite integrity_check ok", highlight=False)
     try:
-        idx = open_index(settings, index)
+        idx = open_index(settings, index, check_vectors=False)  # what it holds, even where it must be rebuilt
         stats = idx.stats()
     except IndexStoreError as e:
         fail(str(e))

@@ -49,5 +49,19 @@ class EmbedderMismatch(IndexStoreError):
         )
 
 
+class EmbedderRevisionMismatch(IndexStoreError):
+    """The index's vectors come from another build of its embedder than this lclfqa's: queries would be
+    embedded differently from the texts they are compared with."""
+
+    def __init__(self, location: str | Path, model: str, recorded: str, current: str) -> None:
+        self.recorded = recorded
+        self.current = current
+        super().__init__(
+            f"index {location} holds vectors from another build of embedding model {model!r} "
+            f"(revision {recorded or 'unrecorded'!r}; this lclfqa embeds with {current or 'the original'!r}), "
+            "so its vectors no longer match the queries': delete the index and ingest the documents again"
+        )
+
+
 class BackendUnavailable(IndexStoreError):
     """The configured backend cannot be used here: its package is missing or its server cannot be reached."""

@@ -24,7 +24,7 @@ from langchain_core.embeddings import Embeddings
 
 from lclfqa import environment
 from lclfqa.config import Settings
-from lclfqa.index.factory import open_index
+from lclfqa.index.factory import embedder_revision, open_index
 from lclfqa.index.lock import writer_lock
 from lclfqa.index.protocol import IndexBackend
 from lclfqa.index.records import DocumentBatch, DocumentRecord, embedding_text, text_sha256
@@ -298,7 +298,11 @@ def _ingest_locked(
     new_chunks = [c for chunks in made.values() for c in chunks]
     searchable = [c for c in new_chunks if c.kind != PARENT]
     vectors = _embed(searchable, existing, settings, embeddings, report, tick)
-    recorded = {"chunking": _chunk_settings(settings), "stale_documents": sorted(stale & set(records))}
+    recorded = {
+        "chunking": _chunk_settings(settings),
+        "stale_documents": sorted(stale & set(records)),
+        "embedder_revision": embedder_revision(settings.embedder()),
+    }
     batch = DocumentBatch([records[name] for name in made], new_chunks, vectors, settings.embedder(), recorded)
     existing.add_documents(batch, progress=tick)
     for rec in existing.documents.values():
