@@ -128,6 +128,11 @@ class Settings:
         "the CoT filter call before the extractor (lclf, longrag); off: the extractor reads the retrieved "
         "children directly and the reader is told they are relevant, as rag's is",
     )
+    filter_thought: bool = setting(
+        True,
+        "the CoT filter writes a short thought before its booleans (LongRAG's chain of thought); off: it "
+        "gives the booleans and whether the references answer, nothing before them",
+    )
     parallel: bool = setting(
         False,
         "run the CoT filter and the extractor in parallel (API models); off: the extractor continues the "

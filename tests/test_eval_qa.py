@@ -221,7 +221,7 @@ def test_bootstrap_and_exact_paired_permutation_test():
 def test_variant_selection():
     names = [v.name for v in select_variants("lclf,rag", "basic-reader,no-rewriter")]
     assert names == ["lclf", "rag", "basic-reader", "no-rewriter"]
-    assert len(select_variants("", "all")) == 5 + len(READ_STAGES)  # the paper's four, no-filter, one per read stage
+    assert len(select_variants("", "all")) == 6 + len(READ_STAGES)  # the four, no-filter, no-thought, each read stage
     with pytest.raises(ValueError, match="unknown pipeline.*known: lclf"):
         select_variants("lclf,gpt")
 

@@ -395,6 +395,21 @@ def test_without_the_cot_filter_the_extractor_reads_every_child_and_the_reader_i
     assert result.answer.startswith("No.") and result.citations
 
 
+def test_without_the_filters_thought_it_asks_for_the_booleans_alone(sample_index: Path):
+    from lclfqa.graph.nodes.filter import verdict_schema
+
+    script = good_script(verdicts=lambda msgs: json.dumps({"relevant": [True] + [False] * (_count_refs(msgs) - 1)}))
+    graph, llm = graph_with(sample_index, script, filter_thought=False)
+    result = graph.invoke({"question": QUESTION})
+    (ask, kwargs), *others = [(msgs[-1].content, kw) for key, msgs, kw in llm.calls if key == "verdicts"]
+    assert not others and "Think" not in ask and "thought" not in ask
+    assert kwargs["max_tokens"] == 12 * len(result["retrieved"]) + 40  # no room for a thought
+    schema = verdict_schema(3, thought=False)
+    assert list(schema["properties"]) == ["relevant", "answered"] and "thought" in verdict_schema(3)["properties"]
+    assert len(result["filtered"]) == 1 and result["thought"] == ""
+    assert result.answer.startswith("No.") and result.citations
+
+
 def _chat_graph(index: Path, llm: ScriptedChat, conn: sqlite3.Connection):
     """The graph over ``index`` with chat memory in the SQLite connection ``conn``."""
     return load_graph(

@@ -58,6 +58,12 @@ ABLATIONS: dict[str, Variant] = {
         description="LCLF-QA without the CoT filter call (the extractor reads the retrieved children directly)",
         ablation=True,
     ),
+    "no-thought": Variant(
+        "no-thought",
+        {"pipeline": "lclf", "filter_thought": False},
+        description="LCLF-QA with the CoT filter's booleans alone (no thought generated before them)",
+        ablation=True,
+    ),
     "basic-reader": Variant(
         "basic-reader",
         {"pipeline": "lclf", "reader": "basic"},

@@ -1,5 +1,8 @@
 """``filter`` — the LongRAG CoT filter (LCLF-QA §3.5): a short thought, then True/False per child.
 
+Setting ``filter_thought`` off (ablation ``no-thought``) asks for the booleans alone, with nothing generated
+before them.
+
 Reads ``retrieved`` (children with their source numbers), ``standalone_question``, ``translation``; writes
 ``thought``, ``filtered``, ``dropped``, ``answered`` and starts ``transcript``, the reading conversation the
 extractor and the reader continue (:mod:`lclfqa.graph.evidence.reading`). One call over all children, constrained
@@ -31,13 +34,16 @@ FILTER_VERDICTS = ("yes", "partly", "no")
 """Whether the references state the answer (the reader is invited to refuse on ``no``)."""
 
 
-def verdict_schema(n: int) -> dict[str, Any]:
-    """JSON schema of the filter call: a short thought, exactly ``n`` booleans, whether the references answer."""
-    return object_schema(
-        thought={"type": "string", "maxLength": THOUGHT_CHARS},
-        relevant=exactly(n, {"type": "boolean"}),
-        answered={"type": "string", "enum": list(FILTER_VERDICTS)},
-    )
+def verdict_schema(n: int, thought: bool = True) -> dict[str, Any]:
+    """JSON schema of the filter call: a short thought (unless ``thought`` is off), exactly ``n`` booleans,
+    whether the references answer."""
+    decisions = {
+        "relevant": exactly(n, {"type": "boolean"}),
+        "answered": {"type": "string", "enum": list(FILTER_VERDICTS)},
+    }
+    if not thought:
+        return object_schema(**decisions)
+    return object_schema(thought={"type": "string", "maxLength": THOUGHT_CHARS}, **decisions)
 
 
 def filter_children(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
@@ -48,22 +54,26 @@ def filter_children(state: QAState, runtime: Runtime[QAContext]) -> dict[str, An
     if not ctx.plan.filter or not children:
         return keep_all | meter.record(skipped=True, kept=len(children))
     n = len(children)
-    ask = instruction("filter_cot", n=n)
+    thinks = ctx.settings.filter_thought
+    ask = instruction("filter_cot" if thinks else "filter_direct", n=n)
     try:
         raw = chat(
             ctx.resources.llm,
             [*prefix(state, children, numbered=ctx.plan.extract), HumanMessage(ask)],
             meter,
-            max_tokens=THOUGHT_CHARS // 3 + 12 * n + 40,
-            schema=verdict_schema(n),
+            max_tokens=(THOUGHT_CHARS // 3 if thinks else 0) + 12 * n + 40,
+            schema=verdict_schema(n, thinks),
         )
     except Exception as exc:
         log.warning("the CoT filter failed, keeping every child: %s", exc)
         return keep_all | meter.record(error=str(exc), kept=n)
     verdicts, ok = parsing.booleans(raw, n)
     answered = parsing.choice(raw, "answered", FILTER_VERDICTS)
-    obj = parsing.json_object(raw) or {}
-    thought = obj.get("thought") if isinstance(obj.get("thought"), str) else parsing.tagged(raw, "thought_process")
+    obj = parsing.json_object(raw)
+    if obj is None:  # not JSON: a thought in tags, as the paper's prompt asked for it
+        thought = parsing.tagged(raw, "thought_process")
+    else:
+        thought = obj["thought"] if isinstance(obj.get("thought"), str) else ""
     notes: dict[str, Any] = {"well_formed": ok, "answered": answered}
     if not any(verdicts):
         verdicts = [True] * n
