@@ -1,20 +1,23 @@
-"""Do the CoT filter and the extractor choose by content or by position? The calls of an ``eval qa`` run, asked
-again with their references in reverse order.
+"""Do the CoT filter and the extractor choose by content or by position? The calls of an ``eval qa`` run, made
+again with the references in reverse order.
 
-Reads the filter and extractor calls an ``lclfqa eval qa --llm-cache FILE`` run stored (their prompts, as the
-graph built them), asks each with ``--model`` twice — as it was, and with its ``<reference i>`` blocks
-reversed and renumbered (each sentence marker ``[k.j]`` moves with its reference; in an extractor call the
-filter's booleans in its turn are reversed with them) — and maps the reversed call's choices back to the
-original references. A model that reads the references keeps the same ones in either order; one that follows
-position keeps the same places. Prints per call the two choices, then:
+Reads each question's filter and extractor calls from the ``--llm-cache FILE`` of an ``lclfqa eval qa`` run
+(their prompts, as the graph built them), and makes them again as the graph would with the ``<reference i>``
+blocks reversed and renumbered (each sentence marker ``[k.j]`` moves with its reference): the filter call from
+an empty KV cache (as each eval row starts), then the extractor continuing its conversation with the reply the
+reversed filter call gave. The choices are mapped back to the original references. A model that reads the
+references keeps the same ones in either order; one that follows position keeps the same places. Prints per
+question both choices, then:
 
-- filter: calls whose kept set is the same in both orders (by content), calls whose reversed kept set is the
-  same places (by position), and calls keeping every reference (which agree both ways);
+- filter: questions whose kept set is the same in both orders (by content), whose reversed kept set is the
+  same places (by position), keeping every reference in both (which agree both ways), and of the references
+  kept by a strict subset, how many the reversed call keeps again (content) and how many of their places;
 - extractor: of the sentences named in the original order, how many are named again as the same sentence
   (content) and how many at the same number (position).
 
-The calls as they were are answered from ``FILE`` when ``--model`` is the run's (nothing is run again); the
-reversed calls are added to ``FILE``, so a second run is instant. Log: 2026-11-29-filter-by-position.md.
+The calls in the original order are taken from ``FILE`` when ``--model`` is the run's (nothing is run again;
+another model makes them too, the same way); the reversed calls are cached beside it
+(``*.reversed.sqlite``), so a second run is instant. Log: ``benchmarks/log/2026-11-29-filter-by-position.md``.
 
     python benchmarks/bench_position.py --cache /tmp/run/llm.sqlite [--model local] [--limit 15]
 """
@@ -22,18 +25,17 @@ reversed calls are added to ``FILE``, so a second run is instant. Log: 2026-11-2
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sqlite3
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 BLOCK = re.compile(r"<reference (\d+)>(.*?)</reference \1>", re.S)
 MARKER = re.compile(r"\[(\d+)\.(\d+)\]")
-RELEVANT = re.compile(r'("relevant"\s*:\s*\[)([^\]]*)(\])')
 
 
 @dataclass
@@ -67,41 +69,30 @@ def reverse_references(text: str) -> Reversed:
     return Reversed(text[: blocks[0].start()] + joined + text[blocks[-1].end() :], n, sentences)
 
 
-def reverse_booleans(reply: str) -> str:
-    """The filter's reply with its ``"relevant"`` list reversed (unchanged where it has none)."""
-    m = RELEVANT.search(reply)
-    if not m:
-        return reply
-    values = [v.strip() for v in m.group(2).split(",")]
-    return reply[: m.start(2)] + ", ".join(reversed(values)) + reply[m.end(2) :]
-
-
 def back(number: str, n: int) -> str:
     """A sentence number of the reversed call as the original call numbered it."""
     ref, sentence = number.split(".")
     return f"{n + 1 - int(ref)}.{sentence}"
 
 
-def stored_calls(cache: Path, filter_ask: str, extract_ask: str) -> tuple[list, list]:
-    """The filter calls (system, references, instruction) and extractor calls (… filter's turn, instruction)
-    stored in an ``--llm-cache`` file, as message lists."""
+def stored_questions(cache: Path, filter_ask: str, extract_ask: str) -> list[list[BaseMessage]]:
+    """Each question's extractor call (system, references, filter instruction, filter reply, extractor
+    instruction) stored in an ``--llm-cache`` file; its first three messages are the question's filter call."""
     from langchain_core.load import loads
 
-    filters, extracts = [], []
+    out = []
     con = sqlite3.connect(f"file:{cache}?mode=ro", uri=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for (prompt,) in con.execute("SELECT DISTINCT prompt FROM full_llm_cache"):
-            if filter_ask not in prompt and extract_ask not in prompt:
+        for (prompt,) in con.execute("SELECT DISTINCT prompt FROM full_llm_cache ORDER BY rowid"):
+            if extract_ask not in prompt:
                 continue
             msgs = loads(prompt, allowed_objects="messages")  # message classes only: nothing else is built
-            last = str(msgs[-1].content)
-            if len(msgs) == 3 and last.startswith(filter_ask):
-                filters.append(msgs)
-            elif len(msgs) == 5 and last.startswith(extract_ask):
-                extracts.append(msgs)
+            if len(msgs) == 5 and str(msgs[2].content).startswith(filter_ask):
+                if str(msgs[4].content).startswith(extract_ask):
+                    out.append(msgs)
     con.close()
-    return filters, extracts
+    return out
 
 
 def main() -> None:
@@ -121,50 +112,61 @@ def main() -> None:
 
     filter_ask = instruction("filter_cot", n=1).split("\n")[0]
     extract_ask = instruction("extract", max_quotes=MAX_QUOTES).split(".")[0]
-    filters, extracts = stored_calls(args.cache, filter_ask, extract_ask)
-    if args.limit:
-        filters, extracts = filters[: args.limit], extracts[: args.limit]
+    questions = stored_questions(args.cache, filter_ask, extract_ask)[: args.limit or None]
     llm = get_chat_model(args.model, settings=Settings(llm_cache=str(args.cache)))
-    print(f"{len(filters)} filter and {len(extracts)} extractor calls from {args.cache}; model {args.model}")
+    sidecar = args.cache.with_name(args.cache.stem + ".reversed.sqlite")  # never among the run's own calls
+    reversing = get_chat_model(args.model, settings=Settings(llm_cache=str(sidecar)))
+    print(f"{len(questions)} questions' filter and extractor calls from {args.cache}; model {args.model}")
 
-    def ask(msgs: list[BaseMessage], **kwargs: object) -> str:
-        return chat(llm, msgs, Meter("position"), **kwargs)  # type: ignore[arg-type]
+    def run(model: Any, system: BaseMessage, refs: str, ask: BaseMessage, then: BaseMessage, n: int) -> tuple[str, str]:
+        """The filter call from an empty KV cache, then the extractor continuing it (the graph's order)."""
+        forget = getattr(model, "forget_prompt", None)
+        if forget:
+            forget()
+        head = [system, HumanMessage(refs), ask]
+        kw = {"max_tokens": THOUGHT_CHARS // 3 + 12 * n + 40, "schema": verdict_schema(n)}
+        reply = chat(model, head, Meter("position"), **kw)
+        numbers = [f"{a}.{b}" for a, b in MARKER.findall(refs)]
+        schema = quotes_schema(list(dict.fromkeys(numbers)))
+        picks = chat(
+            model, [*head, AIMessage(reply), then], Meter("position"), max_tokens=8 * MAX_QUOTES + 40, schema=schema
+        )
+        return reply, picks
 
-    same_content = same_place = all_kept = 0
-    for msgs in filters:
-        rev = reverse_references(str(msgs[1].content))
-        kw = {"max_tokens": THOUGHT_CHARS // 3 + 12 * rev.n + 40, "schema": verdict_schema(rev.n)}
-        before, _ = parsing.booleans(ask(msgs, **kw), rev.n)
-        after, _ = parsing.booleans(ask([msgs[0], HumanMessage(rev.text), msgs[2]], **kw), rev.n)
+    def named(reply: str) -> set[str]:
+        obj = parsing.json_object(reply)
+        return {str(s) for s in obj.get("sentences", [])} if obj else set()
+
+    same_content = same_place = all_kept = kept = kept_content = kept_place = 0
+    count = by_content = by_place = 0
+    for msgs in questions:
+        system, refs, ask, _, then = msgs
+        rev = reverse_references(str(refs.content))
+        n = rev.n
+        reply, picks = run(llm, system, str(refs.content), ask, then, n)
+        rev_reply, rev_picks = run(reversing, system, rev.text, ask, then, n)
+        before, _ = parsing.booleans(reply, n)
+        after, _ = parsing.booleans(rev_reply, n)
         mapped = list(reversed(after))
         all_kept += all(before) and all(after)
         same_content += before == mapped
         same_place += before == after
+        if not all(before):  # a strict subset: which of its references are kept again, by content and by place
+            kept += sum(before)
+            kept_content += sum(b and m for b, m in zip(before, mapped, strict=True))
+            kept_place += sum(b and a for b, a in zip(before, after, strict=True))
+        first, second = named(picks), named(rev_picks)
+        count += len(first)
+        by_content += len(first & {back(s, n) for s in second})
+        by_place += len(first & second)
         show = "".join("T" if b else "F" for b in before), "".join("T" if b else "F" for b in after)
-        print(f"filter  kept {show[0]}  reversed {show[1]}")
-    named = by_content = by_place = 0
-    for msgs in extracts:
-        rev = reverse_references(str(msgs[1].content))
-        numbers = MARKER.findall(str(msgs[1].content))
-        kw = {"max_tokens": 8 * MAX_QUOTES + 40}
-        original = ask(msgs, schema=quotes_schema([f"{a}.{b}" for a, b in numbers]), **kw)
-        turn = AIMessage(reverse_booleans(str(msgs[3].content)))
-        reversed_reply = ask(
-            [msgs[0], HumanMessage(rev.text), msgs[2], turn, msgs[4]], schema=quotes_schema(rev.sentences), **kw
-        )
-        before = set(json.loads(original).get("sentences", [])) if parsing.json_object(original) else set()
-        after = set(json.loads(reversed_reply).get("sentences", [])) if parsing.json_object(reversed_reply) else set()
-        named += len(before)
-        by_content += len(before & {back(s, rev.n) for s in after})
-        by_place += len(before & after)
-        print(f"extract named {sorted(before)}  reversed {sorted(after)}")
-    if filters:
-        print(
-            f"filter: {len(filters)} calls; the same kept set by content {same_content}, by place {same_place} "
-            f"(both where every reference is kept: {all_kept})"
-        )
-    if extracts:
-        print(f"extractor: {named} sentences named; named again by content {by_content}, by place {by_place}")
+        print(f"kept {show[0]} reversed {show[1]}; named {sorted(first)} reversed {sorted(second)}", flush=True)
+    print(
+        f"filter: {len(questions)} questions; the same kept set by content {same_content}, by place {same_place} "
+        f"(both where every reference is kept: {all_kept}); of the {kept} references kept by a strict subset, "
+        f"kept again by content {kept_content}, by place {kept_place}"
+    )
+    print(f"extractor: {count} sentences named; named again by content {by_content}, by place {by_place}")
 
 
 if __name__ == "__main__":

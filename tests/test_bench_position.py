@@ -44,13 +44,6 @@ def test_references_reversed_are_the_references_of_the_children_in_reverse_order
     assert [bench.back(s, 3) for s in ("1.1", "2.2", "3.1")] == ["3.1", "2.2", "1.1"]
 
 
-def test_the_filters_booleans_are_reversed_with_the_references():
-    bench = _bench()
-    reply = '{"thought": "Reference 1 states it.", "relevant": [true, false, false], "answered": "yes"}'
-    assert (
-        bench.reverse_booleans(reply)
-        == '{"thought": "Reference 1 states it.", "relevant": [false, false, true], "answered": "yes"}'
-    )
-    assert bench.reverse_booleans('{"sentences": ["1.1"]}') == '{"sentences": ["1.1"]}'
+def test_a_message_without_references_is_a_clear_error():
     with pytest.raises(ValueError, match="no <reference i> blocks"):
-        bench.reverse_references("Question: nothing to reverse")
+        _bench().reverse_references("Question: nothing to reverse")
