@@ -15,9 +15,10 @@ question both choices, then:
 - extractor: of the sentences named in the original order, how many are named again as the same sentence
   (content) and how many at the same number (position).
 
-The calls in the original order are taken from ``FILE`` when ``--model`` is the run's (nothing is run again;
-another model makes them too, the same way); the reversed calls are cached beside it
-(``*.reversed.sqlite``), so a second run is instant. Log: ``benchmarks/log/2026-11-29-filter-by-position.md``.
+``FILE`` is only read: every call goes through a copy of it made beside it at the first run
+(``*.reversed.sqlite``), so the calls in the original order are answered from the run's own replies when
+``--model`` and the settings (``LCLFQA_*``) are the run's, and a second run is instant.
+Log: ``benchmarks/log/2026-11-29-filter-by-position.md``.
 
     python benchmarks/bench_position.py --cache /tmp/run/llm.sqlite [--model local] [--limit 15]
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import sqlite3
 import warnings
 from dataclasses import dataclass
@@ -35,7 +37,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 BLOCK = re.compile(r"<reference (\d+)>(.*?)</reference \1>", re.S)
-MARKER = re.compile(r"\[(\d+)\.(\d+)\]")
+MARKER = re.compile(r"^\[(\d+)\.(\d+)\] ", re.M)
+"""A sentence's number, opening its line (``[2.3] …``); brackets inside a sentence are its text."""
 
 
 @dataclass
@@ -60,13 +63,18 @@ def reverse_references(text: str) -> Reversed:
     for pos, m in enumerate(reversed(blocks), 1):
         k = m.group(1)
         body = MARKER.sub(
-            lambda s, k=k, pos=pos: f"[{pos}.{s.group(2)}]" if s.group(1) == k else s.group(0), m.group(2)
+            lambda s, k=k, pos=pos: f"[{pos}.{s.group(2)}] " if s.group(1) == k else s.group(0), m.group(2)
         )
-        sentences += [f"{a}.{b}" for a, b in MARKER.findall(body) if a == str(pos)]
+        sentences += numbers(body)
         out.append(f"<reference {pos}>{body}</reference {pos}>")
     gaps = [text[blocks[i].end() : blocks[i + 1].start()] for i in range(n - 1)]
     joined = out[0] + "".join(g + b for g, b in zip(gaps, out[1:], strict=True))
     return Reversed(text[: blocks[0].start()] + joined + text[blocks[-1].end() :], n, sentences)
+
+
+def numbers(text: str) -> list[str]:
+    """The sentence numbers opening the lines of ``text``, in order (what the extractor may name)."""
+    return [f"{a}.{b}" for a, b in MARKER.findall(text)]
 
 
 def back(number: str, n: int) -> str:
@@ -113,9 +121,12 @@ def main() -> None:
     filter_ask = instruction("filter_cot", n=1).split("\n")[0]
     extract_ask = instruction("extract", max_quotes=MAX_QUOTES).split(".")[0]
     questions = stored_questions(args.cache, filter_ask, extract_ask)[: args.limit or None]
-    llm = get_chat_model(args.model, settings=Settings(llm_cache=str(args.cache)))
-    sidecar = args.cache.with_name(args.cache.stem + ".reversed.sqlite")  # never among the run's own calls
-    reversing = get_chat_model(args.model, settings=Settings(llm_cache=str(sidecar)))
+    if not questions:
+        raise SystemExit(f"no filter and extractor calls of the lclf pipeline in {args.cache}")
+    sidecar = args.cache.with_name(args.cache.stem + ".reversed.sqlite")  # the run's file is never written
+    if not sidecar.exists():
+        shutil.copyfile(args.cache, sidecar)
+    llm = get_chat_model(args.model, settings=Settings.load(llm_cache=str(sidecar)))
     print(f"{len(questions)} questions' filter and extractor calls from {args.cache}; model {args.model}")
 
     def run(model: Any, system: BaseMessage, refs: str, ask: BaseMessage, then: BaseMessage, n: int) -> tuple[str, str]:
@@ -126,8 +137,7 @@ def main() -> None:
         head = [system, HumanMessage(refs), ask]
         kw = {"max_tokens": THOUGHT_CHARS // 3 + 12 * n + 40, "schema": verdict_schema(n)}
         reply = chat(model, head, Meter("position"), **kw)
-        numbers = [f"{a}.{b}" for a, b in MARKER.findall(refs)]
-        schema = quotes_schema(list(dict.fromkeys(numbers)))
+        schema = quotes_schema(numbers(refs))
         picks = chat(
             model, [*head, AIMessage(reply), then], Meter("position"), max_tokens=8 * MAX_QUOTES + 40, schema=schema
         )
@@ -144,7 +154,7 @@ def main() -> None:
         rev = reverse_references(str(refs.content))
         n = rev.n
         reply, picks = run(llm, system, str(refs.content), ask, then, n)
-        rev_reply, rev_picks = run(reversing, system, rev.text, ask, then, n)
+        rev_reply, rev_picks = run(llm, system, rev.text, ask, then, n)
         before, _ = parsing.booleans(reply, n)
         after, _ = parsing.booleans(rev_reply, n)
         mapped = list(reversed(after))

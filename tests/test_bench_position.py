@@ -28,8 +28,8 @@ def _child(n: int, text: str) -> dict:
 def test_references_reversed_are_the_references_of_the_children_in_reverse_order():
     bench = _bench()
     children = [
-        _child(1, "An employee may take leave. See [2.1] in the schedule."),
-        _child(2, "Leave is paid. The rate is 80%."),
+        _child(1, "An employee may take leave. See [1.1] and [2.1] in the schedule."),
+        _child(2, "Leave is paid. The rate is 80% (see [2.1] and [1.2] of the schedule)."),
         _child(3, "The Minister may vary the rate."),
     ]
 
@@ -39,7 +39,8 @@ def test_references_reversed_are_the_references_of_the_children_in_reverse_order
     rev = bench.reverse_references(message(children))
     assert rev.text == message(children[::-1])  # the prompt the graph builds for the children reversed
     assert rev.n == 3 and rev.sentences == list(passages(children[::-1]))
-    assert "See [2.1] in the schedule." in rev.text  # a bracket in a text is not a marker of its block
+    assert "See [1.1] and [2.1] in the schedule." in rev.text  # brackets in a sentence are its text, not its number
+    assert "(see [2.1] and [1.2] of the schedule)" in rev.text
     assert bench.reverse_references(rev.text).text == message(children)
     assert [bench.back(s, 3) for s in ("1.1", "2.2", "3.1")] == ["3.1", "2.2", "1.1"]
 

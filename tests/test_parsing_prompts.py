@@ -114,6 +114,7 @@ def test_every_template_renders_with_the_values_nodes_pass():
         "rewrites",
         "reading",
         "filter_cot",
+        "filter_direct",
         "extract",
         "read_domain",
         "read_basic",

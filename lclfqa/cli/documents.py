@@ -190,7 +190,7 @@ def info(
     """What an index holds: documents, pages, chunks, embedding model, and the names that scope a question
     to a document ('In Dobbs, …')."""
     from lclfqa.index.errors import IndexStoreError
-    from lclfqa.index.factory import check_files, open_index
+    from lclfqa.index.factory import check_files, check_revision, open_index
     from lclfqa.index.scope import scope_names
 
     settings = load_settings(config, **backend_overrides(backend, milvus_uri))
@@ -209,6 +209,10 @@ def info(
         stats = idx.stats()
     except IndexStoreError as e:
         fail(str(e))
+    try:
+        check_revision(idx)
+    except IndexStoreError as e:  # every other command refuses it: say so here
+        console.print(f"[bold yellow]warning:[/] {e}", highlight=False)
     chunking = idx.recorded_settings.get("chunking")
     mode = chunking.get("chunking", "layout") if isinstance(chunking, dict) else "layout"
     out = Console()

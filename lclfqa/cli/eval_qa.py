@@ -48,6 +48,7 @@ def qa(
         typer.Option(
             "--ablations",
             help="Comma-separated: no-rewriter, 1-rewrite, no-layout (needs --plain-index), basic-reader, "
+            "no-filter, no-thought, "
             "no-<stage> for a read stage switched off (cite, support, verdict, sources, refuse), 'stages' "
             "for every one of them; "
             "or all.",
@@ -112,6 +113,7 @@ def qa(
     from lclfqa.eval.qa_runner import EvalConfigMismatch, QARunConfig, read_rows, run_qa_eval
     from lclfqa.eval.report import write_report
     from lclfqa.eval.variants import select_variants
+    from lclfqa.index.errors import IndexStoreError
 
     try:
         variants = select_variants(pipeline, ablations)
@@ -200,7 +202,7 @@ def qa(
 
             try:
                 rows = run_qa_eval(items, run_config, progress=progress)
-            except (EvalConfigMismatch, ValueError) as e:
+            except (EvalConfigMismatch, ValueError, IndexStoreError) as e:  # IndexStoreError: a refused index
                 fail(str(e))
             except KeyboardInterrupt:
                 console.print(

@@ -328,7 +328,11 @@ def run_qa_eval(
             raise ValueError(
                 "the no-layout ablation needs --plain-index (the same documents ingested with --chunking plain)"
             )
-        indexes["plain"] = open_index(settings, config.plain_index)
+        try:
+            indexes["plain"] = open_index(settings, config.plain_index)
+        except Exception:
+            indexes["layout"].close()
+            raise
     if embeddings is None:
         from lclfqa.llm.models import get_embeddings
 

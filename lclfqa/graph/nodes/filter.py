@@ -6,7 +6,7 @@ before them.
 Reads ``retrieved`` (children with their source numbers), ``standalone_question``, ``translation``; writes
 ``thought``, ``filtered``, ``dropped``, ``answered`` and starts ``transcript``, the reading conversation the
 extractor and the reader continue (:mod:`lclfqa.graph.evidence.reading`). One call over all children, constrained
-to JSON: a thought of a few sentences, exactly one boolean per child, then whether the references state
+to JSON: a short thought (at most ``THOUGHT_CHARS``), exactly one boolean per child, then whether the references state
 the answer (``yes``/``partly``/``no``; ``""`` when unreadable), which the reader uses to decide on refusal.
 Malformed output keeps the child; an answer that keeps nothing keeps everything (LongRAG's rule: the
 reader decides); an LLM failure keeps everything. Never silently drop evidence.
@@ -70,7 +70,9 @@ def filter_children(state: QAState, runtime: Runtime[QAContext]) -> dict[str, An
     verdicts, ok = parsing.booleans(raw, n)
     answered = parsing.choice(raw, "answered", FILTER_VERDICTS)
     obj = parsing.json_object(raw)
-    if obj is None:  # not JSON: a thought in tags, as the paper's prompt asked for it
+    if not thinks:
+        thought = ""
+    elif obj is None:  # not JSON: a thought in tags, as the paper's prompt asked for it
         thought = parsing.tagged(raw, "thought_process")
     else:
         thought = obj["thought"] if isinstance(obj.get("thought"), str) else ""
