@@ -28,7 +28,10 @@ vectors). ``local:all-MiniLM-L6-v2-int8`` embeds 1.7x faster with retrieval with
 the lclf answers it led to stated fewer key facts (0.538 -> 0.429: the same children, ranked in another
 order, showed the model its references in another order), so it is not the default (benchmarks/README.md)."""
 
-EMBEDDER_REVISIONS: dict[str, str] = {"local:all-MiniLM-L6-v2-int8": "int8-per-token"}
+LOCAL_EMBEDDER_INT8 = "local:all-MiniLM-L6-v2-int8"
+"""The bundled MiniLM with int8 matrix products (:mod:`lclfqa.llm.minilm`)."""
+
+EMBEDDER_REVISIONS: dict[str, str] = {LOCAL_EMBEDDER_INT8: "int8-per-token"}
 """What besides its name decides an embedder's vectors, for the embedders whose vectors changed between
 lclfqa versions (the int8 MiniLM: one scale per batch until 2026-11-29, one per token since). Ingest records
 it in the index (``embedder_revision``); an index of another revision is refused, for its vectors no longer

@@ -17,14 +17,13 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
-from lclfqa.config import DEFAULT_EMBEDDER
+from lclfqa.config import DEFAULT_EMBEDDER, LOCAL_EMBEDDER_INT8
 
 if TYPE_CHECKING:
     from lclfqa.config import Settings
     from lclfqa.llm.minilm import Variant
 
 LOCAL_EMBEDDER = "local:all-MiniLM-L6-v2"
-LOCAL_EMBEDDER_INT8 = "local:all-MiniLM-L6-v2-int8"
 
 
 class LocalSentenceEmbeddings(Embeddings):
