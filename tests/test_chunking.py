@@ -183,6 +183,7 @@ def test_plain_text_offsets_reproduce_the_source():
         Section(("2. Data",), text[s1_end + 2 :], 1, 1, start=s1_end + 2, end=len(text)),
     ]
     chunks = chunk_document(_doc(sections, source_text=text, name="p.txt"), parent_size=900, child_size=250)
+    assert sum(c.kind == CHILD for c in chunks) >= 4  # ~2,300 characters in 250-character children
     for c in chunks:
         if c.kind == FOOTNOTE:
             continue

@@ -3,7 +3,11 @@ folders (issue 16, point 4)."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,16 +81,33 @@ def test_discover_still_lists_plain_files(tmp_path: Path):
     assert [n for _, n in discover([tmp_path], SUFFIXES)] == ["x.txt"]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads folders of any mode")
+_LIST = (
+    "import json, sys; from pathlib import Path; from lclfqa.ingest.discovery import find_sources; "
+    "found = find_sources([Path(sys.argv[1])], {'.txt'}); "
+    "print(json.dumps({'files': [list(f) for f in found.files], 'problems': [list(p) for p in found.problems]}))"
+)
+
+
+@pytest.mark.skipif(os.geteuid() == 0 and not shutil.which("setpriv"), reason="root without setpriv reads any folder")
 def test_an_unreadable_subfolder_is_reported(tmp_path: Path):
     (tmp_path / "locked").mkdir()
     (tmp_path / "locked" / "x.txt").write_text("t", encoding="utf-8")
     (tmp_path / "locked").chmod(0)
+    # root lists folders of any mode: run as root without the two capabilities that allow it
+    prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"] if os.geteuid() == 0 else []
     try:
-        found = find_sources([tmp_path], SUFFIXES)
+        done = subprocess.run(
+            [*prefix, sys.executable, "-c", _LIST, str(tmp_path)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+            timeout=60,
+        )
     finally:
         (tmp_path / "locked").chmod(0o755)
-    assert found.files == [] and "permission" in found.problems[0][1].lower()
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["files"] == [] and "permission" in found["problems"][0][1].lower()
 
 
 def test_cli_reports_links_per_file_and_follow_symlinks_opts_in(tree: Path, tmp_path: Path, monkeypatch):  # noqa: ANN001

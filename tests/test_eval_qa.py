@@ -299,7 +299,7 @@ def test_runner_writes_judged_rows_summary_report_and_plots(sample_index: Path, 
     t1 = rows[0]
     assert t1["metrics"]["coverage"] == "COMPLETE" and t1["metrics"]["claim_recall"] == 1.0
     assert t1["metrics"]["refusal"] == "answered" and t1["citations"] and t1["retrieved"]
-    assert t1["judge"]["claims_from"] == "triples" and t1["seconds"] >= 0
+    assert t1["judge"]["claims_from"] == "triples" and t1["seconds"] > 0
     assert t1["metrics"]["coverage_claims"] == "COMPLETE" and t1["judge"]["necessary_labels"] == ["Entailment"]
     t2 = rows[2]
     assert t2["metrics"]["refusal"] == "correct_refusal" and t2["metrics"]["coverage"] == "COMPLETE"
@@ -359,7 +359,10 @@ def test_rerun_resumes_skips_finished_rows_and_retries_failed_ones(sample_index:
     assert second[0]["skipped"] and not second[1].get("skipped") and "error" not in second[1]
     assert second[1]["metrics"]["refusal"] == "correct_refusal"
     assert judge.calls == []  # T1 was already judged; T2 needs no judge
-    assert all(k != "T9" for k, *_ in [(r["id"],) for r in read_rows(out / "results.jsonl")])
+    # the torn line stays a line of its own: the retried row after it is whole and read back
+    lines = (out / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    assert lines[-2] == '{"id": "T9", "variant": "ra' and json.loads(lines[-1])["id"] == "T2"
+    assert sorted((r["id"], "metrics" in r) for r in read_rows(out / "results.jsonl")) == [("T1", True), ("T2", True)]
     third = run_qa_eval(items, config, llm=answering, judge=judge, embeddings=emb)
     assert all(r["skipped"] for r in third) and len(answering.calls) == 1 + 0  # only T2's read ran, once
 
@@ -516,7 +519,7 @@ def test_ragas_metrics_run_offline_on_a_schema_following_model():
     )
     assert scores["errors"] == {}
     assert scores["faithfulness"] == 1.0 and scores["context_recall"] == 1.0
-    assert scores["factual_correctness"] is not None
+    assert scores["factual_correctness"] == 1.0  # the minimal replies agree with every claim
     # the schema in each ragas prompt went to the backend as a constrained-decoding request
     assert all(kw.get("response_format", {}).get("schema") for _, _, kw in llm.calls)
 

@@ -44,6 +44,16 @@ TAX_DEV = DATA / "tax-qa" / "dev.jsonl"
 needs_data = pytest.mark.skipif(not BENCHMARK.exists(), reason="../shared/data not present")
 
 
+class _CountingEmbeddings(DeterministicFakeEmbedding):
+    """Deterministic vectors that count the documents embedded."""
+
+    documents: int = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.documents += len(texts)
+        return super().embed_documents(texts)
+
+
 def R(doc: str, start: int | None = None, end: int | None = None, length: int = 0) -> RetrievedSpan:
     return RetrievedSpan(doc, start, end, length)
 
@@ -293,11 +303,12 @@ def test_eval_runs_every_configuration_on_a_two_document_slice(small_corpus, tmp
     assert table.row("bm25").scores[1].drm == 0.0
     assert any("running naive" in line for line in lines)
     json.dumps(table.to_json(per_query=True))
-    # the index is reused: a second run embeds nothing new and gives the same scores
+    # the index is reused: a second run embeds no document again and gives the same scores
+    counting = _CountingEmbeddings(size=32)
     again = run_retrieval_eval(
-        queries, corpus, configs=["bm25"], ks=[1, 4, 64], index_dir=tmp_path / "idx", embeddings=emb
+        queries, corpus, configs=["bm25"], ks=[1, 4, 64], index_dir=tmp_path / "idx", embeddings=counting
     )
-    assert again.row("bm25").scores == table.row("bm25").scores
+    assert again.row("bm25").scores == table.row("bm25").scores and counting.documents == 0
 
 
 @needs_data
@@ -366,6 +377,7 @@ def test_cli_prints_a_table_and_json(small_corpus, monkeypatch):
     runs = [json.loads(CliRunner().invoke(eval_app, [*sampled, *flags, s]).stdout) for s in ("1", "1", "2")]
     scores = [(r["configs"][0]["scores"], r["configs"][0]["per_query"]) for r in runs]
     assert [r["queries"] for r in runs] == [3, 3, 3] and scores[0] == scores[1]
+    assert scores[2] != scores[0]  # another seed draws another subset (its per-query scores differ here)
     every = json.loads(CliRunner().invoke(eval_app, [*sampled, "--sample", "1000", "--json"]).stdout)
     assert every["queries"] == len(tests)
 

@@ -558,7 +558,7 @@ def test_a_sentence_citing_the_wrong_quote_is_cited_to_the_one_that_holds_it():
     fixed, count = with_recitations(check_answer(answer, quotes), quotes)
     assert fixed == (
         "The notice describes the 3-year requirement [2]. It comes 90 days before and states $24 million [1] [3]. "
-        "The penalty is $400,000 [1]."  # held by no quote: left for the repair call and the removal
+        "The penalty is $400,000 [1]."  # held by no quote: left for the support stage to remove
     )
     assert count == 2 and [c.ok for c in check_answer(fixed, quotes)] == [True, True, False]
 
@@ -908,7 +908,7 @@ def test_a_citation_marker_with_no_quote_behind_it_fails_its_sentence() -> None:
     checks = check_answer("It cites: [1], [539], [427]. The rate is 5% [1].", ["The rate is 5 percent of the base."])
     assert [c.unknown for c in checks] == [["[539]", "[427]"], []] and [c.missing for c in checks] == [[], []]
     assert [c.ok for c in checks] == [False, True]
-    # it fails, but has no figure for a repair call to save: it is removed without one
+    # it fails, and no listed clause or quotation of it can be kept: it is removed
     kept, removed = keep_supported(checks, ["The rate is 5 percent of the base."])
     assert removed == ["It cites: [1], [539], [427]."] and [c.text for c in kept] == ["The rate is 5% [1]."]
     # a stray marker beside a real one fails the sentence too: nothing strips the marker to save it

@@ -209,7 +209,7 @@ def test_replay_answers_the_readers_call_and_passes_every_other_call_on(tmp_path
     assert chat(model, prompt, Meter("read")) == "A spouse or a child [1]."
     assert inner.calls == []  # the reader's answer call is replayed
     assert chat(model, prompt, Meter("filter")) == "the real model"  # every other node's calls are real
-    assert chat(model, prompt, Meter("read"), schema={"type": "object"}) == "the real model"  # verdict, repair
+    assert chat(model, prompt, Meter("read"), schema={"type": "object"}) == "the real model"  # the verdict call
     assert len(inner.calls) == 2
     with pytest.raises(ReplayError, match="no row"):
         (tmp_path / "empty.jsonl").write_text('{"question": "q"}\n', encoding="utf-8")
@@ -222,7 +222,7 @@ def test_a_replayed_gold_answer_goes_through_every_check(sample_index: Path, tmp
     path = tmp_path / "gold.jsonl"
     gold = "No. Married taxpayers must file a joint return to claim the education credits. The credit is $9,999."
     path.write_text(json.dumps({"question": QUESTION, "gold_answer": gold}) + "\n", encoding="utf-8")
-    inner = ScriptedChat(script=good_script(answer="not used", repair=json.dumps({"sentences": [""]})))
+    inner = ScriptedChat(script=good_script(answer="not used"))
     model = ReplayChat(inner=inner, answers=load_answers(path))
     settings = Settings(nearest_quotes=0, min_answer_support=0.0)
     graph = load_graph(sample_index, settings, llm=model, embeddings=DeterministicFakeEmbedding(size=32))

@@ -442,8 +442,10 @@ def without_lead(part: str) -> str:
 def plain_terms(question: str, translation: str) -> str:
     """The reading prompt's line giving the question in plain terms (with its line break), or ``""`` when
     there is no translation or it only repeats the question (the offline default writes none: the line
-    cost ~40 prompt tokens in the filter's and the reader's prefixes for nothing)."""
-    if not translation.strip() or " ".join(translation.split()).lower() == " ".join(question.split()).lower():
+    cost ~40 prompt tokens in the filter's and the reader's prefixes for nothing). A repeat is the question
+    as glossed or as the user wrote it (:func:`unexpand`)."""
+    said = {" ".join(unexpand(t).split()).lower() for t in (question, translation)}
+    if not translation.strip() or len(said) == 1:
         return ""
     return render(load("templates")["plain_terms"], translated_question=translation.strip())
 
