@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import threading
 from collections.abc import Callable
 from typing import Any
 
+from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -14,6 +17,23 @@ from pydantic import Field, PrivateAttr
 Reply = str | Callable[[list[BaseMessage]], str] | Exception
 
 # what each node's prompt (its last message) contains → the key of the scripted reply
+ROOTLESS: list[str] = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"] if os.geteuid() == 0 else []
+"""A command prefix under which folder modes apply: root reads anything, so as root a command runs without the
+two capabilities that let it (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH)."""
+MODES_UNTESTABLE = os.geteuid() == 0 and not shutil.which("setpriv")
+"""Root without ``setpriv`` reads a folder of any mode: permission tests skip."""
+
+
+class CountingEmbeddings(DeterministicFakeEmbedding):
+    """Deterministic vectors that count the documents embedded (``calls``)."""
+
+    calls: int = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.calls += len(texts)
+        return super().embed_documents(texts)
+
+
 ROUTES = [
     # the answer metrics' judge prompts (lclfqa/prompts/eval.toml)
     ("Candidate Answer:", "triples"),

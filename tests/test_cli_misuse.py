@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from lclfqa.cli import app
 from lclfqa.config import Settings
 from lclfqa.index.ingest import ingest
+from tests.fakes import MODES_UNTESTABLE, ROOTLESS
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -136,16 +137,13 @@ def test_toml_and_environment_values_of_the_wrong_type(world, tmp_path: Path):  
 def _run_without_root_overrides(args: list[str]) -> subprocess.CompletedProcess:
     """Run the CLI so that folder modes apply: root reads anything, so as root the command runs with the
     two capabilities that let it (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH) dropped."""
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [*prefix, sys.executable, "-m", "lclfqa.cli", *args], capture_output=True, text=True, env=env, timeout=120
+        [*ROOTLESS, sys.executable, "-m", "lclfqa.cli", *args], capture_output=True, text=True, env=env, timeout=120
     )
 
 
-@pytest.mark.skipif(os.geteuid() == 0 and not shutil.which("setpriv"), reason="root without setpriv reads any folder")
+@pytest.mark.skipif(MODES_UNTESTABLE, reason="root without setpriv reads any folder")
 def test_folders_with_mode_000_are_clear_errors(world, tmp_path: Path):  # noqa: ANN001
     docs = tmp_path / "docs"  # only a subfolder nobody can list: nothing to embed
     docs.mkdir()

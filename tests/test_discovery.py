@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from lclfqa.config import Settings
 from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.index.ingest import discover, ingest
 from lclfqa.ingest.discovery import find_sources
+from tests.fakes import MODES_UNTESTABLE, ROOTLESS
 
 SUFFIXES = {".txt"}
 
@@ -88,16 +88,15 @@ _LIST = (
 )
 
 
-@pytest.mark.skipif(os.geteuid() == 0 and not shutil.which("setpriv"), reason="root without setpriv reads any folder")
+@pytest.mark.skipif(MODES_UNTESTABLE, reason="root without setpriv reads any folder")
 def test_an_unreadable_subfolder_is_reported(tmp_path: Path):
     (tmp_path / "locked").mkdir()
     (tmp_path / "locked" / "x.txt").write_text("t", encoding="utf-8")
     (tmp_path / "locked").chmod(0)
-    # root lists folders of any mode: run as root without the two capabilities that allow it
-    prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"] if os.geteuid() == 0 else []
+    # root lists folders of any mode: run without the capabilities that allow it (ROOTLESS)
     try:
         done = subprocess.run(
-            [*prefix, sys.executable, "-c", _LIST, str(tmp_path)],
+            [*ROOTLESS, sys.executable, "-c", _LIST, str(tmp_path)],
             capture_output=True,
             text=True,
             env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},

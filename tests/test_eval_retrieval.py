@@ -34,7 +34,7 @@ from lclfqa.eval.retrieval_metrics import (
     score_ranking,
 )
 from lclfqa.ingest.document import Chunk
-from tests.fakes import ScriptedChat
+from tests.fakes import CountingEmbeddings, ScriptedChat
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 LB = DATA / "legalbench-rag"
@@ -42,16 +42,6 @@ BENCHMARK = LB / "benchmarks" / "privacy_qa.json"
 LONG_ANSWERS = LB / "long-answers" / "privacy_qa.csv"
 TAX_DEV = DATA / "tax-qa" / "dev.jsonl"
 needs_data = pytest.mark.skipif(not BENCHMARK.exists(), reason="../shared/data not present")
-
-
-class _CountingEmbeddings(DeterministicFakeEmbedding):
-    """Deterministic vectors that count the documents embedded."""
-
-    documents: int = 0
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self.documents += len(texts)
-        return super().embed_documents(texts)
 
 
 def R(doc: str, start: int | None = None, end: int | None = None, length: int = 0) -> RetrievedSpan:
@@ -304,11 +294,11 @@ def test_eval_runs_every_configuration_on_a_two_document_slice(small_corpus, tmp
     assert any("running naive" in line for line in lines)
     json.dumps(table.to_json(per_query=True))
     # the index is reused: a second run embeds no document again and gives the same scores
-    counting = _CountingEmbeddings(size=32)
+    counting = CountingEmbeddings(size=32)
     again = run_retrieval_eval(
         queries, corpus, configs=["bm25"], ks=[1, 4, 64], index_dir=tmp_path / "idx", embeddings=counting
     )
-    assert again.row("bm25").scores == table.row("bm25").scores and counting.documents == 0
+    assert again.row("bm25").scores == table.row("bm25").scores and counting.calls == 0
 
 
 @needs_data

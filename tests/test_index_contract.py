@@ -27,6 +27,7 @@ from lclfqa.index.protocol import IndexBackend
 from lclfqa.index.records import DocumentBatch, DocumentRecord, embedding_text, text_sha256
 from lclfqa.index.search import RetrievalParams, search
 from lclfqa.ingest.document import CHILD, FOOTNOTE, PARENT, Chunk
+from tests.fakes import CountingEmbeddings
 
 pytest.importorskip("pymilvus")  # the dev extra installs it; without it only the embedded half could run
 
@@ -394,14 +395,6 @@ def test_milvus_not_installed_is_a_clear_error(tmp_path: Path, monkeypatch: pyte
 
 
 # ------------------------------------------------------------------------------- ingest and the graph
-
-
-class CountingEmbeddings(DeterministicFakeEmbedding):
-    calls: int = 0
-
-    def embed_documents(self, texts):  # noqa: ANN001, ANN201 - LangChain's signature
-        self.calls += len(texts)
-        return super().embed_documents(texts)
 
 
 def test_ingest_and_the_graph_run_alike_on_both_backends(tmp_path: Path) -> None:

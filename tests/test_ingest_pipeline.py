@@ -15,20 +15,11 @@ from lclfqa.config import Settings
 from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.index.ingest import PARSER_VERSION, discover, embedding_order, ingest
 from lclfqa.index.search import RetrievalParams, search
+from tests.fakes import CountingEmbeddings
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 REGS = DATA / "pdfs" / "treasury-regulations"
 needs_data = pytest.mark.skipif(not REGS.exists(), reason="../shared/data not present")
-
-
-class CountingEmbeddings(DeterministicFakeEmbedding):
-    """Deterministic vectors that count how many texts were embedded."""
-
-    calls: int = 0
-
-    def embed_documents(self, texts):
-        self.calls += len(texts)
-        return super().embed_documents(texts)
 
 
 @pytest.fixture
