@@ -75,8 +75,10 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: after a word are markers; 21: a running head a few points off its height elsewhere, issue 32;
 #: 22: small caps split by the text layer read whole, columns in bands of the page, a note run on to the
 #: next page joins its note (body-size by its spacing; small, under no rule, where it stopped mid-sentence),
-#: plain markers glued to a word where the note starts pair with them).
-PARSER_VERSION = 22
+#: plain markers glued to a word where the note starts pair with them; 23: a plain number opens no note
+#: where the page's notes open raised, a note the page cites is no running line, a clear break ends the
+#: notes, a unit's exponent is no marker, endnotes after each Part, a note block holds no heading).
+PARSER_VERSION = 23
 
 Summarizer = Callable[[ParsedDocument], str]
 

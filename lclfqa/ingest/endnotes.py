@@ -79,32 +79,81 @@ def _note_number(ln: Line) -> tuple[str, str] | None:
 def _find_headed(lines: list[Line]) -> Endnotes | None:
     """A section titled ``Notes``, ``Endnotes`` or ``Footnotes`` (its title alone on a line) whose lines
     number the notes 1, 2, 3 … to the end of the document — plain or raised numbers — and whose numbers
-    the text before it cites with raised markers, in order."""
+    the text before it cites with raised markers, in order; else the sections of :func:`_find_parts`."""
     for start in range(len(lines) - 1, 0, -1):
         if not _NOTES_TITLE.match(lines[start].text) or start + 1 >= len(lines):
             continue
-        first = _note_number(lines[start + 1])
-        if first is None or first[0] != "1":
-            continue
-        notes: list[Endnote] = []
-        size = 0
-        for ln in lines[start + 1 :]:
-            opened = _note_number(ln)
-            if opened is not None and int(opened[0]) == len(notes) + 1:
-                notes.append(Endnote(opened[0], ln.page, [opened[1]]))
-                size = len(opened[1])
-            else:
-                notes[-1].lines.append(ln.text.strip())
-                size += len(ln.text) + 1
-            if size > TOO_LONG:
-                return None
+        found = _headed_block(lines, start)
+        if found is None or found[1] < len(lines):
+            continue  # its notes end before the document does: a Part's notes, see _find_parts
+        notes = found[0]
         markers, pages, counted = _cite_superscripts(lines[:start], len(notes))
         if len(notes) < MIN_NOTES or len(pages) < MIN_CITED * len(notes) or counted > OVERRUN * len(notes) + 1:
-            return None
+            break  # not cited as one block (numbers that restart: a Part's notes)
         for note in notes:
             note.marker_page = pages.get(note.number)
         return Endnotes(notes, {id(x) for x in lines[start:]}, markers)
-    return None
+    return _find_parts(lines)
+
+
+def _headed_block(lines: list[Line], start: int) -> tuple[list[Endnote], int] | None:
+    """The notes under the title ``lines[start]`` and the index of the first line after them, or ``None``
+    (no note 1 right under the title, or a note past ``TOO_LONG`` characters).
+
+    The notes end at the next notes title or at the first line set larger than their first line (by half
+    a point or more): a heading, or a paragraph of a body set larger than its notes. An endnote block
+    holds notes only, never the next Part's heading and text.
+    """
+    if start + 1 >= len(lines):
+        return None
+    first = _note_number(lines[start + 1])
+    if first is None or first[0] != "1":
+        return None
+    size = lines[start + 1].height
+    notes: list[Endnote] = []
+    chars = 0
+    for k in range(start + 1, len(lines)):
+        ln = lines[k]
+        if notes and (ln.height > size + 0.5 or _NOTES_TITLE.match(ln.text)):
+            return notes, k
+        opened = _note_number(ln)
+        if opened is not None and int(opened[0]) == len(notes) + 1:
+            notes.append(Endnote(opened[0], ln.page, [opened[1]]))
+            chars = len(opened[1])
+        else:
+            notes[-1].lines.append(ln.text.strip())
+            chars += len(ln.text) + 1
+        if chars > TOO_LONG:
+            return None
+    return notes, len(lines)
+
+
+def _find_parts(lines: list[Line]) -> Endnotes | None:
+    """Endnotes printed after each Part or chapter, each under its own ``Notes`` title and numbered afresh
+    from 1: every such section (:func:`_headed_block`) must be cited, in order, by the text between the
+    section before it (or the document's start) and its title, as a single block is by the text before
+    it; then all are taken, each with its own numbering. None taken unless every one is cited."""
+    notes: list[Endnote] = []
+    block: set[int] = set()
+    markers: dict[int, list[str]] = {}
+    done = 0  # where the text that cites the next section starts
+    for start in range(1, len(lines)):
+        if start < done or not _NOTES_TITLE.match(lines[start].text):
+            continue
+        found = _headed_block(lines, start)
+        if found is None:
+            continue
+        part, end = found
+        cited, pages, counted = _cite_superscripts(lines[done:start], len(part))
+        if len(pages) < MIN_CITED * len(part) or counted > OVERRUN * len(part) + 1:
+            return None
+        for note in part:
+            note.marker_page = pages.get(note.number)
+        notes += part
+        block |= {id(x) for x in lines[start:end]}
+        markers |= cited
+        done = end
+    return Endnotes(notes, block, markers) if len(notes) >= MIN_NOTES else None
 
 
 def _find(lines: list[Line], start_pattern: re.Pattern, cite) -> Endnotes | None:
@@ -125,10 +174,14 @@ def _find(lines: list[Line], start_pattern: re.Pattern, cite) -> Endnotes | None
 
 
 def _split(block: list[Line], start_pattern: re.Pattern) -> list[Endnote] | None:
-    """The notes of ``block``, or ``None`` as soon as one grows past ``TOO_LONG`` characters."""
+    """The notes of ``block``, or ``None`` as soon as one grows past ``TOO_LONG`` characters or a line is set
+    larger than the first note (by half a point or more): a trailing note block holds notes only, and a
+    heading or a body paragraph in it means the run was a numbered list in the text, not the notes."""
     notes: list[Endnote] = []
     size = 0
     for ln in block:
+        if ln.height > block[0].height + 0.5:
+            return None
         m = start_pattern.match(ln.text)
         if m and int(m.group(1)) == len(notes) + 1:
             notes.append(Endnote(m.group(1), ln.page, [ln.text[m.end() :].strip()]))

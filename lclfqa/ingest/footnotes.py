@@ -174,7 +174,8 @@ def footnote_zone(lines: list[Line], limit: float, page_h: float, state: Footnot
     # No rule above: keep the zone only from a line that opens with a footnote number, or from the lines of
     # a note that runs on from the page before.
     small = start
-    while start < len(lines) and not _opens_note(lines[start], state, first=True):
+    raised_only = raised_style(lines[small:])
+    while start < len(lines) and not _opens_note(lines[start], state, first=True, raised_only=raised_only):
         start += 1
     if start > small and _runs_on(lines[small], state):
         return small
@@ -284,11 +285,30 @@ def _marked_start(lines: list[Line], page_h: float, state: FootnoteState, body: 
     return len(lines)
 
 
-def _opens_note(ln: Line, state: FootnoteState, first: bool = False) -> bool:
+def _opens_raised(ln: Line) -> bool:
+    """Whether ``ln`` opens with a number printed raised or small (``¹ See …``): a note's own marker."""
+    m = _FOOTNOTE_START.match(_RULE_PREFIX.sub("", ln.text))
+    raised = ln.first_char_small or bool(ln.superscripts and ln.superscripts[0][0] <= 1)
+    return m is not None and m.group(1).isdigit() and raised
+
+
+def raised_style(zone: list[Line]) -> bool:
+    """Whether the notes of a page's foot open with raised numbers: one of its lines does (``¹ See …``).
+
+    A note opens in the style the page's notes use. Where they open with raised numbers, a line that
+    opens with a plain number is a note's line wrapped before a citation's volume or a date (``(1987)`` /
+    ``2 Lloyd's Rep 114``, ``decided on`` / ``5 May 1999``), never a note of its own, even where that number
+    is the next note's and the body cites it.
+    """
+    return any(_opens_raised(ln) for ln in zone)
+
+
+def _opens_note(ln: Line, state: FootnoteState, first: bool = False, raised_only: bool = False) -> bool:
     """Whether ``ln`` starts a new note: its leading number, set off by a space, is the marker expected
     next or a later marker the page's body cites, whatever the case of the word after it ("15 cl 1 of");
     or it is a superscript number; or a ``1``/``*`` set off before a capital (numbering that restarts).
-    A line indented past its note's first line (a hanging indent) continues the note."""
+    A line indented past its note's first line (a hanging indent) continues the note. With ``raised_only``
+    (the page's notes open with raised numbers, :func:`raised_style`) a plain number opens none."""
     text = _RULE_PREFIX.sub("", ln.text)
     m = _FOOTNOTE_START.match(text)
     if not m:
@@ -297,6 +317,8 @@ def _opens_note(ln: Line, state: FootnoteState, first: bool = False) -> bool:
     if state.citing is not None and number.strip("()").isdigit() and number.strip("()") not in state.citing:
         return False  # a note exists because the text cites it: "14 F. 4th 1" under note 13 goes on with it
     raised = ln.first_char_small or bool(ln.superscripts and ln.superscripts[0][0] <= 1)
+    if raised_only and number.isdigit() and not raised:
+        return False  # "2 Lloyd's Rep 114" under "¹ See … (1987)": the note's line goes on
     if number.startswith("("):  # "(4) OJ C 53 …" opens a note only with its number raised; "(4) The" is a recital
         return bool(ln.superscripts and ln.superscripts[0][0] == 1)
     last = state.drafts[-1] if state.drafts else None
@@ -313,15 +335,73 @@ def _opens_note(ln: Line, state: FootnoteState, first: bool = False) -> bool:
     return False
 
 
+BREAK_GAP = 1.5  # notes' line pitches: white space this wide, with a change of size, ends the notes
+
+
+def notes_end(zone: list[Line]) -> int:
+    """Where the notes of a page's foot end: the index in ``zone`` of the first line after them
+    (``len(zone)`` when they run to the foot).
+
+    A clear break ends the last note: a line set in another size than the line above it (by half a point
+    or more) and set apart from it by more than ``BREAK_GAP`` times the notes' line pitch (the median
+    distance between consecutive lines of one size in the zone; 1.2 times the line's size where there is
+    none). It and what follows (a disclaimer, a firm's address in small print) are no note's text; a
+    ``(continued on next page)`` line is left to the splitter, which skips it.
+    """
+    steps = sorted(
+        a.bottom - b.bottom
+        for a, b in itertools.pairwise(zone)
+        if a.page == b.page and abs(a.height - b.height) < 0.5 and a.bottom > b.bottom
+    )
+    for i in range(1, len(zone)):
+        prev, ln = zone[i - 1], zone[i]
+        if abs(ln.height - prev.height) < 0.5 or _CONTINUES.match(ln.text) or ln.page != prev.page:
+            continue
+        pitch = steps[len(steps) // 2] if steps else 1.2 * prev.height
+        if prev.bottom - ln.bottom > BREAK_GAP * pitch:
+            return i
+    return len(zone)
+
+
+def _side_by_side(ln: Line, state: FootnoteState, opened: str | None) -> list[tuple[int, int]]:
+    """The raised numbers inside the note line ``ln`` that open notes of their own, set side by side with
+    the line's first (``¹ Ibid. ² Above, at p. 14.``): each after a space, followed by text, the next note in
+    sequence (after ``opened``, the number the line opens with, or the last note) and cited by the page's
+    body. A raised number inside a note that is not the next one cited (a reference) stays in its note."""
+    if opened is not None:
+        if not opened.isdigit():
+            return []
+        expected = int(opened) + 1
+    else:
+        nxt = state.next_number()
+        if nxt is None or not state.drafts:
+            return []
+        expected = int(nxt)
+    cuts = []
+    for a, b in ln.superscripts:
+        number = ln.text[a:b].strip()
+        if a > 0 and ln.text[a - 1].isspace() and number == str(expected) and number in state.cited:
+            if ln.text[b:].strip() and ln.text[:a].strip():
+                cuts.append((a, b))
+                expected += 1
+    return cuts
+
+
 def split_footnotes(zone: list[Line], page: int, state: FootnoteState) -> None:
-    """Append the zone's footnotes to ``state.drafts`` (continuations extend the last draft)."""
+    """Append the zone's footnotes to ``state.drafts`` (continuations extend the last draft; notes set side
+    by side on one line, :func:`_side_by_side`, each open a draft)."""
+    raised_only = raised_style(zone)
     for ln in zone:
         text = _RULE_PREFIX.sub("", ln.text).strip()
         if not text or _RULE.match(text) or _CONTINUES.match(text):
             continue
         last = state.drafts[-1] if state.drafts else None
         m = _FOOTNOTE_START.match(text)
-        if m and _opens_note(ln, state):
+        opens = bool(m and _opens_note(ln, state, raised_only=raised_only))
+        cuts = [] if text != ln.text.strip() else _side_by_side(ln, state, m.group(1) if m and opens else None)
+        if cuts:
+            text = ln.text[: cuts[0][0]].strip()
+        if m and opens:
             number = m.group(1).strip("()")
             first = text[m.end() :].strip().lstrip(".").strip()
             state.drafts.append(FootnoteDraft(number, page, [first], ln.x0, ln.height))
@@ -329,6 +409,9 @@ def split_footnotes(zone: list[Line], page: int, state: FootnoteState) -> None:
             last.lines.append(text)
         else:  # continuation of a footnote we never saw the start of
             state.drafts.append(FootnoteDraft("?", page, [text], ln.x0, ln.height))
+        for k, (a, b) in enumerate(cuts):
+            end = cuts[k + 1][0] if k + 1 < len(cuts) else len(ln.text)
+            state.drafts.append(FootnoteDraft(ln.text[a:b].strip(), page, [ln.text[b:end].strip()], ln.x0, ln.height))
 
 
 def check_lengths(notes: list[tuple[str, int, str]]) -> list[tuple[str, int, int]]:

@@ -657,6 +657,8 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
     if sups and any(c.ch in FRACTION_SLASHES for c in chars):
         chars, sups = _fraction_numerators(chars, sups)
     text = "".join([c.ch for c in chars])
+    if sups:
+        sups = [span for span in sups if not unit_exponent(text, *span)]
     first_small = bool(visible) and visible[0].height < 0.85 * main_h
     # Fonts: sample the first letters to tell bold headings and emphasised paragraph subjects.
     bold = False
@@ -684,6 +686,16 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
         first_char_small=first_small,
         light=light,
     )
+
+
+_UNIT = re.compile(r"(?:^|[^\w])(?:(?:\d[\d,.]*\s?)(?:[kcmdµ]?m|ft|in|yd|mi)|[kcmdµ]?m|ft|yd)$")
+
+
+def unit_exponent(text: str, a: int, b: int) -> bool:
+    """Whether the raised run ``text[a:b]`` is a unit's exponent, not a note marker: a ``2`` or ``3``
+    glued to a unit of length (``450 m²``, ``12 km²``, ``3 cm³``, ``per ft²``; ``in`` only after a number,
+    ``6 in²``, since the word ``in`` takes markers)."""
+    return text[a:b].strip() in {"2", "3"} and a > 0 and _UNIT.search(text[:a]) is not None
 
 
 def _small_markers(

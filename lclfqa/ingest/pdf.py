@@ -19,7 +19,9 @@ The rules, in the order they run (each in a module named for its job):
    (no number: the foot's first lines, where the note stopped mid-sentence); notes in the body's own size
    from a line opening with a raised number the body cites, and their lines run on by their spacing;
    markers in the body's own type glued to a word (``statutory.1 On``) where the note starts below pair
-   with them in sequence; none at all in a text that cites no marker.
+   with them in sequence; none at all in a text that cites no marker. Where a page's notes open with
+   raised numbers a plain number opens none (a citation's volume wrapped to a line's start), and a clear
+   break (a wide gap and another size) ends the notes (a disclaimer under them stays out).
 6. **Opinions** (``opinions.py``) and **headings** (``headings.py``) — a judgment's opinions open
    top-level sections; numbering, size and weight open headings where layout and text agree, nested
    by rank or by first use; a numbered line that runs on into its sentence is body text.
@@ -54,6 +56,7 @@ from lclfqa.ingest.footnotes import (
     cites_markers,
     footnote_zone,
     glued_markers,
+    notes_end,
     page_markers,
     split_footnotes,
 )
@@ -214,8 +217,9 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             body_lines = []
             for column in _column_blocks(content):  # notes at the foot of each column
                 zone_start = footnote_zone(column, page_body * ratio, page_h, notes, page_body)
-                split_footnotes(column[zone_start:], page_no, notes)
-                body_lines += column[:zone_start]
+                zone_end = zone_start + notes_end(column[zone_start:])
+                split_footnotes(column[zone_start:zone_end], page_no, notes)
+                body_lines += column[:zone_start] + column[zone_end:]
         view = PageView(
             body_lines,
             body_height(body_lines) or body,

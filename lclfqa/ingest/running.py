@@ -28,6 +28,9 @@ never taken for a running line. The rules, each counted in :class:`RunningLines`
   as a repeated line's, anywhere on the page (a signature line with a time stamp in a font's own code);
   or a rotated line on a page of horizontal text that is set larger than the body (a diagonal stamp) or
   lies beside the text block (a note up the margin). A single light-grey line is kept.
+
+A line of the bottom band that opens with a raised marker the page's text cites (``⁴ Ibid.``) is a note:
+no rule takes it, and the band ends there (:func:`_opens_cited_note`).
 """
 
 from __future__ import annotations
@@ -116,10 +119,15 @@ def find_running_lines(pages: list[list[Line]], page_height: list[float], body: 
     marks = _watermarks(pages, body, min_pages)
     out = RunningLines()
     decided: list[tuple[str, list[Line], dict[int, str]]] = []
+    notes: set[int] = set()  # the foot lines that open a note the page cites: never running lines
     for (top, bottom), lines, height in zip(bands, pages, page_height, strict=True):
+        cited = _cited_markers(lines)
         for where, band in (("top", top), ("bottom", bottom)):
             rules: dict[int, str] = {}
             for i, ln in enumerate(band):
+                if where == "bottom" and _opens_cited_note(ln, cited):
+                    notes.add(id(ln))
+                    break  # a note: the band ends here, what lies beyond it is notes and body
                 if id(ln) in marks:
                     rules[i] = "watermark"
                     continue
@@ -165,6 +173,7 @@ def find_running_lines(pages: list[list[Line]], page_height: list[float], body: 
         for i, ln in enumerate(band[:3]):
             if (
                 i not in rules
+                and id(ln) not in notes
                 and ln.height <= body * 1.25
                 and (
                     dropped.pages(where, ln) >= 2
@@ -186,6 +195,28 @@ def find_running_lines(pages: list[list[Line]], page_height: list[float], body: 
                 (out.headers if ln.center > height / 2 else out.footers).add(id(ln))
                 out.by_rule["watermark"] += 1
     return out
+
+
+_MARK = re.compile(r"^\s*(\d{1,3}|[*†‡§¶]{1,3})\s*\S")
+
+
+def _cited_markers(lines: list[Line]) -> set[str]:
+    """The note markers a page's text cites: the raised numbers and symbols inside its lines."""
+    return {ln.text[a:b].strip() for ln in lines for a, b in ln.superscripts if a > 0}
+
+
+def _opens_cited_note(ln: Line, cited: set[str]) -> bool:
+    """Whether ``ln`` opens with a raised marker that the page's text cites (``⁴ Ibid.`` under ``…allowed.⁴``).
+
+    Such a line is the page's note, whatever repeats: a one-word note (``Ibid.``) printed last at the same
+    height on a few pages masks to the same text there (``# ibid.``), but a note exists because the text
+    cites it, and a running footer is cited by nothing.
+    """
+    if not ln.superscripts or ln.superscripts[0][0] > 0:
+        return False
+    a, b = ln.superscripts[0]
+    m = _MARK.match(ln.text)
+    return m is not None and ln.text[a:b].strip() == m.group(1) and m.group(1) in cited
 
 
 def _watermarks(pages: list[list[Line]], body: float, min_pages: int) -> set[int]:

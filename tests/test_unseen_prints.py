@@ -1,0 +1,513 @@
+"""Notes on layouts the real prints lack, drawn here with reportlab at test time (invented text, fixed layout).
+
+Each print is laid out line by line, so what it holds is known exactly: the notes (marker, page, text) the
+parser must find, and the text that must stay out of them. ``^1`` in a line's text draws ``1`` raised and
+small (a note marker); everything else is set on the baseline. Prints the parser already read right guard
+the rules added for the others (raised numbers under a rule, plain numbers restarting per page, numbers in
+the body that are no markers, a print with no notes at all).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("reportlab")
+from reportlab.lib.pagesizes import letter  # noqa: E402
+from reportlab.pdfgen import canvas  # noqa: E402
+
+from lclfqa.ingest.pdf import parse_pdf  # noqa: E402
+
+PAGE_W, PAGE_H = letter
+LEFT = 72.0
+TOP = 700.0
+BODY_SIZE, BODY_LEAD = 11.0, 14.2
+NOTE_SIZE, NOTE_LEAD = 8.0, 9.6
+FOOT_BOTTOM = 73.6
+_RAISED = re.compile(r"(\^\w+)")
+
+
+@dataclass
+class Page:
+    """One page: ``body`` lines from the top (``""`` a paragraph gap, ``("h", text)`` a heading, ``("notes",
+    text)`` an endnote line in 9.5 pt); ``foot`` lines from the notes' first line down (``("small", text)``
+    7 pt sans, ``("gap", points)`` white space); ``footer`` printed at the page's very foot."""
+
+    body: list = field(default_factory=list)
+    foot: list = field(default_factory=list)
+    rule: bool = False
+    footer: str = ""
+
+
+def _draw(c: canvas.Canvas, x: float, y: float, text: str, size: float, font: str = "Times-Roman") -> None:
+    t = c.beginText(x, y)
+    for part in _RAISED.split(text):
+        if part.startswith("^"):
+            t.setFont(font, size * 0.62)
+            t.setRise(size * 0.36)
+            t.textOut(part[1:])
+            t.setRise(0)
+        elif part:
+            t.setFont(font, size)
+            t.textOut(part)
+    c.drawText(t)
+
+
+def build(path: Path, pages: list[Page]) -> Path:
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    for page in pages:
+        y = TOP
+        for item in page.body:
+            if item == "":
+                y -= 7
+            elif isinstance(item, tuple) and item[0] == "h":
+                y -= 6
+                _draw(c, LEFT, y, item[1], 13.0, "Helvetica-Bold")
+                y -= 19
+            elif isinstance(item, tuple) and item[0] == "notes":
+                _draw(c, LEFT, y, item[1], 9.5)
+                y -= 11.5
+            else:
+                _draw(c, LEFT, y, item, BODY_SIZE)
+                y -= BODY_LEAD
+        heights = []
+        for item in page.foot:
+            if isinstance(item, tuple) and item[0] == "gap":
+                heights.append(item[1])
+            else:
+                heights.append(8.4 if isinstance(item, tuple) else NOTE_LEAD)
+        y = FOOT_BOTTOM + sum(heights) - heights[-1] if heights else FOOT_BOTTOM
+        if page.rule and page.foot:
+            c.setLineWidth(0.5)
+            c.line(LEFT, y + 12, LEFT + 144, y + 12)
+        for item, step in zip(page.foot, heights, strict=True):
+            if isinstance(item, tuple) and item[0] == "small":
+                _draw(c, LEFT, y, item[1], 7.0, "Helvetica")
+            elif isinstance(item, str):
+                _draw(c, LEFT, y, item, NOTE_SIZE)
+            y -= step
+        if page.footer:
+            _draw(c, PAGE_W / 2 - 30, 38, page.footer, 10.0, "Helvetica")
+        c.showPage()
+    c.save()
+    return path
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^0-9a-z]+", " ", text.lower()).split())
+
+
+def _notes(path: Path) -> list[tuple[str, int, str]]:
+    return [(f.number, f.page, _norm(f.text)) for f in parse_pdf(path).footnotes]
+
+
+def _truth(*notes: tuple[str, int, str]) -> list[tuple[str, int, str]]:
+    return [(n, p, _norm(t)) for n, p, t in notes]
+
+
+# --- invented text ----------------------------------------------------------------------------------------
+
+FILLER = [
+    "The lessee covenanted to keep the warehouse in sound and weatherproof repair for the term.",
+    "A covenant of that kind is read against the party who drafted it where its words are doubtful.",
+    "The lessor relies on the re-entry clause and says that the breach could not be remedied.",
+    "Nothing in the letters exchanged suggests that the parties meant to vary the written lease.",
+    "The question is therefore one of construction, answered by reading the deed as a whole.",
+    "Counsel for the lessee accepted that the notice went to an address that was not current.",
+    "It follows that the purported forfeiture had no effect and the lease remained on foot.",
+    "The trial judge found that the seller knew the purpose for which the pumps were bought.",
+    "Those findings were open on the evidence and were not seriously challenged on the appeal.",
+    "A term is implied only where it is needed to give business efficacy to the bargain.",
+    "The clause limiting liability is read in the light of the commercial aim of the agreement.",
+    "A party that affirms the contract cannot later rely on the same breach to terminate it.",
+    "The surety argued that the variation of the principal debt released the guarantee.",
+    "That argument fails because the guarantee allowed variations without further consent.",
+]
+
+
+def _filler(start: int, n: int) -> list[str]:
+    return [FILLER[(start + k) % len(FILLER)] for k in range(n)]
+
+
+# --- prints that already worked: the guards ---------------------------------------------------------------
+
+
+def test_raised_numbers_under_a_rule(tmp_path: Path) -> None:
+    """p01: raised markers in the body, notes opening with raised numbers under a short rule."""
+    pages = [
+        Page(
+            body=[
+                *_filler(0, 3),
+                "The lessor gave notice of the breach on the first business day of the month.^1",
+                *_filler(3, 3),
+                "",
+                "The notice did not specify the repairs required, as the covenant demanded.^2 It was",
+                "accordingly defective, and the re-entry that followed it was unlawful.^3",
+                *_filler(6, 3),
+            ],
+            foot=[
+                "^1 The notice is set out in the appeal book at tab four. Its date is not in dispute",
+                "between the parties.",
+                "^2 Pellew Stores v Garrick Holdings construed a covenant in the same terms.",
+                "^3 The finding on this point was not challenged.",
+            ],
+            rule=True,
+            footer="Page 1 of 2",
+        ),
+        Page(
+            body=[*_filler(2, 4), "Damages follow in the ordinary way from the unlawful re-entry.^4", *_filler(7, 3)],
+            foot=["^4 Compare Aldous Bakeries v Renwick, where the re-entry was upheld."],
+            rule=True,
+            footer="Page 2 of 2",
+        ),
+    ]
+    got = _notes(build(tmp_path / "p01.pdf", pages))
+    assert got == _truth(
+        (
+            "1",
+            1,
+            "The notice is set out in the appeal book at tab four. Its date is not in dispute between the parties.",
+        ),
+        ("2", 1, "Pellew Stores v Garrick Holdings construed a covenant in the same terms."),
+        ("3", 1, "The finding on this point was not challenged."),
+        ("4", 2, "Compare Aldous Bakeries v Renwick, where the re-entry was upheld."),
+    )
+
+
+def test_plain_numbers_restarting_per_page(tmp_path: Path) -> None:
+    """p07: raised markers in the body, plain numbers at the foot (no rule), numbering afresh on each page."""
+    pages = [
+        Page(
+            body=[
+                *_filler(0, 4),
+                "The surety was not told of the variation.^1 Nor was its consent sought.^2",
+                *_filler(4, 4),
+            ],
+            foot=[
+                "1 Tallis Bank v Crewe is the leading authority on the point.",
+                "2 The bank's officer said so in cross-examination.",
+            ],
+        ),
+        Page(
+            body=[
+                *_filler(8, 3),
+                "The guarantee was therefore discharged.^1",
+                *_filler(1, 3),
+                "Costs follow the event.^2",
+            ],
+            foot=["1 Subject to the clause considered in the next part.", "2 No party argued otherwise."],
+        ),
+    ]
+    got = _notes(build(tmp_path / "p07.pdf", pages))
+    assert got == _truth(
+        ("1", 1, "Tallis Bank v Crewe is the leading authority on the point."),
+        ("2", 1, "The bank's officer said so in cross-examination."),
+        ("1", 2, "Subject to the clause considered in the next part."),
+        ("2", 2, "No party argued otherwise."),
+    )
+
+
+def test_long_note_and_body_numbers(tmp_path: Path) -> None:
+    """p08: a note of about 1,400 characters, and numbers in the body (sections, years) that are no markers."""
+    long_lines = [
+        f"{'^1 ' if k == 0 else ''}The history of clause {k + 3} is traced in the report of the review committee, which"
+        " considered the drafts at length and heard"
+        for k in range(11)
+    ]
+    pages = [
+        Page(
+            body=[
+                "Section 12 of the Property Dealings Act 1931 governs the notice, with clause 14.2 of the lease.",
+                *_filler(0, 3),
+                "The draft was revised three times before it was signed in 1988.^1",
+                *_filler(3, 4),
+                "The revisions do not bear on the point in issue.^2",
+            ],
+            foot=[*long_lines, "submissions from 40 bodies.", "^2 The revisions are in volume 2 of the appeal book."],
+        )
+    ]
+    got = _notes(build(tmp_path / "p08.pdf", pages))
+    long_text = " ".join(ln.removeprefix("^1 ") for ln in long_lines) + " submissions from 40 bodies."
+    assert got == _truth(("1", 1, long_text), ("2", 1, "The revisions are in volume 2 of the appeal book."))
+    assert len(long_text) > 1300
+
+
+def test_no_notes_with_footer_and_disclaimer(tmp_path: Path) -> None:
+    """p09: no markers at all; a confidential footer and a small-print disclaimer are no notes."""
+    pages = [
+        Page(
+            body=_filler(k * 5, 12),
+            foot=[
+                ("small", "1 This memorandum is confidential and is given for the client's use only."),
+                ("small", "Its contents may not be disclosed to any other person."),
+            ],
+            footer=f"Page {k + 1} of 2 — Confidential",
+        )
+        for k in range(2)
+    ]
+    assert _notes(build(tmp_path / "p09.pdf", pages)) == []
+
+
+# --- layouts that were misread --------------------------------------------------------------------------
+
+
+def test_wrapped_line_opening_with_a_number_continues_the_note(tmp_path: Path) -> None:
+    """p13: a note's line wraps so that it opens with a plain number (a law report's volume, a date), the
+    next note's number and cited on the page; the page's notes open with raised numbers, so it does not."""
+    pages = [
+        Page(
+            body=[
+                *_filler(0, 3),
+                "The charter was read against the owners.^1",
+                *_filler(3, 3),
+                "It was not relied on.^2",
+                "",
+                *_filler(6, 2),
+                "The same clause was construed later.^3",
+            ],
+            foot=[
+                "^1 See Harrow v Delmont Shipping Co, reported at first instance in (1987)",
+                "2 Lloyd's Rep 114, where the charter was construed against the owners.",
+                "^2 Counsel referred also to the explanatory memorandum, which does not assist.",
+                "^3 The clause was considered again in Penhallow v Gribble, reported in (1991)",
+                "4 Qd R 22, and in several unreported decisions since.",
+            ],
+        ),
+        Page(
+            body=[
+                *_filler(9, 2),
+                "The measure of damages is settled.^4",
+                *_filler(1, 4),
+                "Nothing turns on the form.^5",
+            ],
+            foot=[
+                "^4 On the measure of damages, see Lockyer v Trant, decided in",
+                "5 May 1999 and not reported.",
+                "^5 Nothing turns on the difference between the two versions of the form.",
+            ],
+        ),
+    ]
+    got = _notes(build(tmp_path / "p13.pdf", pages))
+    assert got == _truth(
+        (
+            "1",
+            1,
+            "See Harrow v Delmont Shipping Co, reported at first instance in (1987)"
+            " 2 Lloyd's Rep 114, where the charter was construed against the owners.",
+        ),
+        ("2", 1, "Counsel referred also to the explanatory memorandum, which does not assist."),
+        (
+            "3",
+            1,
+            "The clause was considered again in Penhallow v Gribble, reported in (1991)"
+            " 4 Qd R 22, and in several unreported decisions since.",
+        ),
+        ("4", 2, "On the measure of damages, see Lockyer v Trant, decided in 5 May 1999 and not reported."),
+        ("5", 2, "Nothing turns on the difference between the two versions of the form."),
+    )
+
+
+FIRSTS = [
+    "Quarrie Mills v Denholm states the rule in its usual form.",
+    "Harcombe Nurseries v Vane refused specific performance of an option.",
+    "On delay, see Colby v Sturridge, where two years defeated the claim.",
+    "Merrow Engineering v Astley holds that directors may consider creditors.",
+]
+LASTS = ["Dunmore v Pask, decided on a different clause.", "", "", "The notice of meeting went to an old address."]
+
+
+def test_one_word_note_repeated_at_the_foot_is_no_footer(tmp_path: Path) -> None:
+    """p18: ``Ibid.`` as the last note, at the same height on two of four pages, is a note the body cites,
+    not a running footer."""
+    pages = []
+    for k in range(4):
+        a, b = 2 * k + 1, 2 * k + 2
+        last = "Ibid." if k in (1, 2) else LASTS[k]
+        pages.append(
+            Page(
+                body=[
+                    *_filler(3 * k, 4),
+                    f"The first proposition is well settled.^{a}",
+                    *_filler(3 * k + 4, 3),
+                    f"So is the second.^{b}",
+                ],
+                foot=[
+                    f"^{a} {FIRSTS[k]}",
+                    f"^{b} {last}",
+                ],
+                footer=f"Page {k + 1} of 4",
+            )
+        )
+    got = _notes(build(tmp_path / "p18.pdf", pages))
+    want = []
+    for k in range(4):
+        want.append((str(2 * k + 1), k + 1, FIRSTS[k]))
+        last = "Ibid." if k in (1, 2) else LASTS[k]
+        want.append((str(2 * k + 2), k + 1, last))
+    assert got == _truth(*want)
+
+
+def test_small_print_under_the_notes_is_not_a_note(tmp_path: Path) -> None:
+    """p12: a disclaimer in a smaller sans type, set apart under the last note, does not run on into it."""
+    disclaimer = [
+        ("small", "This advice is given on the instructions and facts set out above and for the client only. It may"),
+        ("small", "not be relied on by any other person without the written consent of the authors."),
+    ]
+    pages = [
+        Page(
+            body=[*_filler(0, 4), "The first ground fails.^1", *_filler(4, 3), "So does the second.^2"],
+            foot=["^1 The ground was put in writing only.", "^2 See Wyatt v Orme, where a like ground failed."],
+        ),
+        Page(
+            body=[*_filler(7, 4), "The third ground succeeds.^3", *_filler(11, 3)],
+            foot=[
+                "^3 The finding was contrary to the only evidence on the point, and it",
+                "cannot stand.",
+                ("gap", 18.0),
+                *disclaimer,
+            ],
+        ),
+    ]
+    doc = parse_pdf(build(tmp_path / "p12.pdf", pages))
+    assert [(f.number, f.page, _norm(f.text)) for f in doc.footnotes] == _truth(
+        ("1", 1, "The ground was put in writing only."),
+        ("2", 1, "See Wyatt v Orme, where a like ground failed."),
+        ("3", 2, "The finding was contrary to the only evidence on the point, and it cannot stand."),
+    )
+
+
+def test_unit_exponent_is_no_marker(tmp_path: Path) -> None:
+    """p11: ``450 m²`` in the body cites no note, so a small address line opening with ``2`` is no note."""
+    pages = [
+        Page(
+            body=[
+                *_filler(0, 3),
+                "The premises comprise a shop of about 450 m^2 with a yard of 120 m^2 behind it.",
+                *_filler(3, 8),
+            ],
+            foot=[
+                (
+                    "small",
+                    "2 Harbour Row, Portleven PL9 4QT · Registered in England · Partners are listed at the address",
+                )
+            ],
+            footer="Page 1 of 2",
+        ),
+        Page(body=_filler(5, 12), footer="Page 2 of 2"),
+    ]
+    doc = parse_pdf(build(tmp_path / "p11.pdf", pages))
+    assert doc.footnotes == ()
+    assert [r for s in doc.sections for r in s.footnote_refs] == []
+
+
+def test_endnotes_after_each_part_restarting(tmp_path: Path) -> None:
+    """p17: each Part ends with its own ``Notes`` numbered from 1; Part II's body stays body text."""
+    part1_notes = [
+        "Ardwick Haulage v Selby concerned a sum payable on early termination of a hire.",
+        "The primary judge did not refer to this authority, which was not cited to her.",
+        "Lowell Mining v Crane decided that an arbitral seat chosen by the parties binds them.",
+    ]
+    part2_notes = [
+        "The privilege claim was abandoned for the second bundle of documents.",
+        "Brennan Pharmacy v Licensing Board concerned a cancellation made without a hearing.",
+        "The second reading speech is set out in the appeal book at tab seven.",
+        "Ferris Mutual v Ingle applied the same principle to a policy of marine insurance.",
+    ]
+    part2_body = [
+        "The appeal should be allowed with costs and the orders made below set aside.",
+        "The matter should be remitted to the primary judge for determination according to law.^1",
+        *_filler(2, 3),
+        "The lessor's case on the forfeiture clause was put in three ways.^2",
+        *_filler(6, 3),
+        "The third way depends on the second reading speech.^3",
+    ]
+    pages = [
+        Page(
+            body=[
+                ("h", "PART I — BACKGROUND"),
+                *_filler(0, 2),
+                "A decision made without regard to a mandatory consideration is liable to be set aside.^1",
+                *_filler(2, 3),
+                "The insurer may refuse a claim only on the grounds the policy allows.^2",
+                *_filler(5, 3),
+                "The purchaser gave notice within the period the contract allowed.^3",
+                ("h", "Notes"),
+                *[("notes", f"{k + 1}. {t}") for k, t in enumerate(part1_notes)],
+            ],
+            footer="Page 1 of 3",
+        ),
+        Page(body=[("h", "PART II — REFORM"), *part2_body, *_filler(9, 3)], footer="Page 2 of 3"),
+        Page(
+            body=[
+                *_filler(12, 2),
+                "The guarantee permitted variations without further consent.^4",
+                ("h", "Notes"),
+                *[("notes", f"{k + 1}. {t}") for k, t in enumerate(part2_notes)],
+            ],
+            footer="Page 3 of 3",
+        ),
+    ]
+    doc = parse_pdf(build(tmp_path / "p17.pdf", pages))
+    got = [(f.number, f.page, _norm(f.text)) for f in doc.footnotes]
+    assert got == _truth(
+        *[(str(k + 1), 1, t) for k, t in enumerate(part1_notes)],
+        *[(str(k + 1), 3, t) for k, t in enumerate(part2_notes)],
+    )
+    body = _norm(" ".join(s.text for s in doc.sections))
+    for line in part2_body:
+        assert _norm(line.replace("^", " ")) in body
+
+
+def test_numbered_run_followed_by_a_heading_swallows_no_body(tmp_path: Path) -> None:
+    """A ``1.``, ``2.``, ``3.`` run in small type with no ``Notes`` title, followed by a heading and body text:
+    a trailing note block holds notes only, so the heading and the text under it stay in the body."""
+    later = [
+        "The respondent's notice of contention raises two further matters.",
+        "The first is whether the lessor waived the breach by accepting rent after notice.",
+        "The second is whether relief against forfeiture should be granted in any event.",
+    ]
+    pages = [
+        Page(
+            body=[
+                *_filler(0, 3),
+                "The lessor served its notice under the re-entry clause.^1",
+                *_filler(3, 3),
+                "The notice named the wrong breach.^2 It was therefore bad.^3",
+                *_filler(6, 2),
+                ("notes", "1. The notice is at tab four of the appeal book."),
+                ("notes", "2. It named the covenant to paint, not the covenant to repair."),
+                ("notes", "3. Pellew Stores v Garrick Holdings is to the same effect."),
+            ],
+        ),
+        Page(body=[("h", "PART II — THE NOTICE OF CONTENTION"), *later, *_filler(8, 6)]),
+    ]
+    doc = parse_pdf(build(tmp_path / "numbered-run.pdf", pages))
+    body = _norm(" ".join(s.text for s in doc.sections))
+    for line in later:
+        assert _norm(line) in body
+        assert not any(_norm(line) in _norm(f.text) for f in doc.footnotes)
+
+
+def test_short_notes_side_by_side(tmp_path: Path) -> None:
+    """p16: two short notes set on one line (``¹ Ibid. ² Above, at p. 14.``) are two notes."""
+    pages = [
+        Page(
+            body=[*_filler(0, 3), "The rule is settled.^1 It was applied below.^2", *_filler(3, 4), "See the Act.^3"],
+            foot=["^1 Ibid. ^2 Above, at p. 14.", "^3 Ibid., per Lady Oxton, with whom the others agreed."],
+        ),
+        Page(
+            body=[*_filler(7, 4), "Hansard records the point.^4", *_filler(11, 3), "So the court held.^5"],
+            foot=["^4 Hansard, col. 212. ^5 Per Lord Ashby."],
+        ),
+    ]
+    got = _notes(build(tmp_path / "p16.pdf", pages))
+    assert got == _truth(
+        ("1", 1, "Ibid."),
+        ("2", 1, "Above, at p. 14."),
+        ("3", 1, "Ibid., per Lady Oxton, with whom the others agreed."),
+        ("4", 2, "Hansard, col. 212."),
+        ("5", 2, "Per Lord Ashby."),
+    )
