@@ -61,13 +61,13 @@ def units(text: str) -> list[str]:
 
 
 def run(draft: Draft, reading: Reading, off: frozenset[str] = frozenset()) -> Draft:
-    """``draft`` (already tidied) through every stage not in ``off``, in order; a refusal skips all but
-    ``refuse``. ``draft.notes["sentences"]``: each sentence of the answer with the stage that last wrote it
+    """``draft`` (already tidied) through every stage not in ``off``, in order, until one
+    makes it a refusal. ``draft.notes["sentences"]``: each sentence of the answer with the stage that last wrote it
     (``model``: the model's words as written; ``tidy``: as ``tidy`` showed them)."""
     written = set(units(draft.written))
     by = {s: "model" if s in written else "tidy" for s in units(draft.answer)}
     for name, stage in STAGES:
-        if name in off or (draft.refused and name != "refuse"):
+        if name in off or draft.refused:
             continue
         before = draft.answer
         stage(draft, reading)

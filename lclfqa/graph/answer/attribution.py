@@ -90,9 +90,8 @@ def misnamed(sentence: str, cited: list[dict[str, Any]]) -> bool:
 
 
 CLOSENESS_WEIGHT = 2
-"""How much more the embedder's ranking counts than the extractor's in :func:`reading_order`. Key facts in
-the first three quotes shown, on the tax dev set's recorded quotes (benchmarks/README.md): 29 of 70 by the
-former order; with 1, 32; with 2, 35; by the embedder alone, 34."""
+"""How much more the embedder's ranking counts than the extractor's in :func:`reading_order` (measured in
+docs/reading.md)."""
 
 
 def the_courts(question: str, quotes: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -6,9 +6,8 @@ cites none — compared after :func:`lclfqa.textnorm.normalize` (so "$1.5 millio
 "20%" = "20 percent", "§ 25A" = "section 25A"). A sentence must also rest on the quotes in its words:
 at least ``min_support`` (setting ``min_answer_support``, default :data:`MIN_SUPPORT`) of its content words
 (stemmed, stop words out, :func:`lclfqa.index.tokens.tokenize`) occur in the quotes or the question;
-sentences of fewer than :data:`MIN_CONTENT_WORDS` content words, such as a bare verdict, are exempt. On
-the tax dev set the 1.5B default's invented sentences shared 17–53 % of their words with the quotes (those
-under half are removed), its sentences resting on them 71–100 %. A sentence that claims a rule holds without
+sentences of fewer than :data:`MIN_CONTENT_WORDS` content words, such as a bare verdict, are exempt
+(the threshold's measurement: docs/reading.md). A sentence that claims a rule holds without
 exception ("This applies regardless of whether the employee …", :data:`ABSOLUTES`) is unfounded unless a
 quote says so too: the 1.5B default wrote such sentences over quotes stating the exceptions. The reader
 acts on the result (re-citing what another quote holds, then removing what still fails), so no unsupported

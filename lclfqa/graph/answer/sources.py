@@ -1,8 +1,7 @@
 """The source's words for each part of the question, added to an answer that does not give them.
 
 The 1.5B default answers from the first quotes it is shown and often stops after the first thing a question
-asks (on the tax dev set it stated 34 of the 49 key facts its quotes held; asked once more for a part it
-left open, it contradicted its own verdict: "No, … Yes, …"). So once
+asks; asked once more for a part it left open, it contradicted its own verdict ("No, … Yes, …"). So once
 the answer is checked, each part of the question (:func:`lclfqa.prompts.question_parts`) gets the quote
 nearest it (:func:`lclfqa.graph.evidence.nearest.closeness_by_part`) in the source's words, shortened to
 :data:`RULE_QUOTE_CHARS` — unless the answer cites that quote or already gives it (at least

@@ -58,10 +58,8 @@ def cite(draft: Draft, reading: Reading) -> None:
         draft.notes["recited"] = draft.notes.get("recited", 0) + n
 
 
-def why_unsupported(check: SentenceCheck | None) -> str:
+def why_unsupported(check: SentenceCheck) -> str:
     """The rule that removed a sentence in the support stage (for ``steps.read.removed_by``)."""
-    if check is None:
-        return "support"
     if check.missing:
         return "support: figures or quotations no cited quote holds"
     if check.unknown:
@@ -157,7 +155,7 @@ def keep(draft: Draft, reading: Reading) -> None:
     draft.notes["unfounded"] = sum(c.unfounded for c in checks)
     kept, removed = keep_supported(checks, texts, asked, reading.floor)
     by_text = {c.text: c for c in checks}
-    draft.removed += [(t, why_unsupported(by_text.get(t))) for t in removed]
+    draft.removed += [(t, why_unsupported(by_text[t])) for t in removed]
     refs = reading.references
     faults: dict[str, Callable[[SentenceCheck, list[dict[str, Any]]], bool]] = {
         "support: asks a question back": lambda c, _: asks_back(c.text),

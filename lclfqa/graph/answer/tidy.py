@@ -140,8 +140,6 @@ def _refusal_only(said: list[str]) -> str:
 
 def refuse(draft: Draft, reading: Reading) -> None:
     """The ``refuse`` stage (see the module docstring)."""
-    if draft.refused:
-        return
     said = sentences(draft.answer)
     if not any(not refuses(s, whole=True) and not says_nothing(s) for s in said):
         draft.removed += [(s, "refuse: nothing but a verdict survives") for s in said if not says_nothing(s)]

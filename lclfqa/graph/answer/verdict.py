@@ -20,7 +20,7 @@ A statement to judge ("True or false: …", :func:`lclfqa.prompts.is_statement`)
 On a statement the call may also answer "not decided" (:data:`OPEN`): the quotes neither show it true nor
 show any part of it false. The reader is then told so, and the answer opens with no verdict: a verdict the
 quotes do not carry is a guess. A yes/no question is not offered it: there the 1.5B default chose it over a
-quote that plainly decided the question (on the dev set, verdicts 2/2 → 1/2).
+quote that plainly decided the question (docs/reading.md).
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def opening_verdict(answer: str, verdict: str, statement: bool = False) -> tuple
     if said == verdict:
         return answer, False
     rest = answer[m.end() :] if m else answer
-    rest = rest[:1].upper() + rest[1:] if rest else rest
+    rest = rest[:1].upper() + rest[1:]
     word = prompts.verdict_word(verdict, statement)
     return (f"{word}. {rest}" if rest else f"{word}."), True
 

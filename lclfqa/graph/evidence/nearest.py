@@ -31,12 +31,9 @@ def rank_by_question(question: str, texts: list[str], embeddings: Embeddings | N
     the things the question asks (:func:`lclfqa.prompts.question_parts`; the whole question when it asks
     one), with the index's embedder where given, else shared (stemmed) content words. By the part, not the
     whole: the rule answering the second of three questions is otherwise outranked by sentences that touch
-    all three (on the tax dev set's quotes, key facts in the first three shown 30 → 34 of 70). A part that
-    opens by setting the scene ("Under the installment method, when is gain on a sale reported?") counts
-    twice: as asked and without the scene (:func:`lclfqa.prompts.without_lead`), so an overview that only
-    repeats the scene does not outrank the sentence that answers (key facts in the first three 36 → 38)."""
-    if not texts:
-        return []
+    all three. A part that opens by setting the scene ("Under the installment method, when is gain on a sale
+    reported?") counts twice: as asked and without the scene (:func:`lclfqa.prompts.without_lead`), so an
+    overview that only repeats the scene does not outrank the sentence that answers."""
     scores = closeness_by_part(prompts.question_parts(question), texts, embeddings)
     best = [max(row) for row in scores]
     return sorted(range(len(texts)), key=lambda i: (-best[i], i))

@@ -32,7 +32,7 @@ def _words(text: str) -> list[tuple[str, int, int]]:
     """``(normalised word, start, end)`` for every word of ``text`` (line-end hyphens joined)."""
     out = []
     for m in _WORD.finditer(text):
-        out.append((m.group(0).translate(_TRANSLATE).lower().replace("’", "'"), m.start(), m.end()))
+        out.append((m.group(0).translate(_TRANSLATE).lower(), m.start(), m.end()))
     # "Com-\npare" → one word: merge a word ending right before "-\n" with the next
     merged: list[tuple[str, int, int]] = []
     for w in out:

@@ -1,9 +1,8 @@
 """When the reader must refuse: the question cites a section or names a term no source mentions, or the
 filter says so.
 
-A 1.5B reader with sources in front of it answers, whether or not they hold the answer (the dev set's
-unanswerable questions got invented figures from every pipeline). Two checks that do not rely on the
-reader decide instead:
+A small reader with sources in front of it answers, whether or not they hold the answer. Two checks that
+do not rely on the reader decide instead:
 
 - **Cited sections** (no LLM): a question that cites ``section 199A``, ``§ 1.25A-1`` or ``26 CFR 1.21-3``
   is about that provision. When none of the sources the reader would see mentions any of the provisions
