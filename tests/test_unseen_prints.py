@@ -511,3 +511,161 @@ def test_short_notes_side_by_side(tmp_path: Path) -> None:
         ("4", 2, "Hansard, col. 212."),
         ("5", 2, "Per Lord Ashby."),
     )
+
+
+# --- markers the parser did not know: Unicode superscript digits, raised letters ---------------------------
+
+
+def test_unicode_superscript_digits_are_markers(tmp_path: Path) -> None:
+    """p14: markers typed as Unicode superscript digits in the body's own type (``nullity.¹ The``), and notes
+    opening with them (``¹ See …``), read as raised numbers; ``10³`` (a power) and ``m²`` stay as printed."""
+    pages = [
+        Page(
+            body=[
+                *_filler(0, 3),
+                "The notice named the wrong party and was therefore a nullity.\u00b9 The lessor served",
+                "a second notice on the following day, which the tenant accepted as valid.\u00b2",
+                "The yard of 120 m\u00b2 was let with the shop, and a tank of 10\u00b3 litres with the yard.",
+                *_filler(3, 4),
+            ],
+            foot=[
+                "\u00b9 See also Penrose Textiles v Calder, where the notice was held to be a nullity.",
+                "\u00b2 The respondent's written submissions put the point somewhat differently.",
+            ],
+        ),
+        Page(
+            body=[*_filler(7, 4), "The clause speaks only of the lessor.\u00b3", *_filler(11, 3)],
+            foot=["\u00b3 Strictly, it says nothing of the lessor's agents or assigns."],
+        ),
+    ]
+    doc = parse_pdf(build(tmp_path / "p14.pdf", pages))
+    got = [(f.number, f.page, _norm(f.text)) for f in doc.footnotes]
+    assert got == _truth(
+        ("1", 1, "See also Penrose Textiles v Calder, where the notice was held to be a nullity."),
+        ("2", 1, "The respondent's written submissions put the point somewhat differently."),
+        ("3", 2, "Strictly, it says nothing of the lessor's agents or assigns."),
+    )
+    text = "\n".join(s.text for s in doc.sections)
+    assert "a nullity.1 The" in text
+    assert "120 m\u00b2 was let" in text and "10\u00b3 litres" in text
+    assert [r for s in doc.sections for r in s.footnote_refs] == ["1", "2", "3"]
+
+
+def test_raised_letter_markers(tmp_path: Path) -> None:
+    """p10: raised letters (``set aside.ᵃ``) cite notes that open with the same raised letter, a, b, c on each
+    page; a note's second line printed at the same spot on both pages is no running footer."""
+    pages = [
+        Page(
+            body=[
+                *_filler(0, 3),
+                "The orders made below should be set aside.^a The matter is remitted for hearing.",
+                *_filler(3, 2),
+                "The lessor relies on the forfeiture clause.^b It says the breach was incurable.",
+                *_filler(5, 2),
+                "It follows that the purported forfeiture had no effect.^c",
+            ],
+            foot=[
+                "^a Harcourt Nurseries v Vane refused specific performance of an option to renew the lease.",
+                "The point was argued at length but nothing turns on it.",
+                "^b On delay, see Colefax v Sturridge, where a wait of two years defeated the claim.",
+                "^c Merriman Engineering v Astley holds that directors may consider creditors.",
+            ],
+            footer="Page 1 of 2",
+        ),
+        Page(
+            body=[
+                *_filler(7, 3),
+                "A term is implied only where it is needed for business efficacy.^d",
+                *_filler(10, 2),
+                "The employer bears the onus of proving a valid reason.^e An employee who repudiates",
+                "the contract may be dismissed without notice.^f",
+                *_filler(12, 2),
+            ],
+            foot=[
+                "^d The notice of meeting went by post to an address the member had left years before.",
+                "The point was argued at length but nothing turns on it.",
+                "^e See Marlowe v Pentland Freight Ltd, where a term of reasonable notice was refused.",
+                "^f Compare Ashdown Holdings v Trevelyan, in which the clause was read down to save it.",
+            ],
+            footer="Page 2 of 2",
+        ),
+    ]
+    doc = parse_pdf(build(tmp_path / "p10.pdf", pages))
+    got = [(f.number, f.page, _norm(f.text)) for f in doc.footnotes]
+    assert got == _truth(
+        (
+            "a",
+            1,
+            "Harcourt Nurseries v Vane refused specific performance of an option to renew the lease. "
+            "The point was argued at length but nothing turns on it.",
+        ),
+        ("b", 1, "On delay, see Colefax v Sturridge, where a wait of two years defeated the claim."),
+        ("c", 1, "Merriman Engineering v Astley holds that directors may consider creditors."),
+        (
+            "d",
+            2,
+            "The notice of meeting went by post to an address the member had left years before. "
+            "The point was argued at length but nothing turns on it.",
+        ),
+        ("e", 2, "See Marlowe v Pentland Freight Ltd, where a term of reasonable notice was refused."),
+        ("f", 2, "Compare Ashdown Holdings v Trevelyan, in which the clause was read down to save it."),
+    )
+    text = _norm("\n".join(s.text for s in doc.sections))
+    assert "harcourt" not in text and "ashdown" not in text
+    assert [r for s in doc.sections for r in s.footnote_refs] == ["a", "b", "c", "d", "e", "f"]
+
+
+def test_ordinals_and_an_unpaired_raised_letter_are_no_markers(tmp_path: Path) -> None:
+    """Raised ordinals (``the 2ⁿᵈ Circuit``, ``1ˢᵗ``) and a raised letter that no note at the foot opens with
+    (``rule.ᵃ``, over a small line opening with a plain ``a``) cite nothing: no notes, the text as printed."""
+    pages = [
+        Page(
+            body=[
+                *_filler(0, 3),
+                "The 2^nd Circuit took the same view, and so did the court of 1^st instance.",
+                "The rule in the 3^rd edition is stated more narrowly than the old rule.^a",
+                *_filler(3, 6),
+            ],
+            foot=[("small", "a firm registered in England · partners are listed at the address above")],
+            footer="Page 1 of 2",
+        ),
+        Page(
+            body=[*_filler(5, 4), "The same rule was applied by the 4^th Division.^b", *_filler(9, 4)],
+            footer="Page 2 of 2",
+        ),
+    ]
+    doc = parse_pdf(build(tmp_path / "p10g.pdf", pages))
+    assert doc.footnotes == ()
+    assert [r for s in doc.sections for r in s.footnote_refs] == []
+    text = "\n".join(s.text for s in doc.sections)
+    assert "The 2nd Circuit took the same view, and so did the court of 1st instance." in text
+    assert "the old rule.a" in text and "the 4th Division.b" in text
+
+
+def test_letter_markers_are_linked_only_to_the_text_that_cites_them(tmp_path: Path) -> None:
+    """A note cited by a raised letter belongs to the chunk holding its marker (``aside.a``), not to every
+    chunk of the section with an ``a`` in a word ("data", "lease")."""
+    from lclfqa.ingest.chunking import chunk_document
+    from lclfqa.ingest.document import CHILD
+
+    page = Page(
+        body=[
+            *_filler(0, 3),
+            "The orders made below should be set aside.^a The matter is remitted for hearing.",
+            *_filler(3, 5),
+            "The lessor relies on the forfeiture clause.^b It says the breach was incurable.",
+            *_filler(8, 4),
+        ],
+        foot=[
+            "^a Harcourt Nurseries v Vane refused specific performance of an option to renew the lease.",
+            "^b On delay, see Colefax v Sturridge, where a wait of two years defeated the claim.",
+        ],
+    )
+    doc = parse_pdf(build(tmp_path / "letters.pdf", [page]))
+    assert [f.number for f in doc.footnotes] == ["a", "b"]
+    children = [c for c in chunk_document(doc, parent_size=600, child_size=300) if c.kind == CHILD]
+    assert len(children) >= 4
+    citing = {n: [c for c in children if n in c.footnote_numbers] for n in ("a", "b")}
+    assert [len(citing["a"]), len(citing["b"])] == [1, 1]
+    assert "set aside.a" in " ".join(citing["a"][0].text.split())
+    assert "forfeiture clause.b" in " ".join(citing["b"][0].text.split())

@@ -77,7 +77,8 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: next page joins its note (body-size by its spacing; small, under no rule, where it stopped mid-sentence),
 #: plain markers glued to a word where the note starts pair with them; 23: a plain number opens no note
 #: where the page's notes open raised, a note the page cites is no running line, a clear break ends the
-#: notes, a unit's exponent is no marker, endnotes after each Part, a note block holds no heading).
+#: notes, a unit's exponent is no marker, endnotes after each Part, a note block holds no heading,
+#: Unicode superscript digits read as raised numbers, raised letters paired with notes that open with them).
 PARSER_VERSION = 23
 
 Summarizer = Callable[[ParsedDocument], str]

@@ -355,11 +355,20 @@ def _child(
 
 
 def _refs_in(section: Section, a: int, b: int) -> tuple[str, ...]:
-    """Footnote markers of ``section`` that fall in ``text[a:b]`` (best effort: digits glued to text)."""
+    """Footnote markers of ``section`` that fall in ``text[a:b]`` (best effort: digits glued to text; a letter
+    marker only after punctuation, ``aside.a The``, since one glued to a word cannot be told from the word)."""
     if not section.footnote_refs:
         return ()
     piece = section.text[a:b]
-    return tuple(r for r in section.footnote_refs if re.search(rf"(?<=[^\d\s(§]){re.escape(r)}(?!\d)", piece))
+    return tuple(r for r in section.footnote_refs if re.search(_ref_pattern(r), piece))
+
+
+def _ref_pattern(ref: str) -> str:
+    """Where marker ``ref`` stands in plain text: a number glued to what precedes it (``statutory.12``,
+    ``hearing,3``); a letter right after punctuation and before no letter (``aside.a``, not ``data``)."""
+    if ref.isalpha():
+        return rf"(?<=[.,;:)\]”’\"'!?]){re.escape(ref)}(?![^\W\d_]|\d)"
+    return rf"(?<=[^\d\s(§]){re.escape(ref)}(?!\d)"
 
 
 def _parent(doc: ParsedDocument, pid: str, members: list[_Piece]) -> Chunk:

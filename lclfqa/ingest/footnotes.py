@@ -41,6 +41,7 @@ class FootnoteState:
     drafts: list[FootnoteDraft] = field(default_factory=list)
     cited: set[str] = field(default_factory=set)
     citing: set[str] | None = None  # the numbers the body cites on this page and the one before (None: unchecked)
+    letters: set[str] = field(default_factory=set)  # raised letters paired with notes (:func:`letter_markers`)
 
     def next_number(self) -> str | None:
         """The marker the next note should carry: one more than the last numbered note."""
@@ -50,13 +51,14 @@ class FootnoteState:
         return str(int(last.number) + 1) if last.number.isdigit() else None
 
 
-def page_markers(lines: list[Line]) -> set[str]:
-    """The footnote markers a page's body cites: its superscript numbers and symbols."""
+def page_markers(lines: list[Line], letters: set[str] = frozenset()) -> set[str]:
+    """The footnote markers a page's body cites: its superscript numbers and symbols, and the raised
+    ``letters`` paired with notes (:func:`letter_markers`) inside a line (not a note's own, opening it)."""
     out = set()
     for ln in lines:
         for a, b in ln.superscripts:
             marker = ln.text[a:b].strip()
-            if marker and (marker.isdigit() or set(marker) <= set("*†‡§¶")):
+            if marker and (marker.isdigit() or set(marker) <= set("*†‡§¶") or (a > 0 and marker in letters)):
                 out.add(marker)
     return out
 
@@ -146,6 +148,77 @@ def glued_markers(pages: list[list[Line]], heights: list[float]) -> int:
         if number not in note.superscripts:
             note.superscripts = sorted([*note.superscripts, number])
     return len(pairs)
+
+
+_LETTER_START = re.compile(r"^\s*([a-z])\s+(?=\S)")
+LETTER_PAIRS = 2  # pairs of a raised letter and its note a document needs before any counts
+
+
+def _raised_letter(ln: Line) -> str | None:
+    """The lower-case letter a line opens with, printed raised and set off by a space (``ᵃ Harcourt …``)."""
+    m = _LETTER_START.match(ln.text)
+    if m is None or not ln.superscripts or ln.superscripts[0] != m.span(1):
+        return None
+    return m.group(1)
+
+
+def _cited_letter(text: str, a: int, b: int) -> str | None:
+    """The raised run ``text[a:b]`` as a note's letter: one lower-case letter glued to a word or its
+    punctuation (``rule.ᵃ``, ``appealᵇ``), not opening the line, not after a space, a digit or a capital
+    (``2ᵈ``, ``Mᵉ``) and not before a letter or digit; else ``None``."""
+    if b - a != 1 or a == 0 or not "a" <= text[a] <= "z":
+        return None
+    before = text[a - 1]
+    if before.isspace() or before.isdigit() or before.isupper() or (b < len(text) and text[b].isalnum()):
+        return None
+    return text[a]
+
+
+def letter_markers(pages: list[list[Line]], heights: list[float]) -> set[str]:
+    """Note markers printed as raised lower-case letters (``rule.ᵃ``: a table's notes, some statutes'),
+    where the notes below open with the same raised letter; returns the letters paired (empty: none).
+
+    For a text that cites no raised number or symbol. A raised letter is also an ordinal's or a title's
+    ending (``2ⁿᵈ``, ``1ˢᵗ``, ``Mᵐᵉ``) or an exponent, so it counts only as a pairing: a single raised letter
+    inside a line (:func:`_cited_letter`) that is the letter the sequence expects next (a, b, c … through
+    the document, or ``a`` again on a new page), with a line below it on its page, in the page's lower three
+    quarters, that opens with that letter raised (``ᵃ Harcourt …``). With at least ``LETTER_PAIRS`` pairings
+    the letters paired are the document's markers (the splitter opens a note at a line that opens with one
+    raised, in sequence, where the page's body cites it); with fewer, none is.
+    """
+    expected = "a"
+    paired: list[str] = []
+    for lines, page_h in zip(pages, heights, strict=True):
+        starts: dict[str, list[int]] = {}
+        for i, ln in enumerate(lines):
+            letter = _raised_letter(ln)
+            if letter is not None and ln.bottom <= ZONE_TOP * page_h:
+                starts.setdefault(letter, []).append(i)
+        if not starts:
+            continue
+        on_page = False
+        for i, ln in enumerate(lines):
+            for a, b in ln.superscripts:
+                letter = _cited_letter(ln.text, a, b)
+                if letter is None or (letter != expected and not (letter == "a" and not on_page)):
+                    continue
+                if any(k > i for k in starts.get(letter, ())):
+                    paired.append(letter)
+                    expected, on_page = chr(ord(letter) + 1), True
+    return set(paired) if len(paired) >= LETTER_PAIRS else set()
+
+
+def _opens_lettered(ln: Line, state: FootnoteState) -> bool:
+    """Whether ``ln`` opens a note marked by a raised letter (:func:`letter_markers`): it opens with one of
+    the document's paired letters, raised, that the page's body cites, next in sequence after the last
+    note's letter (or ``a`` again on a new page)."""
+    letter = _raised_letter(ln) if state.letters else None
+    if letter is None or letter not in state.letters or letter not in state.cited:
+        return False
+    last = state.drafts[-1] if state.drafts else None
+    if last is None or last.number not in state.letters:
+        return True
+    return letter > last.number or (letter == "a" and last.page != ln.page)
 
 
 def footnote_zone(lines: list[Line], limit: float, page_h: float, state: FootnoteState, body: float = 0.0) -> int:
@@ -312,7 +385,7 @@ def _opens_note(ln: Line, state: FootnoteState, first: bool = False, raised_only
     text = _RULE_PREFIX.sub("", ln.text)
     m = _FOOTNOTE_START.match(text)
     if not m:
-        return False
+        return _opens_lettered(ln, state)
     number, rest = m.group(1), text[m.end(1) :]
     if state.citing is not None and number.strip("()").isdigit() and number.strip("()") not in state.citing:
         return False  # a note exists because the text cites it: "14 F. 4th 1" under note 13 goes on with it
@@ -396,7 +469,7 @@ def split_footnotes(zone: list[Line], page: int, state: FootnoteState) -> None:
         if not text or _RULE.match(text) or _CONTINUES.match(text):
             continue
         last = state.drafts[-1] if state.drafts else None
-        m = _FOOTNOTE_START.match(text)
+        m = _FOOTNOTE_START.match(text) or (_LETTER_START.match(text) if state.letters else None)
         opens = bool(m and _opens_note(ln, state, raised_only=raised_only))
         cuts = [] if text != ln.text.strip() else _side_by_side(ln, state, m.group(1) if m and opens else None)
         if cuts:

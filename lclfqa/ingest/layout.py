@@ -657,6 +657,8 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
     if sups and any(c.ch in FRACTION_SLASHES for c in chars):
         chars, sups = _fraction_numerators(chars, sups)
     text = "".join([c.ch for c in chars])
+    if _HAS_SUPERSCRIPT_DIGIT.search(text):
+        text, sups = superscript_digits(text, sups)
     if sups:
         sups = [span for span in sups if not unit_exponent(text, *span)]
     first_small = bool(visible) and visible[0].height < 0.85 * main_h
@@ -686,6 +688,38 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
         first_char_small=first_small,
         light=light,
     )
+
+
+SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # U+2070, U+00B9, U+00B2, U+00B3, U+2074–U+2079
+_TO_ASCII = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
+_HAS_SUPERSCRIPT_DIGIT = re.compile(f"[{SUPERSCRIPT_DIGITS}]")
+_SUPERSCRIPT_RUN = re.compile(f"[{SUPERSCRIPT_DIGITS}]{{1,3}}(?![{SUPERSCRIPT_DIGITS}])")
+
+
+def superscript_digits(text: str, sups: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
+    """Note markers typed as Unicode superscript digits (``nullity.¹ The``, ``¹ See …``) read as raised
+    numbers: each run of one to three becomes a superscript span holding its ASCII digits (``1``), as a
+    marker drawn raised reads, so every later rule sees one kind of marker (and ``int()`` never sees ``¹``).
+
+    A run is no marker, and keeps its characters and no span, where it is a number's power (``10⁶``: after a
+    digit), part of a word or a fraction (``x²y``, ``¹⁄₂``: before a letter, digit or fraction slash) or a
+    unit's exponent (``m²``, :func:`unit_exponent`). The characters keep their places: spans stay valid.
+    """
+    out = text
+    kept = list(sups)
+    for m in _SUPERSCRIPT_RUN.finditer(text):
+        a, b = m.span()
+        kept = [(x, y) for x, y in kept if y <= a or x >= b]  # a run drawn small and raised: decided here
+        before = text[a - 1] if a > 0 else " "
+        after = text[b] if b < len(text) else " "
+        if before.isdigit() or after.isalnum() or after in FRACTION_SLASHES + "/":
+            continue
+        ascii_run = out[:a] + m.group().translate(_TO_ASCII) + out[b:]
+        if unit_exponent(ascii_run, a, b):
+            continue
+        out = ascii_run
+        kept.append((a, b))
+    return out, sorted(kept)
 
 
 _UNIT = re.compile(r"(?:^|[^\w])(?:(?:\d[\d,.]*\s?)(?:[kcmdµ]?m|ft|in|yd|mi)|[kcmdµ]?m|ft|yd)$")

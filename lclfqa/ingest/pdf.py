@@ -5,7 +5,8 @@ The rules, in the order they run (each in a module named for its job):
 1. **Lines** (``layout.py``) — characters with their font-high boxes grouped into lines; text clipped
    off the page is left out; text on a rotated baseline makes lines of its own, and each line knows
    whether it is rotated or printed in a light grey; a word in small caps that the text layer split after
-   its capital (``T HE``, ``A ct``) is read whole where the gap is narrower than the line's word spaces.
+   its capital (``T HE``, ``A ct``) is read whole where the gap is narrower than the line's word spaces;
+   markers typed as Unicode superscript digits (``nullity.¹``) read as raised numbers.
 2. **Font sizes** (``fonts.py``) — the body size and the note size from the document's own size
    histogram; notes are what is set below half-way between them.
 3. **Running lines** (``running.py``) — headers and footers in a page's top and bottom bands: text
@@ -19,9 +20,10 @@ The rules, in the order they run (each in a module named for its job):
    (no number: the foot's first lines, where the note stopped mid-sentence); notes in the body's own size
    from a line opening with a raised number the body cites, and their lines run on by their spacing;
    markers in the body's own type glued to a word (``statutory.1 On``) where the note starts below pair
-   with them in sequence; none at all in a text that cites no marker. Where a page's notes open with
-   raised numbers a plain number opens none (a citation's volume wrapped to a line's start), and a clear
-   break (a wide gap and another size) ends the notes (a disclaimer under them stays out).
+   with them in sequence, and so do raised letters (``rule.ᵃ``) where the notes open with the same letter
+   raised (never an ordinal's ``ⁿᵈ``); none at all in a text that cites no marker. Where a page's notes
+   open with raised numbers a plain number opens none (a citation's volume wrapped to a line's start), and
+   a clear break (a wide gap and another size) ends the notes (a disclaimer under them stays out).
 6. **Opinions** (``opinions.py``) and **headings** (``headings.py``) — a judgment's opinions open
    top-level sections; numbering, size and weight open headings where layout and text agree, nested
    by rank or by first use; a numbered line that runs on into its sentence is body text.
@@ -56,6 +58,7 @@ from lclfqa.ingest.footnotes import (
     cites_markers,
     footnote_zone,
     glued_markers,
+    letter_markers,
     notes_end,
     page_markers,
     split_footnotes,
@@ -199,6 +202,9 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             [ln for ln in lines if ln not in running and id(ln) not in block and id(ln) not in toc] for lines in pages
         ]
         marked = glued_markers(kept, heights) > 0
+        if not marked:  # raised letters, where the notes below open with the same letter raised
+            notes.letters = letter_markers(kept, heights)
+            marked = bool(notes.letters)
     last_cites: set[str] = set()  # what the previous page's text cites (a note may start a page later)
 
     for lines, page_h in zip(pages, heights, strict=True):
@@ -209,7 +215,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
         page_no = listed[0].page
         body_lines = content
         if content and marked:  # no marker, no note
-            notes.cited = page_markers(content)
+            notes.cited = page_markers(content, notes.letters)
             page_cites = body_citations(content)
             notes.citing = page_cites | last_cites
             last_cites = page_cites
@@ -334,7 +340,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 stack[-1].indent = min(stack[-1].indent, ln.x0)  # the block the numbered paragraph holds
             for a, b in ln.superscripts:
                 marker = ln.text[a:b].strip()
-                if marker and (marker.isdigit() or set(marker) <= set("*†‡§¶")):
+                if marker and (marker.isdigit() or set(marker) <= set("*†‡§¶") or marker in notes.letters):
                     current.refs.append(marker)
             current.refs.extend(cites.get(id(ln), ()))
             prev = ln

@@ -29,7 +29,7 @@ never taken for a running line. The rules, each counted in :class:`RunningLines`
   or a rotated line on a page of horizontal text that is set larger than the body (a diagonal stamp) or
   lies beside the text block (a note up the margin). A single light-grey line is kept.
 
-A line of the bottom band that opens with a raised marker the page's text cites (``⁴ Ibid.``) is a note:
+A line of the bottom band that opens with a raised marker the page's text cites (``⁴ Ibid.``, ``ᶜ See``) is a note:
 no rule takes it, and the band ends there (:func:`_opens_cited_note`).
 """
 
@@ -197,7 +197,7 @@ def find_running_lines(pages: list[list[Line]], page_height: list[float], body: 
     return out
 
 
-_MARK = re.compile(r"^\s*(\d{1,3}|[*†‡§¶]{1,3})\s*\S")
+_MARK = re.compile(r"^\s*(\d{1,3}|[*†‡§¶]{1,3}|[a-z](?=\s))\s*\S")  # a letter: ``ᵃ Harcourt …``
 
 
 def _cited_markers(lines: list[Line]) -> set[str]:
@@ -206,7 +206,8 @@ def _cited_markers(lines: list[Line]) -> set[str]:
 
 
 def _opens_cited_note(ln: Line, cited: set[str]) -> bool:
-    """Whether ``ln`` opens with a raised marker that the page's text cites (``⁴ Ibid.`` under ``…allowed.⁴``).
+    """Whether ``ln`` opens with a raised marker that the page's text cites (``⁴ Ibid.`` under ``…allowed.⁴``,
+    ``ᶜ Merriman …`` under ``…on foot.ᶜ``).
 
     Such a line is the page's note, whatever repeats: a one-word note (``Ibid.``) printed last at the same
     height on a few pages masks to the same text there (``# ibid.``), but a note exists because the text
