@@ -27,19 +27,21 @@ TOP = 700.0
 BODY_SIZE, BODY_LEAD = 11.0, 14.2
 NOTE_SIZE, NOTE_LEAD = 8.0, 9.6
 FOOT_BOTTOM = 73.6
-_RAISED = re.compile(r"(\^\w+)")
+_RAISED = re.compile(r"(\^\{[^}]*\}|\^\w+)")  # ^1, or ^{3,4} to raise a comma with the numbers
 
 
 @dataclass
 class Page:
     """One page: ``body`` lines from the top (``""`` a paragraph gap, ``("h", text)`` a heading, ``("notes",
     text)`` an endnote line in 9.5 pt); ``foot`` lines from the notes' first line down (``("small", text)``
-    7 pt sans, ``("gap", points)`` white space); ``footer`` printed at the page's very foot."""
+    7 pt sans, ``("gap", points)`` white space); ``footer`` printed at the page's very foot; ``at`` lines
+    placed where they say, ``(x, y, text, size)`` (a page set in columns)."""
 
     body: list = field(default_factory=list)
     foot: list = field(default_factory=list)
     rule: bool = False
     footer: str = ""
+    at: list = field(default_factory=list)
 
 
 def _draw(c: canvas.Canvas, x: float, y: float, text: str, size: float, font: str = "Times-Roman") -> None:
@@ -48,7 +50,7 @@ def _draw(c: canvas.Canvas, x: float, y: float, text: str, size: float, font: st
         if part.startswith("^"):
             t.setFont(font, size * 0.62)
             t.setRise(size * 0.36)
-            t.textOut(part[1:])
+            t.textOut(part[1:].strip("{}"))
             t.setRise(0)
         elif part:
             t.setFont(font, size)
@@ -89,6 +91,8 @@ def build(path: Path, pages: list[Page]) -> Path:
             elif isinstance(item, str):
                 _draw(c, LEFT, y, item, NOTE_SIZE)
             y -= step
+        for x, y_at, text, size in page.at:
+            _draw(c, x, y_at, text, size)
         if page.footer:
             _draw(c, PAGE_W / 2 - 30, 38, page.footer, 10.0, "Helvetica")
         c.showPage()
@@ -669,3 +673,145 @@ def test_letter_markers_are_linked_only_to_the_text_that_cites_them(tmp_path: Pa
     assert [len(citing["a"]), len(citing["b"])] == [1, 1]
     assert "set aside.a" in " ".join(citing["a"][0].text.split())
     assert "forfeiture clause.b" in " ".join(citing["b"][0].text.split())
+
+
+# --- round two: a note run on after a full sentence, markers joined by a comma, notes under each column ----
+
+
+def _two_pages_with_a_run_on_note(page_2_foot: list) -> list[Page]:
+    """Page 1 cites notes 1 and 2, note 2's part there ending with a full sentence; page 2 cites note 3 and
+    sets ``page_2_foot`` at its foot."""
+    return [
+        Page(
+            body=[
+                *_filler(0, 4),
+                "The lessor served the notice by post on the last day of the month.^1",
+                *_filler(4, 6),
+                "",
+                "The question of waiver was argued at length on the appeal.^2",
+                *_filler(10, 8),
+            ],
+            foot=[
+                "^1 The envelope bore a postmark of the following day, but nothing turns on that.",
+                "^2 The doctrine of waiver has a long history in the law of leases. The early cases",
+                "treated any acceptance of rent after notice of a breach as an election to affirm.",
+            ],
+        ),
+        Page(
+            body=[*_filler(3, 5), "The tenant remained in possession throughout.^3", *_filler(8, 8)],
+            foot=page_2_foot,
+        ),
+    ]
+
+
+def test_note_run_on_after_a_full_sentence(tmp_path: Path) -> None:
+    """q03b: note 2's part on page 1 ends with a full sentence; its part on page 2 (the foot's first lines,
+    in the notes' size, spaced as the notes below them and under a gap from the body) goes on with it."""
+    pages = _two_pages_with_a_run_on_note(
+        [
+            "Later decisions asked instead whether the lessor, knowing of the breach, had acted",
+            "in a way consistent only with the lease continuing.",
+            "^3 The rent ledger was tendered without objection at the hearing.",
+        ]
+    )
+    doc = parse_pdf(build(tmp_path / "q03b.pdf", pages))
+    assert [(f.number, f.page, _norm(f.text)) for f in doc.footnotes] == _truth(
+        ("1", 1, "The envelope bore a postmark of the following day, but nothing turns on that."),
+        (
+            "2",
+            1,
+            "The doctrine of waiver has a long history in the law of leases. The early cases treated any acceptance"
+            " of rent after notice of a breach as an election to affirm. Later decisions asked instead whether the"
+            " lessor, knowing of the breach, had acted in a way consistent only with the lease continuing.",
+        ),
+        ("3", 2, "The rent ledger was tendered without objection at the hearing."),
+    )
+    assert "knowing of the breach" not in " ".join(s.text for s in doc.sections)
+
+
+def test_small_quotation_above_the_notes_stays_in_the_body(tmp_path: Path) -> None:
+    """Guard for the rule above: a block quotation set in the notes' size at the foot of page 2's body, with
+    a clear gap under it before the first note, is the body's, though page 1's last note ended there."""
+    pages = _two_pages_with_a_run_on_note(
+        [
+            "No acceptance of rent after notice of a breach shall operate as a waiver of it unless",
+            "the lessor so agrees in writing.",
+            ("gap", 22.0),
+            "^3 The rent ledger was tendered without objection at the hearing.",
+        ]
+    )
+    doc = parse_pdf(build(tmp_path / "quote.pdf", pages))
+    assert [(f.number, f.page) for f in doc.footnotes] == [("1", 1), ("2", 1), ("3", 2)]
+    assert _norm(doc.footnotes[1].text).endswith("as an election to affirm")
+    assert "so agrees in writing" in " ".join(" ".join(s.text for s in doc.sections).split())
+
+
+def test_markers_joined_by_a_raised_comma(tmp_path: Path) -> None:
+    """q07: two markers at one spot joined by a comma printed raised with them (``law.³,⁴``, ``granted.⁶, ⁷``)
+    cite a note each, and each is recorded in the body's section."""
+    pages = [
+        Page(
+            body=[
+                *_filler(0, 3),
+                "The settled rule is against the lessee.^1 ^2 It was applied by the trial judge.",
+                *_filler(3, 3),
+                "That is not the law.^{3,4} The lease must be read as a whole.",
+                *_filler(6, 4),
+            ],
+            foot=[
+                "^1 Dunmore v Pask states the rule in its usual form.",
+                "^2 See also Colby v Sturridge, on the same clause.",
+                "^3 The finding on this issue was not challenged.",
+                "^4 Quarrie Mills v Denholm is to the same effect.",
+            ],
+        ),
+        Page(
+            body=[*_filler(9, 3), "Leave to amend was granted.^{6,} ^7 Costs were reserved.", *_filler(1, 4)],
+            foot=[
+                "^6 The amended pleading is in the appeal book.",
+                "^7 Ibid., at the second tab.",
+            ],
+        ),
+    ]
+    pages[1].body.insert(0, "The first ground is answered by what was said above.^5")
+    pages[1].foot.insert(0, "^5 See the discussion of the first ground.")
+    doc = parse_pdf(build(tmp_path / "q07.pdf", pages))
+    assert [(f.number, f.page) for f in doc.footnotes] == [(str(n), 1 if n < 5 else 2) for n in range(1, 8)]
+    assert _norm(doc.footnotes[2].text) == "the finding on this issue was not challenged"
+    assert _norm(doc.footnotes[5].text) == "the amended pleading is in the appeal book"
+    assert [r for s in doc.sections for r in s.footnote_refs] == [str(n) for n in range(1, 8)]
+
+
+def _wrap(text: str, width: float, size: float) -> list[str]:
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    lines: list[str] = []
+    for word in text.split():
+        if lines and stringWidth(f"{lines[-1]} {word}".replace("^", ""), "Times-Roman", size) <= width:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(word)
+    return lines
+
+
+def test_two_columns_each_with_its_own_notes(tmp_path: Path) -> None:
+    """q05: a body in two columns, each with its own notes at its foot: the right column's first note opens a
+    note, though it starts far right of the left column's last note."""
+    at = []
+    notes = {
+        72.0: ["^1 Dunmore v Pask states the rule in its usual form.", "^2 The finding was not challenged."],
+        315.0: ["^3 Quarrie Mills v Denholm is to the same effect.", "^4 The deed is in the appeal book."],
+    }
+    for x, first in ((72.0, 1), (315.0, 3)):
+        text = " ".join(
+            [*_filler(first, 3), f"The lessor relies on the clause.^{first}", *_filler(first + 4, 3)]
+            + [f"The point was not argued below.^{first + 1}", *_filler(first + 8, 2)]
+        )
+        for k, line in enumerate(_wrap(text, 215.0, BODY_SIZE)):
+            at.append((x, TOP - k * BODY_LEAD, line, BODY_SIZE))
+        for k, line in enumerate(reversed([ln for note in notes[x] for ln in _wrap(note, 215.0, NOTE_SIZE)])):
+            at.append((x, FOOT_BOTTOM + k * NOTE_LEAD, line, NOTE_SIZE))
+    doc = parse_pdf(build(tmp_path / "q05.pdf", [Page(at=at)]))
+    assert [(f.number, _norm(f.text)) for f in doc.footnotes] == [
+        (str(n), _norm(line.split(" ", 1)[1])) for n, line in enumerate(notes[72.0] + notes[315.0], start=1)
+    ]

@@ -78,7 +78,8 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: plain markers glued to a word where the note starts pair with them; 23: a plain number opens no note
 #: where the page's notes open raised, a note the page cites is no running line, a clear break ends the
 #: notes, a unit's exponent is no marker, endnotes after each Part, a note block holds no heading,
-#: Unicode superscript digits read as raised numbers, raised letters paired with notes that open with them).
+#: Unicode superscript digits read as raised numbers, raised letters paired with notes that open with them,
+#: a note run on after a full sentence by its spacing, ``³,⁴`` two markers, notes under each column apart).
 PARSER_VERSION = 23
 
 Summarizer = Callable[[ParsedDocument], str]

@@ -32,6 +32,8 @@ class FootnoteDraft:
     lines: list[str] = field(default_factory=list)
     x0: float = 0.0  # where the note's first line starts (continuations may hang indented)
     height: float = 0.0  # the size of the note's first line
+    end_page: int = 0  # the page of the note's last line so far
+    column: int = 0  # the column of the note's first line (``Line.column``)
 
 
 @dataclass
@@ -250,7 +252,7 @@ def footnote_zone(lines: list[Line], limit: float, page_h: float, state: Footnot
     raised_only = raised_style(lines[small:])
     while start < len(lines) and not _opens_note(lines[start], state, first=True, raised_only=raised_only):
         start += 1
-    if start > small and _runs_on(lines[small], state):
+    if start > small and (_runs_on(lines[small], state) or _leads_notes(lines, small, start, state)):
         return small
     if start == len(lines):
         start = _marked_start(lines, page_h, state, body)
@@ -269,6 +271,42 @@ def _runs_on(ln: Line, state: FootnoteState) -> bool:
         and bool(last.lines)
         and not last.lines[-1].rstrip().endswith((".", ")", "”", '"'))
     )
+
+
+LEAD_STEP = 1.5  # notes' line pitches: the widest step from line to line in a note's run-on part and on
+
+
+def _leads_notes(lines: list[Line], small: int, start: int, state: FootnoteState) -> bool:
+    """Whether the small lines ``lines[small:start]``, at the foot above the page's first note, go on with the
+    last note where its part on the page before ended with a full sentence (where it stopped mid-sentence,
+    :func:`_runs_on` says so).
+
+    The last note's last line was on the page before (that page's notes ended with it); the lines are set in
+    its size, as is the first note under them; and they are one block with that note: each step from line to
+    line, down to the note's first line, is at most ``LEAD_STEP`` times the notes' line pitch (the median
+    step between the lines of the run-on part and between those of the notes, each apart), and the white
+    space between them is narrower than the gap that sets them off from the body above. A small block
+    quotation or caption in the body, with a gap under it, is no note's.
+    """
+    last = state.drafts[-1] if state.drafts else None
+    first = lines[small]
+    if start >= len(lines) or last is None or last.end_page != first.page - 1 or not last.lines:
+        return False  # no note under them to be one block with
+    if any(abs(ln.height - last.height) >= 0.5 for ln in lines[small : start + 1]):
+        return False
+    steps = sorted(
+        a.top - b.top
+        for part in (lines[small:start], lines[start:])
+        for a, b in itertools.pairwise(part)
+        if abs(a.height - b.height) < 0.5
+    )
+    pitch = steps[(len(steps) - 1) // 2] if steps else 1.2 * last.height
+    lead = [a.top - b.top for a, b in itertools.pairwise(lines[small : start + 1])]
+    if pitch <= 0 or min(lead) <= 0:
+        return False
+    above = lines[small - 1].bottom - first.top if small > 0 else float("inf")
+    white = max(a.bottom - b.top for a, b in itertools.pairwise(lines[small : start + 1]))
+    return max(lead) <= LEAD_STEP * pitch and white < above
 
 
 def _continued_start(lines: list[Line], start: int, page_h: float, state: FootnoteState, body: float) -> int:
@@ -395,7 +433,8 @@ def _opens_note(ln: Line, state: FootnoteState, first: bool = False, raised_only
     if number.startswith("("):  # "(4) OJ C 53 …" opens a note only with its number raised; "(4) The" is a recital
         return bool(ln.superscripts and ln.superscripts[0][0] == 1)
     last = state.drafts[-1] if state.drafts else None
-    if not first and last is not None and last.page == ln.page and ln.x0 > last.x0 + HANGING:
+    same_column = last is not None and last.page == ln.page and last.column == ln.column
+    if not first and same_column and ln.x0 > last.x0 + HANGING:
         return False  # indented under the note's first line: "127 CLR 454 at 471" continues the note
     expected = number == state.next_number()
     later = number.isdigit() and (last is None or not last.number.isdigit() or int(number) > int(last.number))
@@ -477,14 +516,17 @@ def split_footnotes(zone: list[Line], page: int, state: FootnoteState) -> None:
         if m and opens:
             number = m.group(1).strip("()")
             first = text[m.end() :].strip().lstrip(".").strip()
-            state.drafts.append(FootnoteDraft(number, page, [first], ln.x0, ln.height))
+            state.drafts.append(FootnoteDraft(number, page, [first], ln.x0, ln.height, column=ln.column))
         elif last is not None:
             last.lines.append(text)
         else:  # continuation of a footnote we never saw the start of
-            state.drafts.append(FootnoteDraft("?", page, [text], ln.x0, ln.height))
+            state.drafts.append(FootnoteDraft("?", page, [text], ln.x0, ln.height, column=ln.column))
         for k, (a, b) in enumerate(cuts):
             end = cuts[k + 1][0] if k + 1 < len(cuts) else len(ln.text)
-            state.drafts.append(FootnoteDraft(ln.text[a:b].strip(), page, [ln.text[b:end].strip()], ln.x0, ln.height))
+            note = FootnoteDraft(ln.text[a:b].strip(), page, [ln.text[b:end].strip()], ln.x0, ln.height)
+            note.column = ln.column
+            state.drafts.append(note)
+        state.drafts[-1].end_page = page
 
 
 def check_lengths(notes: list[tuple[str, int, str]]) -> list[tuple[str, int, int]]:

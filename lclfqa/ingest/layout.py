@@ -660,7 +660,7 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
     if _HAS_SUPERSCRIPT_DIGIT.search(text):
         text, sups = superscript_digits(text, sups)
     if sups:
-        sups = [span for span in sups if not unit_exponent(text, *span)]
+        sups = [span for span in _split_joined_markers(text, sups) if not unit_exponent(text, *span)]
     first_small = bool(visible) and visible[0].height < 0.85 * main_h
     # Fonts: sample the first letters to tell bold headings and emphasised paragraph subjects.
     bold = False
@@ -723,6 +723,28 @@ def superscript_digits(text: str, sups: list[tuple[int, int]]) -> tuple[str, lis
 
 
 _UNIT = re.compile(r"(?:^|[^\w])(?:(?:\d[\d,.]*\s?)(?:[kcmdµ]?m|ft|in|yd|mi)|[kcmdµ]?m|ft|yd)$")
+
+
+_JOINED_MARKERS = re.compile(r"\d{1,3}(?:\s*,\s*\d{1,3})*\s*,?")
+
+
+def _split_joined_markers(text: str, sups: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Two markers at one spot joined by a comma printed raised with them (``law.³,⁴``, ``granted.⁶, ⁷``) are
+    a marker each: a raised run of numbers and commas becomes one span per number, the commas left out of
+    all of them. Only where the numbers rise (``³,⁴``, not a raised ``1,000``)."""
+    out = []
+    for a, b in sups:
+        run = text[a:b]
+        if "," not in run or not _JOINED_MARKERS.fullmatch(run):
+            out.append((a, b))
+            continue
+        numbers = [(a + m.start(), a + m.end()) for m in re.finditer(r"\d+", run)]
+        values = [int(text[x:y]) for x, y in numbers]
+        if any(v <= u for u, v in itertools.pairwise(values)):
+            out.append((a, b))
+            continue
+        out.extend(numbers)
+    return out
 
 
 def unit_exponent(text: str, a: int, b: int) -> bool:

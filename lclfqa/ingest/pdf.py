@@ -6,7 +6,8 @@ The rules, in the order they run (each in a module named for its job):
    off the page is left out; text on a rotated baseline makes lines of its own, and each line knows
    whether it is rotated or printed in a light grey; a word in small caps that the text layer split after
    its capital (``T HE``, ``A ct``) is read whole where the gap is narrower than the line's word spaces;
-   markers typed as Unicode superscript digits (``nullity.¹``) read as raised numbers.
+   markers typed as Unicode superscript digits (``nullity.¹``) read as raised numbers; two markers joined
+   by a raised comma (``law.³,⁴``) read as a marker each.
 2. **Font sizes** (``fonts.py``) — the body size and the note size from the document's own size
    histogram; notes are what is set below half-way between them.
 3. **Running lines** (``running.py``) — headers and footers in a page's top and bottom bands: text
@@ -17,7 +18,9 @@ The rules, in the order they run (each in a module named for its job):
    of the body first.
 5. **Footnotes** (``footnotes.py``) — the small lines at a page's (or a column's) foot, split at each
    marker expected next, whatever the case of the word after it; a note's lines run on to the next page
-   (no number: the foot's first lines, where the note stopped mid-sentence); notes in the body's own size
+   (no number: the foot's first lines, where the note stopped mid-sentence, or where they are set as one
+   block with the notes under them, the last page's last note, under a gap from the body); a note indented
+   past the note above it continues it only within its column; notes in the body's own size
    from a line opening with a raised number the body cites, and their lines run on by their spacing;
    markers in the body's own type glued to a word (``statutory.1 On``) where the note starts below pair
    with them in sequence, and so do raised letters (``rule.ᵃ``) where the notes open with the same letter
