@@ -815,3 +815,125 @@ def test_two_columns_each_with_its_own_notes(tmp_path: Path) -> None:
     assert [(f.number, _norm(f.text)) for f in doc.footnotes] == [
         (str(n), _norm(line.split(" ", 1)[1])) for n, line in enumerate(notes[72.0] + notes[315.0], start=1)
     ]
+
+
+# --- section paths (round 3): headings drawn line by line --------------------------------------------------
+
+
+@dataclass
+class Ln:
+    """One line of a section-path print: ``before`` is white space above it, beyond the line's leading."""
+
+    text: str
+    size: float = BODY_SIZE
+    bold: bool = False
+    x: float = LEFT
+    before: float = 0.0
+
+
+def build_lines(path: Path, pages: list[list[Ln]], top: float = TOP, header: str = "") -> Path:
+    """Each page's lines from ``top`` down at 1.29 times their size apart, a page number at the foot, and a
+    ``header`` in 9 pt half an inch from each page's top."""
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    for k, page in enumerate(pages, start=1):
+        if header:
+            _draw(c, LEFT, PAGE_H - 36, header, 9.0)
+        y = top
+        for ln in page:
+            y -= ln.before
+            _draw(c, ln.x, y, ln.text, ln.size, "Times-Bold" if ln.bold else "Times-Roman")
+            y -= round(ln.size * 1.29, 1)
+        _draw(c, PAGE_W - 100, 40, f"page {k}", 9.0)
+        c.showPage()
+    c.save()
+    return path
+
+
+def _path_of(doc, probe: str) -> tuple[str, ...]:
+    """The path of the section holding ``probe`` (the first one)."""
+    return next(s.path for s in doc.sections if _norm(probe) in _norm(s.text))
+
+
+def test_schedule_numbered_afresh_nests_its_clauses(tmp_path: Path) -> None:
+    """F2: a deed's ``SCHEDULE 1`` after clause 2, numbered from ``1.`` again: the schedule closes the deed's
+    clauses and holds its own ``1. Facility``; a short body sentence ``Schedule 1 is part of it.`` is no heading."""
+    facility = "The facility is a cash advance facility with a limit of one million dollars."
+    security = "The facility is secured by a mortgage over the land at Lot 9, Mill Road."
+    mention = "Schedule 1 is part of it."
+    pages = [
+        [
+            Ln("DEED OF LOAN", 14.0, bold=True, x=250.0),
+            Ln("This deed is made between the lender and the borrower named below.", before=10),
+            Ln("1. DEFINITIONS", bold=True, before=8),
+            *[Ln(t) for t in _filler(0, 3)],
+            Ln("2. REPAYMENT", bold=True, before=8),
+            *[Ln(t) for t in _filler(3, 2)],
+            Ln(mention),
+            *[Ln(t) for t in _filler(5, 2)],
+        ],
+        [
+            Ln("SCHEDULE 1", bold=True, x=270.0),
+            Ln("1. Facility", bold=True, before=8),
+            Ln(facility),
+            Ln("2. Security", bold=True, before=8),
+            Ln(security),
+        ],
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "deed.pdf", pages))
+    assert _path_of(doc, facility) == ("DEED OF LOAN", "SCHEDULE 1", "1. Facility")
+    assert _path_of(doc, security) == ("DEED OF LOAN", "SCHEDULE 1", "2. Security")
+    assert _path_of(doc, mention) == ("DEED OF LOAN", "2. REPAYMENT")
+
+
+def test_wrapped_title_whose_second_line_opens_with_part(tmp_path: Path) -> None:
+    """F3: a bold section title wrapped so that its second line reads ``Part 3`` (``…under Division 3 of`` /
+    ``Part 3``) continues the title, not a Part; a ``Chapter 2—Enforcement`` line right above ``Part 4—Offences``
+    (a finished title) and a ``Part 5—Review`` line set apart after the text each open their level; a body line
+    opening ``Part 3 of the Act applies…`` opens none."""
+    first = "(1) A person who is required by an order to do an act within a period commits an offence."
+    second = "(2) An offence against subsection (1) is an offence of strict liability."
+    cites = "Part 3 of the Act applies to an order made under this section."
+    review = "(1) A person affected by an order may apply to the Tribunal for review of it."
+    pages = [
+        [
+            Ln("Chapter 2—Enforcement", 13.0, bold=True),
+            Ln("Part 4—Offences", 13.0, bold=True),
+            Ln("20  Giving false information to the Court", bold=True, before=8),
+            Ln("(1) A person must not give information to the Court that is false in a material particular."),
+            Ln(
+                "21  Continuing offences for failing to comply with an order made under Division 3 of",
+                bold=True,
+                before=8,
+            ),
+            Ln("Part 3", bold=True, x=LEFT + 18),
+            Ln(first),
+            Ln(second),
+            Ln(cites),
+            Ln("Part 5—Review", 13.0, bold=True, before=14),
+            Ln("30  Review of orders", bold=True, before=8),
+            Ln(review),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "act.pdf", pages))
+    title = "21 Continuing offences for failing to comply with an order made under Division 3 of Part 3"
+    assert _path_of(doc, first)[:3] == ("Chapter 2—Enforcement", "Part 4—Offences", title)
+    assert _path_of(doc, second)[:3] == ("Chapter 2—Enforcement", "Part 4—Offences", title)
+    assert _path_of(doc, cites)[:3] == ("Chapter 2—Enforcement", "Part 4—Offences", title)
+    assert _path_of(doc, review)[:3] == ("Chapter 2—Enforcement", "Part 5—Review", "30 Review of orders")
+
+
+def test_lone_line_at_the_top_margin_is_kept(tmp_path: Path) -> None:
+    """F13: a page whose only body line (a paragraph's last, carried over) sits at a 1-inch top margin keeps it;
+    the running header repeated above it on every page is still dropped."""
+    lone = "All payments must be made in Australian dollars in immediately available funds."
+    header = "Deed of Loan \u2014 execution version"
+    pages = [
+        [Ln("1. PAYMENTS", bold=True), *[Ln(t) for t in _filler(0, 4)]],
+        [Ln(lone)],
+        [Ln("2. NOTICES", bold=True), *[Ln(t) for t in _filler(4, 4)]],
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "lone.pdf", pages, top=PAGE_H - 72, header=header))
+    text = _norm(" ".join(s.text for s in doc.sections))
+    assert _norm(lone) in text
+    assert _norm(header) not in text
+    assert _path_of(doc, lone) == ("1. PAYMENTS",)

@@ -43,6 +43,14 @@ _DYNAMIC = [
 # "APPENDICES", "APPENDIX A", "Appendix B to Part 1" on a line of its own: the outline of the text before
 # it ends (Dobbs: the appendices' "A" and "B" are not Part VII's subsections).
 _APPENDIX = re.compile(r"^(?:APPENDIX|APPENDICES|Appendix|Appendices)\b(?:\s+\S+){0,5}$")
+# "SCHEDULE 1", "Schedule A—Facility details", "ANNEXURE B", "EXHIBIT C", "ATTACHMENT 1": a part after the body
+# of a contract, deed or Act. ``rest`` is what follows the label: nothing, a title after a separator, a title in
+# capitals, or "to the Act"; a sentence ("Schedule 2 applies to…") is none of these.
+_SCHEDULE = re.compile(
+    r"^(?:SCHEDULE|Schedule|ANNEXURE|Annexure|ANNEX|Annex|EXHIBIT|Exhibit|ATTACHMENT|Attachment)\s+"
+    r"(?:\d{1,3}[A-Z]?|[A-Z]{1,2}|[IVX]{1,5})(?!\w)(?P<rest>|\s*[—–:.-]\s*\S.*|\s+[A-Z(].*|\s+to\s+\S.*)$"
+)
+SCHEDULE = "schedule"
 _LONE = [
     (re.compile(r"^([IVXL]{1,6})$"), "I."),
     (re.compile(r"^([A-Z])$"), "A."),
@@ -72,6 +80,7 @@ class Heading:
     indent: float | None = None  # a numbered paragraph's leftmost line: a paragraph set left of it ends it
     runs_on: bool = False  # a numbered line that runs on into a sentence: body text, though it ends its siblings
     quoted: bool = False  # printed inside quotation marks: part of a section an Act inserts
+    size: int = 0  # a schedule's type size, rounded: it stays under the display titles set larger
 
 
 def strip_line_number(text: str, has_line_numbers: bool) -> str:
@@ -274,6 +283,10 @@ def classify(
             break
     if (para_start or display) and _APPENDIX.match(stripped):
         return Heading("appendix", stripped, "")
+    if (m := _SCHEDULE.match(stripped)) and len(stripped) < 120:
+        # on a line of its own: set in bold or larger, or a paragraph's first line with no lower-case word
+        if display or (para_start and not any(c.islower() for c in m.group("rest"))):
+            return Heading(SCHEDULE, _title(stripped, ln, display), "", size=round(ln.height))
     for pattern, kind in _LONE:
         m = pattern.match(stripped)
         if m:
@@ -389,7 +402,11 @@ def push(stack: list[Heading], heading: Heading) -> None:
         stack.clear()
     elif heading.kind in ranked:
         rank = ranked.index(heading.kind)
-        while _open(stack) and (stack[-1].kind not in ranked or ranked.index(stack[-1].kind) >= rank):
+        while (
+            _open(stack)
+            and stack[-1].kind != SCHEDULE  # a schedule's own Parts nest under it
+            and (stack[-1].kind not in ranked or ranked.index(stack[-1].kind) >= rank)
+        ):
             stack.pop()
     elif heading.kind.startswith("size"):
         size = int(heading.kind[4:])
@@ -404,6 +421,8 @@ def push(stack: list[Heading], heading: Heading) -> None:
             stack[-1].kind in ranked or stack[-1].kind.startswith("size") or stack[-1].kind == "bold"
         ):
             stack.pop()
+    elif heading.kind == SCHEDULE:
+        _close_for_schedule(stack, heading.size)
     elif heading.kind == INSERTED:  # the next inserted section closes the last one and what it holds
         kinds = [h.kind for h in stack]
         if INSERTED in kinds:
@@ -417,6 +436,16 @@ def push(stack: list[Heading], heading: Heading) -> None:
         if heading.kind in kinds:
             del stack[floor + kinds.index(heading.kind) :]
     stack.append(heading)
+
+
+def _close_for_schedule(stack: list[Heading], size: int) -> None:
+    """A schedule, annexure, exhibit or attachment (``SCHEDULE 1``, ``Annexure B``) is a top-level part after
+    the body, like an appendix: it closes every level of the body (its Parts, clauses and sub-clauses, and the
+    schedule before it), keeping only the display titles above them set larger than its own heading (the
+    document's title), so that its own numbering, which starts from ``1.`` again, nests under it and never
+    closes it (a schedule's ``1. Facility`` is not the deed's clause 1)."""
+    while _open(stack) and not (stack[-1].kind.startswith("size") and int(stack[-1].kind[4:]) > size):
+        stack.pop()
 
 
 def _inserted_floor(stack: list[Heading]) -> int:

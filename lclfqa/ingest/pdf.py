@@ -12,7 +12,8 @@ The rules, in the order they run (each in a module named for its job):
    histogram; notes are what is set below half-way between them.
 3. **Running lines** (``running.py``) — headers and footers in a page's top and bottom bands: text
    repeated at the same height, page numbers, the stacks they head, watermarks (rotated or light-grey
-   lines repeated across pages); body lines that repeat are kept.
+   lines repeated across pages); body lines that repeat are kept, and so is a page's lone line in the
+   margin with no body to be set apart from (a paragraph's last line carried over).
 4. **Endnotes** (``endnotes.py``) and **contents** (``contents.py``) — a ``Notes``/``Endnotes`` section,
    or a trailing ``[N]`` or ``N.`` note block, cited in the text, and a table of contents, are taken out
    of the body first.
@@ -29,7 +30,10 @@ The rules, in the order they run (each in a module named for its job):
    a clear break (a wide gap and another size) ends the notes (a disclaimer under them stays out).
 6. **Opinions** (``opinions.py``) and **headings** (``headings.py``) — a judgment's opinions open
    top-level sections; numbering, size and weight open headings where layout and text agree, nested
-   by rank or by first use; a numbered line that runs on into its sentence is body text.
+   by rank or by first use; a numbered line that runs on into its sentence is body text; a schedule,
+   annexure, exhibit or attachment (``SCHEDULE 1``) is a part after the body that closes its levels, its
+   own ``1.`` nesting under it; a ``Part 3`` line right under a title that stops on ``of`` (at the title's
+   pitch, in its style) continues the title.
 7. **Clean text** (``textjoin.py``) — words broken at a line's end joined; printed line numbers dropped.
 
 Where footnotes get linked: markers are recorded per section here (superscripts, ``[N]`` endnote
@@ -45,6 +49,7 @@ tables are flattened to text; a single light-grey line is kept (only repeated on
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -414,11 +419,27 @@ def _opinion(text: str, lines: list[Line], index: int, has_line_numbers: bool) -
     return title
 
 
+# words a title cannot end on: the line after one carries the title on ("…made under Division 3 of" / "Part 3")
+_OPEN_END = re.compile(
+    r"(?:^|\s)(?:of|the|a|an|and|or|to|for|in|on|under|by|with|from|into|at|as|between|against|within|upon)$"
+)
+
+
 def _continues_title(prev: Line | None, ln: Line, heading: Heading, current: _SectionDraft) -> bool:
-    """A bold or larger line right under an unfinished heading line of the same style continues it."""
+    """A bold or larger line right under an unfinished heading line of the same style continues it.
+
+    A line that opens a named level (``Part 3``, ``Chapter 2``, ``SEC. 5``) continues the title only where
+    the title plainly has not ended: the line is set at the title's own line pitch right under it, and the
+    title stops on a word no title ends on (``21 Continuing offences … under Division 3 of`` / ``Part 3``).
+    A ``Part 4—Review`` line set apart from what precedes it, or under a finished title, opens its Part.
+    """
+    if heading.kind in RANKED_KINDS:
+        if prev is None or prev.top - ln.top > 1.5 * ln.height or not _OPEN_END.search(prev.text.rstrip()):
+            return False
+    elif not (heading.kind == "bold" or heading.kind.startswith("size")):
+        return False
     return (
-        (heading.kind == "bold" or heading.kind.startswith("size"))
-        and prev is not None
+        prev is not None
         and current.lines == current.title_lines > 0
         and prev.page == ln.page
         and abs(prev.height - ln.height) < 0.5

@@ -22,7 +22,8 @@ never taken for a running line. The rules, each counted in :class:`RunningLines`
   outermost line whose very text is dropped on as many pages as a repeated line's, a line's height
   away (a memo's running head set a few points lower on its first pages);
 - ``set_apart`` — a line in the outer tenth of the page, no larger than the body, that a wide gap sets
-  apart from the body (a one-off notice in the margin);
+  apart from the body (a one-off notice in the margin); a page with no body beyond the gap (only a page
+  number in the other margin) keeps its lone line;
 - ``watermark`` — a line set along a rotated baseline or in a light grey (``layout.py`` reads both from
   the characters) whose masked text, or another such line at the same spot, is printed on as many pages
   as a repeated line's, anywhere on the page (a signature line with a time stamp in a font's own code);
@@ -302,7 +303,10 @@ def _set_apart(ln: Line, lines: list[Line], where: str, body: float, page_h: flo
 
     Headers often stack two or three rows (eCFR: citation, title, notice); the gap that matters is
     the one between the whole stack and the first line of the body. The stack stays in the margin
-    band: a short page's last body lines, followed by empty space, are not a header.
+    band: a short page's last body lines, followed by empty space, are not a header. And there must be a
+    body to be set apart from: a page whose only text, besides a page number in the other margin, is the
+    line at its top (a paragraph's last line carried over, at a 1-inch margin) keeps it, unless it repeats
+    on other pages (the ``repeated`` rule).
     """
     if ln.height > body + 0.6:
         return False
@@ -313,11 +317,11 @@ def _set_apart(ln: Line, lines: list[Line], where: str, body: float, page_h: flo
     while 0 <= j < len(lines):
         nxt = lines[j]
         gap = edge.bottom - nxt.top if where == "top" else nxt.bottom - edge.top
-        if gap > 1.8 * body:
-            return True
+        if gap > 1.8 * body:  # set apart, if what lies beyond the gap is body, not the other margin
+            return nxt.bottom >= 0.08 * page_h if where == "top" else nxt.top <= 0.9 * page_h
         outside = nxt.top <= 0.9 * page_h if where == "top" else nxt.bottom >= 0.08 * page_h
         if nxt.height > body + 0.6 or abs(j - i) >= 4 or outside:
             return False
         edge = nxt
         j += step
-    return True
+    return False  # the stack is all the page holds
