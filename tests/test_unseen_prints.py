@@ -937,3 +937,28 @@ def test_lone_line_at_the_top_margin_is_kept(tmp_path: Path) -> None:
     assert _norm(lone) in text
     assert _norm(header) not in text
     assert _path_of(doc, lone) == ("1. PAYMENTS",)
+
+
+def test_numbered_sub_heading_right_under_a_clause_heading_is_its_own(tmp_path: Path) -> None:
+    """F4: ``1.1 Definitions`` in bold right under the bold ``1. DEFINITIONS AND INTERPRETATION`` opens a level of
+    its own, not the second line of its title; a title wrapped onto a line that opens with no number of its own
+    (``… AND`` / ``INTERPRETATION``) is still one title."""
+    defined = "Business Day means a day on which banks are open for business in the city of Perth."
+    read = "A reference to a party includes its successors and permitted assigns."
+    wrapped = "The borrower must repay the loan in full on the repayment date without set-off."
+    pages = [
+        [
+            Ln("1. DEFINITIONS AND INTERPRETATION", bold=True, before=8),
+            Ln("1.1 Definitions", bold=True),
+            Ln(defined),
+            Ln("1.2 Interpretation", bold=True, before=6),
+            Ln(read),
+            Ln("2. REPAYMENT OF THE LOAN AND", bold=True, before=8),
+            Ln("INTEREST", bold=True),
+            Ln(wrapped),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "deed.pdf", pages))
+    assert _path_of(doc, defined)[-2:] == ("1. DEFINITIONS AND INTERPRETATION", "1.1 Definitions")
+    assert _path_of(doc, read)[-2:] == ("1. DEFINITIONS AND INTERPRETATION", "1.2 Interpretation")
+    assert _path_of(doc, wrapped)[-1] == "2. REPAYMENT OF THE LOAN AND INTEREST"

@@ -33,7 +33,7 @@ The rules, in the order they run (each in a module named for its job):
    by rank or by first use; a numbered line that runs on into its sentence is body text; a schedule,
    annexure, exhibit or attachment (``SCHEDULE 1``) is a part after the body that closes its levels, its
    own ``1.`` nesting under it; a ``Part 3`` line right under a title that stops on ``of`` (at the title's
-   pitch, in its style) continues the title.
+   pitch, in its style) continues the title, and a line opening with a number of its own (``1.1``) never does.
 7. **Clean text** (``textjoin.py``) — words broken at a line's end joined; printed line numbers dropped.
 
 Where footnotes get linked: markers are recorded per section here (superscripts, ``[N]`` endnote
@@ -425,6 +425,10 @@ _OPEN_END = re.compile(
 )
 
 
+# a heading's own number at a line's start: "1.1", "2.3.1", "4.", "(a)", "B.", "IV."
+_OWN_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)+\.?|\d+\.|\([A-Za-z0-9]{1,4}\)|[A-Z]\.|[IVXL]{1,5}\.)\s+\S")
+
+
 def _continues_title(prev: Line | None, ln: Line, heading: Heading, current: _SectionDraft) -> bool:
     """A bold or larger line right under an unfinished heading line of the same style continues it.
 
@@ -432,7 +436,11 @@ def _continues_title(prev: Line | None, ln: Line, heading: Heading, current: _Se
     the title plainly has not ended: the line is set at the title's own line pitch right under it, and the
     title stops on a word no title ends on (``21 Continuing offences … under Division 3 of`` / ``Part 3``).
     A ``Part 4—Review`` line set apart from what precedes it, or under a finished title, opens its Part.
+    A line that opens with a number of its own (``1.1 Definitions`` right under ``1. DEFINITIONS AND
+    INTERPRETATION``) is a heading of its own, never the title's next line.
     """
+    if _OWN_NUMBER.match(ln.text):
+        return False
     if heading.kind in RANKED_KINDS:
         if prev is None or prev.top - ln.top > 1.5 * ln.height or not _OPEN_END.search(prev.text.rstrip()):
             return False
