@@ -962,3 +962,43 @@ def test_numbered_sub_heading_right_under_a_clause_heading_is_its_own(tmp_path: 
     assert _path_of(doc, defined)[-2:] == ("1. DEFINITIONS AND INTERPRETATION", "1.1 Definitions")
     assert _path_of(doc, read)[-2:] == ("1. DEFINITIONS AND INTERPRETATION", "1.2 Interpretation")
     assert _path_of(doc, wrapped)[-1] == "2. REPAYMENT OF THE LOAN AND INTEREST"
+
+
+_JUDGMENT = [
+    Ln("Background", bold=True, before=6),
+    Ln("3. The applicant is a dairy farming company that applied for a grant towards a new milking parlour."),
+    Ln("4. The Minister refused the application because of a grant the applicant received in an earlier year."),
+    Ln("5. Clause 4.3 of the scheme provides:"),
+    Ln(
+        "“4.3 An application shall be refused where the applicant has received a grant within five years.”",
+        10.0,
+        x=LEFT + 60,
+        before=4,
+    ),  # fmt: skip
+    Ln("6. The applicant says that the earlier payment was not a grant but a loan, later converted.", before=4),
+    Ln("The issues", bold=True, before=6),
+    Ln("7. The following issues arise:"),
+    Ln("– whether the applicant delayed unduly in bringing these proceedings; and", x=LEFT + 36),
+    Ln("– whether the earlier payment was a grant under a predecessor scheme.", x=LEFT + 36),
+    Ln("8. The applicant must first show that it brought these proceedings within the time the rules allow."),
+]
+
+
+def test_a_numbered_paragraph_introducing_a_quotation_is_no_heading(tmp_path: Path) -> None:
+    """F1: in a judgment of numbered paragraphs, ``5. Clause 4.3 of the scheme provides:`` introduces the quotation
+    under it, and ``7. The following issues arise:`` a list: paragraphs, not headings holding what follows; a short
+    title closed by a colon (``10. Nevada (1861):`` in a list of statutes) still opens a level."""
+    doc = parse_pdf(build_lines(tmp_path / "judgment.pdf", [[*map(Ln, _filler(0, 4)), *_JUDGMENT]]))
+    assert _path_of(doc, "An application shall be refused")[-1] == "Background"
+    assert _path_of(doc, "earlier payment was not a grant")[-1] == "Background"
+    assert _path_of(doc, "delayed unduly")[-1] == "The issues"
+    assert _path_of(doc, "brought these proceedings within")[-1] == "The issues"
+    statutes = [
+        Ln("Appendix of statutes", bold=True, before=6),
+        Ln("10. Nevada (1861):"),
+        Ln("An act that made the offence punishable by imprisonment for a term of two years."),
+        Ln("11. Oregon (1864):"),
+        Ln("An act in the same terms, save that the term of imprisonment was one year."),
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "appendix.pdf", [[*map(Ln, _filler(0, 4)), *statutes]]))
+    assert _path_of(doc, "save that the term")[-1] == "11. Oregon (1864):"

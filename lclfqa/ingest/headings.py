@@ -137,6 +137,13 @@ _NUMBERED_START = re.compile(_QUOTED + r"(?:\(\w{1,5}\)|\d{1,3}\.|[A-Z]\.|[IVXL]
 _CITES_LEVEL = re.compile(r"^[\w.()-]*\s+(?:of|to|and|or|in|is|applies|does|provides|has|was|were)\b")
 _COLON_TITLE = re.compile(r"^(?:\S+\s+){0,5}\S*:(?:\s|$)")  # a short title closed by a colon
 _FINISHED = (".", ":", ";", "—", "–", "?", "!", ".”", '."', ".’", ":”", ';"')
+# a sentence that introduces a quotation or a list: "… of the scheme provides:", "The following issues arise:",
+# "… as follows:"; a title closed by a colon ("10. South Dakota (1877):") has no such verb at its end
+_INTRODUCES = re.compile(
+    r"\b(?:provides?|provided|states?|stated|reads?|says?|said|holds?|held|observed|noted|explained|concluded"
+    r"|found|submits?|submitted|contends?|contended|argues?|argued|arise|arises|include|includes|follows"
+    r"|following)\s*:\W*$"
+)
 
 
 def _in_flow(text: str, ln: Line, nxt: Line | None, page: PageView, sentences: bool) -> bool:
@@ -150,11 +157,15 @@ def _in_flow(text: str, ln: Line, nxt: Line | None, page: PageView, sentences: b
     sentence or clause is body too (``(b) He is self-employed;``, ``1. The appeal be allowed.``). A
     subject printed apart (in italics, ``(1) In general. The…``, or capitals, ``(A) IN GENERAL.—The``)
     makes the line a heading whatever follows it; so do a closing colon or dash (``10. South Dakota
-    (1877):``) and a title that stops without punctuation on a short line (``1. Construct's Rights``).
+    (1877):``) and a title that stops without punctuation on a short line (``1. Construct's Rights``) — but
+    with ``sentences``, a line closing on a verb that introduces what follows (``5. Clause 4.3 of the scheme
+    provides:``, ``7. The following issues arise:``) is a paragraph, not a title.
     """
     subject = _DYNAMIC_PAREN.sub("", ln.emphasis_prefix, count=1)
     if re.search(r"\w[.:—–-](?:\s|$)", subject) and len(ln.emphasis_prefix) < len(text) - 2:
         return False  # an emphasised subject, not an italic case name ("(c) Casey identified…")
+    if sentences and _INTRODUCES.search(text):
+        return True  # "10. Section 5 of the Act provides:": a paragraph that introduces a quotation
     if _CAPS_SUBJECT.match(text) or _COLON_TITLE.match(_NUMBERED_START.sub("", text, count=1)):
         return False  # "(A) IN GENERAL.—The…", "10. South Dakota (1877): Same as North Dakota."
     if text.endswith(_FINISHED) or text.endswith((",", " and", " or")):
