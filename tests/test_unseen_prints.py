@@ -829,6 +829,19 @@ class Ln:
     bold: bool = False
     x: float = LEFT
     before: float = 0.0
+    marked: bool = False  # ``**bold**`` and ``__italic__`` runs inside a plain line (a run-in clause subject)
+
+
+_RUNS = re.compile(r"(\*\*.*?\*\*|__.*?__)")
+
+
+def _draw_marked(c: canvas.Canvas, x: float, y: float, text: str, size: float) -> None:
+    t = c.beginText(x, y)
+    for part in _RUNS.split(text):
+        font = {"**": "Times-Bold", "__": "Times-Italic"}.get(part[:2], "Times-Roman")
+        t.setFont(font, size)
+        t.textOut(part[2:-2] if font != "Times-Roman" else part)
+    c.drawText(t)
 
 
 def build_lines(path: Path, pages: list[list[Ln]], top: float = TOP, header: str = "") -> Path:
@@ -841,7 +854,10 @@ def build_lines(path: Path, pages: list[list[Ln]], top: float = TOP, header: str
         y = top
         for ln in page:
             y -= ln.before
-            _draw(c, ln.x, y, ln.text, ln.size, "Times-Bold" if ln.bold else "Times-Roman")
+            if ln.marked:
+                _draw_marked(c, ln.x, y, ln.text, ln.size)
+            else:
+                _draw(c, ln.x, y, ln.text, ln.size, "Times-Bold" if ln.bold else "Times-Roman")
             y -= round(ln.size * 1.29, 1)
         _draw(c, PAGE_W - 100, 40, f"page {k}", 9.0)
         c.showPage()
@@ -1002,3 +1018,75 @@ def test_a_numbered_paragraph_introducing_a_quotation_is_no_heading(tmp_path: Pa
     ]
     doc = parse_pdf(build_lines(tmp_path / "appendix.pdf", [[*map(Ln, _filler(0, 4)), *statutes]]))
     assert _path_of(doc, "save that the term")[-1] == "11. Oregon (1864):"
+
+
+def test_decimal_clauses_with_run_in_subjects_nest_by_depth(tmp_path: Path) -> None:
+    """F6: a contract's ``5.1 Term.`` (a bold subject run into its clause), ``5.2.1 Breach.`` (an italic one) and a
+    bold ``5.3 Survival`` on a line of its own open levels under the article, nested by the number's depth; a body
+    line opening ``1.5 million dollars …`` or ``2.5 percent of the price …`` opens none."""
+    term = "This Agreement begins on the start date and runs for three years unless it is ended earlier."
+    cause = "Either party may end this Agreement for cause as set out in this clause."
+    breach = "Either party may end this Agreement by notice if the other party breaches it."
+    million = "1.5 million dollars is payable to the supplier on the start date of this Agreement."
+    percent = "2.5 percent of the price is payable on the signing of this Agreement by both parties."
+    insolvency = "Either party may end this Agreement at once if the other party becomes insolvent."
+    survive = "The clauses on confidentiality and liability survive the end of this Agreement."
+    fees = "The customer must pay the fees within thirty days after it receives a correct invoice."
+    pages = [
+        [
+            Ln("SUPPLY AGREEMENT", 14.0, bold=True, x=250.0),
+            Ln("This agreement is made between the customer and the supplier named below.", before=10),
+            Ln("ARTICLE 5 TERM AND TERMINATION", bold=True, x=200.0, before=8),
+            Ln(f"**5.1 Term.** {term}", marked=True, before=6),
+            Ln(million, before=6),
+            Ln(f"**5.2 Termination for Cause.** {cause}", marked=True, before=6),
+            Ln(f"5.2.1 __Material Breach.__ {breach}", marked=True, x=LEFT + 36, before=6),
+            Ln(percent, x=LEFT + 36, before=6),
+            Ln(f"5.2.2 __Insolvency.__ {insolvency}", marked=True, x=LEFT + 36, before=6),
+            Ln("5.3 Survival", bold=True, before=6),
+            Ln(survive),
+            Ln("ARTICLE 6 FEES", bold=True, x=200.0, before=8),
+            Ln(f"**6.1 Fees.** {fees}", marked=True, before=6),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "msa.pdf", pages))
+    top = ("SUPPLY AGREEMENT", "ARTICLE 5 TERM AND TERMINATION")
+    assert _path_of(doc, term) == (*top, "5.1 Term.")
+    assert _path_of(doc, million) == (*top, "5.1 Term.")
+    assert _path_of(doc, cause) == (*top, "5.2 Termination for Cause.")
+    assert _path_of(doc, breach) == (*top, "5.2 Termination for Cause.", "5.2.1 Material Breach.")
+    assert _path_of(doc, percent) == (*top, "5.2 Termination for Cause.", "5.2.1 Material Breach.")
+    assert _path_of(doc, insolvency) == (*top, "5.2 Termination for Cause.", "5.2.2 Insolvency.")
+    assert _path_of(doc, survive) == (*top, "5.3 Survival")
+    assert _path_of(doc, fees) == ("SUPPLY AGREEMENT", "ARTICLE 6 FEES", "6.1 Fees.")
+
+
+def test_unranked_heading_as_large_as_the_chapter_closes_it(tmp_path: Path) -> None:
+    """F8: ``Recommendations`` set as large as ``Chapter 3 Options for reform`` closes the chapter; a bold
+    ``Conclusions`` in a smaller size (a heading inside the chapter) stays under it, and so does a title as large
+    set apart right under a ``Chapter 4`` line, with no text between them (what the chapter holds)."""
+    options = "The Commission considered three options for reform of the present law on unfair terms."
+    concl = "The second option best balances the interests of small businesses and their suppliers."
+    recs = "The unfair terms regime should be extended to contracts made by all small businesses."
+    steps = "The reforms should commence one year after the amending Act receives the Royal Assent."
+    pages = [
+        [
+            Ln("Chapter 3 Options for reform", 16.0, bold=True),
+            Ln(options, before=6),
+            *[Ln(t) for t in _filler(0, 2)],
+            Ln("Conclusions", 12.5, bold=True, before=8),
+            Ln(concl, before=4),
+            *[Ln(t) for t in _filler(2, 2)],
+            Ln("Recommendations", 16.0, bold=True, before=10),
+            Ln(recs, before=6),
+            *[Ln(t) for t in _filler(4, 2)],
+            Ln("Chapter 4", 16.0, bold=True, before=10),
+            Ln("Implementation", 16.0, bold=True, before=30),
+            Ln(steps, before=6),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "report.pdf", pages))
+    assert _path_of(doc, options) == ("Chapter 3 Options for reform",)
+    assert _path_of(doc, concl) == ("Chapter 3 Options for reform", "Conclusions")
+    assert _path_of(doc, recs) == ("Recommendations",)
+    assert _path_of(doc, steps) == ("Chapter 4", "Implementation")

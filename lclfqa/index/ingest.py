@@ -81,7 +81,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: Unicode superscript digits read as raised numbers, raised letters paired with notes that open with them,
 #: a note run on after a full sentence by its spacing, ``³,⁴`` two markers, notes under each column apart,
 #: a schedule closes the body's levels and holds its own numbering, a title line ending "of" carries on
-#: into a "Part 3" line, a "1.1" line under a clause title is its own, "… provides:" is no title, a page's lone line at its top margin is kept).
+#: into a "Part 3" line, a "1.1" line under a clause title is its own, "… provides:" is no title, a page's
+#: lone line at its top margin is kept, a "5.1 Term." clause with an emphasised run-in subject nests by its
+#: depth, a display heading as large as a "Chapter N" line closes the chapter).
 PARSER_VERSION = 23
 
 Summarizer = Callable[[ParsedDocument], str]

@@ -51,6 +51,10 @@ _SCHEDULE = re.compile(
     r"(?:\d{1,3}[A-Z]?|[A-Z]{1,2}|[IVX]{1,5})(?!\w)(?P<rest>|\s*[—–:.-]\s*\S.*|\s+[A-Z(].*|\s+to\s+\S.*)$"
 )
 SCHEDULE = "schedule"
+# A contract's decimal clause number, "5.1", "5.2.1" (to four parts), before a subject that opens in a capital.
+# It opens a level only where the type sets it apart (``decimal_heading``); a level's kind is its depth, "1.1"
+# or "1.1.1", so 5.2.1 nests under 5.2, and 5.3 closes both.
+_DECIMAL = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){1,3})\.?\s+(?=[A-Z“\"‘'])")
 _LONE = [
     (re.compile(r"^([IVXL]{1,6})$"), "I."),
     (re.compile(r"^([A-Z])$"), "A."),
@@ -80,7 +84,9 @@ class Heading:
     indent: float | None = None  # a numbered paragraph's leftmost line: a paragraph set left of it ends it
     runs_on: bool = False  # a numbered line that runs on into a sentence: body text, though it ends its siblings
     quoted: bool = False  # printed inside quotation marks: part of a section an Act inserts
-    size: int = 0  # a schedule's type size, rounded: it stays under the display titles set larger
+    # type size, rounded: a schedule's (it stays under the display titles set larger), and a named level's
+    # heading set larger than the body (an unranked heading at least as large closes it); 0 otherwise
+    size: int = 0
 
 
 def strip_line_number(text: str, has_line_numbers: bool) -> str:
@@ -290,7 +296,7 @@ def classify(
             # level, not the level: its label runs on into lower-case words
             cites = not display and _CITES_LEVEL.match(stripped[m.end() :])
             if display or (para_start and _opens_named_level(stack) and not cites):
-                return Heading(kind, _title(stripped, ln, display), "")
+                return Heading(kind, _title(stripped, ln, display), "", size=round(ln.height) if larger else 0)
             break
     if (para_start or display) and _APPENDIX.match(stripped):
         return Heading("appendix", stripped, "")
@@ -302,6 +308,8 @@ def classify(
         m = pattern.match(stripped)
         if m:
             return Heading(_disambiguate(kind, m.group(1), stack), stripped, m.group(1))
+    if (m := _DECIMAL.match(stripped)) and _decimal_heading(stripped, ln, body, display):
+        return Heading("1" + ".1" * m.group(1).count("."), _title(stripped, ln, display), m.group(1))
     if para_start or display:  # a bold/larger numbered line is a heading even after a page break
         for pattern, kind in _DYNAMIC:
             m = pattern.match(stripped)
@@ -331,6 +339,23 @@ def classify(
     if display and len(stripped) < 120 and not stripped.endswith(","):
         return Heading(f"size{round(ln.height)}" if larger else "bold", stripped, "")
     return None
+
+
+def _decimal_heading(text: str, ln: Line, body: float, display: bool) -> bool:
+    """A decimal clause number (``5.1``, ``5.2.1``) opens a clause heading where the type says so: the line is
+    bold or larger and short (``5.3 Survival``), or the number runs into an emphasised subject closed by its
+    punctuation, in the body's own size, with plain text after it (``5.1 *Term.* This Agreement…``). A plain
+    ``1.5 million dollars…`` or ``2.5 percent of…`` at a line's start is body text."""
+    if display:
+        return len(text) < 120 and not text.endswith(",")
+    prefix = ln.emphasis_prefix
+    m = _DECIMAL.match(prefix)
+    return (
+        m is not None
+        and ln.height >= body - 0.5  # not a clause quoted in smaller type
+        and len(prefix) < len(text) - 2
+        and re.search(r"[^\W\d_][.:—–]$", prefix[m.end() :]) is not None
+    )
 
 
 def _caps_title(words: str) -> bool:
@@ -402,11 +427,13 @@ def close_outdented(stack: list[Heading], x0: float) -> bool:
     return closed
 
 
-def push(stack: list[Heading], heading: Heading) -> None:
+def push(stack: list[Heading], heading: Heading, right_under: bool = False) -> None:
     """Put ``heading`` on the path, closing the levels it ends.
 
     An opinion (``opinions.py``) starts a new path; no other heading closes it, so every section
-    under it keeps the opinion as its first title.
+    under it keeps the opinion as its first title. ``right_under``: the heading follows the path's last
+    heading line with no text between them (``CHAPTER 373`` / ``PREVENTION OF MONEY LAUNDERING ACT``): a
+    display title there names what the level holds and never closes it.
     """
     ranked = RANKED_KINDS
     if heading.kind == OPINION:
@@ -420,10 +447,13 @@ def push(stack: list[Heading], heading: Heading) -> None:
         ):
             stack.pop()
     elif heading.kind.startswith("size"):
+        # a named level closes too where its own heading line was set larger than the body, but no larger than
+        # this one, and holds text ("Recommendations" set as large as "Chapter 3 Options for reform", after
+        # the chapter's text, is no part of Chapter 3)
         size = int(heading.kind[4:])
         while (
             _open(stack)
-            and (stack[-1].kind not in ranked)
+            and (stack[-1].kind not in ranked or (0 < stack[-1].size <= size and not right_under))
             and not (stack[-1].kind.startswith("size") and int(stack[-1].kind[4:]) > size)
         ):
             stack.pop()

@@ -57,8 +57,11 @@ class _Char:
     height: float  # top - bottom, stored: it is read for every character several times
 
 
-# Only lines that open with a paragraph marker can carry an emphasised subject worth a font look-up.
-_MARKER_START = re.compile(r"^\s*(?:\d{1,2}\s+)?[‘'“\"]*(?:\(\w{1,4}\)|§|Example\b|Sec\.|SEC\.)")
+# Only lines that open with a paragraph marker can carry an emphasised subject worth a font look-up; a
+# contract's decimal clause number ("5.1 Term.", "5.2.1 Material Breach.") is one.
+_MARKER_START = re.compile(
+    r"^\s*(?:\d{1,2}\s+)?[‘'“\"]*(?:\(\w{1,4}\)|§|Example\b|Sec\.|SEC\.|\d{1,3}(?:\.\d{1,3}){1,3}\.?\s)"
+)
 
 _EMPHASIS_WORDS = ("bold", "italic", "oblique", "medium", "semibold", "demi", "heavy", "black")
 

@@ -33,7 +33,10 @@ The rules, in the order they run (each in a module named for its job):
    by rank or by first use; a numbered line that runs on into its sentence is body text; a schedule,
    annexure, exhibit or attachment (``SCHEDULE 1``) is a part after the body that closes its levels, its
    own ``1.`` nesting under it; a ``Part 3`` line right under a title that stops on ``of`` (at the title's
-   pitch, in its style) continues the title, and a line opening with a number of its own (``1.1``) never does.
+   pitch, in its style) continues the title, and a line opening with a number of its own (``1.1``) never does;
+   a decimal clause number (``5.2.1``) opens a level by its depth where it runs into an emphasised subject or
+   stands on a short bold line; a display heading as large as a named level's own heading line closes it once
+   the level holds text.
 7. **Clean text** (``textjoin.py``) — words broken at a line's end joined; printed line numbers dropped.
 
 Where footnotes get linked: markers are recorded per section here (superscripts, ``[N]`` endnote
@@ -329,7 +332,8 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 heading.open = open_title(heading.title) and heading_line_is_title(heading, text)
                 if heading.kind.startswith("size") and heading.title in banners:
                     stack.clear()  # the court's banner again, over the next opinion: it closes the last one
-                push(stack, heading)
+                right_under = current is not None and current.lines == current.title_lines > 0
+                push(stack, heading, right_under)
                 if len(stack) == 1:
                     banners.add(heading.title)
                 current = _SectionDraft(_path(stack), page_no, page_no)
