@@ -1090,3 +1090,91 @@ def test_unranked_heading_as_large_as_the_chapter_closes_it(tmp_path: Path) -> N
     assert _path_of(doc, concl) == ("Chapter 3 Options for reform", "Conclusions")
     assert _path_of(doc, recs) == ("Recommendations",)
     assert _path_of(doc, steps) == ("Chapter 4", "Implementation")
+
+
+def test_confidentiality_banner_heads_no_path(tmp_path: Path) -> None:
+    """F7: a bold caps banner over a memo (``PRIVILEGED AND CONFIDENTIAL — ATTORNEY WORK PRODUCT``, and a
+    ``DRAFT`` or ``ATTORNEY–CLIENT PRIVILEGED`` stamp lower down) opens no level: the memo's headings nest under
+    its title alone."""
+    question = "Whether the renewal option in the lease survived the assignment of the landlord's interest."
+    answer = "Probably yes. The option touches and concerns the land and so runs with the reversion."
+    pages = [
+        [
+            Ln("MEMORANDUM", 14.0, bold=True, x=250.0),
+            Ln("PRIVILEGED AND CONFIDENTIAL — ATTORNEY WORK PRODUCT", 10.0, bold=True, x=160.0, before=6),
+            Ln("TO: The supervising partner", before=8),
+            Ln("FROM: A junior associate"),
+            Ln("I. Question Presented", bold=True, before=10),
+            Ln(question),
+            Ln("DRAFT", bold=True, x=280.0, before=8),
+            Ln("ATTORNEY–CLIENT PRIVILEGED", bold=True, x=220.0, before=4),
+            Ln("II. Short Answer", bold=True, before=8),
+            Ln(answer),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "memo.pdf", pages))
+    assert _path_of(doc, question) == ("MEMORANDUM", "I. Question Presented")
+    assert _path_of(doc, answer) == ("MEMORANDUM", "II. Short Answer")
+    assert not any("PRIVILEGED" in t or t == "DRAFT" for s in doc.sections for t in s.path)
+
+
+def test_headings_about_confidentiality_stay_headings(tmp_path: Path) -> None:
+    """Guard for F7: a bold ``Confidentiality`` heading, a ``12. Confidential Information`` clause and a bold
+    ``Draft Agreement`` title have subjects of their own: each still opens its level."""
+    keep = "Each party must keep the terms of this agreement secret from third parties."
+    info = "Confidential information includes the customer lists and the pricing schedules."
+    pages = [
+        [
+            Ln("Draft Agreement", 14.0, bold=True, x=240.0),
+            Ln("This agreement is made between the supplier and the customer named below.", before=10),
+            Ln("Confidentiality", bold=True, before=8),
+            Ln(keep),
+            Ln("12. Confidential Information", bold=True, before=8),
+            Ln(info),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "agreement.pdf", pages))
+    assert _path_of(doc, keep) == ("Draft Agreement", "Confidentiality")
+    assert _path_of(doc, info)[0] == "Draft Agreement"
+    assert _path_of(doc, info)[-1] == "12. Confidential Information"
+
+
+def _dotted_page(marks: tuple[str, str], numbers: tuple[str, str], start: int) -> Page:
+    """A page whose body cites ``marks`` raised and whose foot, under a wide gap (a drawn rule the parser cannot
+    see), holds two paragraphs in the body's own size opening ``numbers`` on the baseline (``1. The…``)."""
+    body: list[str] = []
+    for k in range(5):  # five paragraphs of seven lines fill the page down to the notes
+        body += ["", *_filler(start + 7 * k, 7)] if body else _filler(start, 7)
+    body[2] = body[2][:-1] + f".^{marks[0]}"
+    body[14] = body[14][:-1] + f".^{marks[1]}"
+    first, second = numbers
+    at = [
+        (LEFT, 150.0, f"{first} The earlier decisions on the point are collected in the judgment of the", BODY_SIZE),
+        (LEFT, 137.4, "trial judge, who reviewed them at some length before deciding the case.", BODY_SIZE),
+        (LEFT, 124.8, f"{second} The amending Bill's explanatory memorandum is silent on the question.", BODY_SIZE),
+    ]
+    return Page(body=body, at=at, footer=f"page {start + 1}")
+
+
+def test_body_size_notes_numbered_on_the_baseline(tmp_path: Path) -> None:
+    """q08b: notes set in the body's own size, numbered ``1.`` on the baseline (not raised) under a rule the parser
+    cannot see, are the page's notes where the body cites raised markers and the foot's ``N.`` lines, set apart
+    by a gap, open with exactly the numbers cited, in sequence (1, 2 on the first page; 3, 4 on the next)."""
+    pages = [_dotted_page(("1", "2"), ("1.", "2."), 0), _dotted_page(("3", "4"), ("3.", "4."), 4)]
+    notes = _notes(build(tmp_path / "dotted.pdf", pages))
+    assert [(n, p) for n, p, _ in notes] == [("1", 1), ("2", 1), ("3", 2), ("4", 2)]
+    assert notes[0][2].startswith("the earlier decisions") and notes[0][2].endswith("deciding the case")
+    assert notes[3][2] == _norm("The amending Bill's explanatory memorandum is silent on the question.")
+
+
+def test_numbered_list_at_the_foot_is_no_notes(tmp_path: Path) -> None:
+    """Guard for q08b: a numbered list ``1. … 2. …`` at a page's foot in the body's size is body text where the
+    page cites no raised marker, and where the numbers are not the ones its body cites (``³``, ``⁴`` above a
+    list ``1.``, ``2.``)."""
+    page = _dotted_page(("1", "2"), ("1.", "2."), 0)
+    page.body = [t for t in page.body if "^" not in t] + [_filler(0, 1)[0].rstrip(".")]  # no raised marker at all
+    assert _notes(build(tmp_path / "list.pdf", [page])) == []
+    pages = [_dotted_page(("1", "2"), ("1.", "2."), 0), _dotted_page(("3", "4"), ("1.", "2."), 4)]
+    path = build(tmp_path / "list2.pdf", pages)
+    assert not [n for n, p, _ in _notes(path) if p == 2]
+    assert "amending bill s explanatory" in _norm(" ".join(s.text for s in parse_pdf(path).sections if s.page_end == 2))

@@ -365,12 +365,47 @@ def _smaller_number(lines: list[Line], i: int, body: float) -> str | None:
     return m.group(1)
 
 
+_DOTTED_START = re.compile(r"^\s*(\d{1,3})\.\s+(?=\S)")
+
+
+def _dotted_number(lines: list[Line], i: int, cited: set[str], expected: str | None) -> str | None:
+    """The number ``lines[i]`` opens with when the page's foot from it on holds its notes numbered ``1.`` on the
+    baseline (``1. The earlier decisions …``), in the body's own size under a drawn rule the text cannot show,
+    else ``None``.
+
+    Neither size nor a raised number tells such notes; their numbers and their place do. The lines from
+    ``lines[i]`` on that open ``N.`` carry exactly the numbers the body above cites as raised markers (from the
+    next note on), in sequence, and ``lines[i]`` is set apart from the body above by a gap at least a line
+    high and wider than any gap between the lines above it of its size (a paragraph's). A numbered list at the
+    foot of a page that cites no such numbers (``1.``, ``2.`` under ``³`` and ``⁴``) is body text.
+    """
+    m = _DOTTED_START.match(lines[i].text)
+    if m is None or i == 0:
+        return None
+    ln = lines[i]
+    gap = lines[i - 1].bottom - ln.top
+    inner = [
+        a.bottom - b.top
+        for a, b in itertools.pairwise(lines[:i])
+        if abs(a.height - ln.height) < 0.5 and abs(b.height - ln.height) < 0.5
+    ]
+    if gap < ln.height or any(g >= gap for g in inner):
+        return None
+    numbers = [int(d.group(1)) for x in lines[i:] if (d := _DOTTED_START.match(x.text))]
+    low = int(expected) if expected is not None else 1
+    want = sorted(int(n) for n in cited if n.isdigit() and int(n) >= low)
+    if numbers != want or numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+        return None
+    return m.group(1)
+
+
 def _marked_start(lines: list[Line], page_h: float, state: FootnoteState, body: float = 0.0) -> int:
     """Notes found by their markers where their size does not tell them (set in the body's own size, or
     in a second note size between the body's and the document's note size): the first line in the
     page's lower three quarters that opens with a number which the body above it cites as a raised
     marker and which is the next note in sequence — the number raised, or plain with that line and all
-    below it smaller than the body (``len(lines)`` when there is none).
+    below it smaller than the body, or ``N.`` on the baseline where the foot's ``N.`` lines are exactly the
+    numbers cited (:func:`_dotted_number`) (``len(lines)`` when there is none).
 
     A note exists because the text cites it: the page's own body must cite the number before the note
     starts, so a numbered line of an Act or a list (no raised markers) never opens a note.
@@ -380,7 +415,7 @@ def _marked_start(lines: list[Line], page_h: float, state: FootnoteState, body: 
     for i, ln in enumerate(lines):
         number = _raised_number(ln)
         if number is None and cited:
-            number = _smaller_number(lines, i, body)
+            number = _smaller_number(lines, i, body) or _dotted_number(lines, i, cited, expected)
         if (
             number is not None
             and i > 0

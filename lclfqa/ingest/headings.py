@@ -266,6 +266,26 @@ def numbered_outline(lines: list[Line], has_line_numbers: bool = False) -> bool:
     return hits >= OUTLINE_SHARE * len(lines)
 
 
+# the words of a privilege, confidentiality or draft banner over a memo or letter ("PRIVILEGED AND CONFIDENTIAL —
+# ATTORNEY WORK PRODUCT", "ATTORNEY–CLIENT PRIVILEGED", "DRAFT"); a banner says at least one of the stamps
+_BANNER_WORD = re.compile(
+    r"(?i)privileged|confidential|draft|strictly|private|attorneys?|lawyers?|solicitors?|legal|client|work|product"
+    r"|professional|communication|and|&|subject|to|for|discussion|purposes|only|not|do|distribute"
+)
+_BANNER_STAMP = re.compile(r"(?i)\b(?:privileged|confidential|draft)\b")
+
+
+def is_banner(text: str) -> bool:
+    """A privilege, confidentiality or draft banner: a line whose words are only such stamps and the words that
+    join them (``PRIVILEGED AND CONFIDENTIAL — ATTORNEY WORK PRODUCT``, ``ATTORNEY–CLIENT PRIVILEGED``,
+    ``CONFIDENTIAL``, ``DRAFT``). It marks the whole document and names no part of it, so it heads nothing. A
+    heading with a subject of its own (``Confidentiality``, ``12. Confidential Information``, ``Draft
+    Agreement``, ``Legal Professional Privilege``) is no banner.
+    """
+    words = [w for w in re.split(r"[\s—–/:,.()\-]+", text) if w]
+    return bool(words) and _BANNER_STAMP.search(text) is not None and all(_BANNER_WORD.fullmatch(w) for w in words)
+
+
 def classify(
     ln: Line,
     text: str,
@@ -285,6 +305,8 @@ def classify(
     """
     stripped = text.strip()
     if not stripped or ln.rotated:  # text set sideways (a cover, a table's column head) heads nothing
+        return None
+    if is_banner(stripped):  # "PRIVILEGED AND CONFIDENTIAL — ATTORNEY WORK PRODUCT" marks the memo, heads nothing
         return None
     larger = _is_larger(ln, body, page) and len(stripped) < 160
     display = larger or ln.bold

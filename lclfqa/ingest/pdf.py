@@ -25,7 +25,9 @@ The rules, in the order they run (each in a module named for its job):
    from a line opening with a raised number the body cites, and their lines run on by their spacing;
    markers in the body's own type glued to a word (``statutory.1 On``) where the note starts below pair
    with them in sequence, and so do raised letters (``rule.ᵃ``) where the notes open with the same letter
-   raised (never an ordinal's ``ⁿᵈ``); none at all in a text that cites no marker. Where a page's notes
+   raised (never an ordinal's ``ⁿᵈ``); none at all in a text that cites no marker; notes in the body's own size
+   numbered ``1.`` on the baseline where the foot's ``N.`` lines, under a gap, are exactly the raised numbers
+   the body cites, in sequence. Where a page's notes
    open with raised numbers a plain number opens none (a citation's volume wrapped to a line's start), and
    a clear break (a wide gap and another size) ends the notes (a disclaimer under them stays out).
 6. **Opinions** (``opinions.py``) and **headings** (``headings.py``) — a judgment's opinions open
@@ -36,7 +38,8 @@ The rules, in the order they run (each in a module named for its job):
    pitch, in its style) continues the title, and a line opening with a number of its own (``1.1``) never does;
    a decimal clause number (``5.2.1``) opens a level by its depth where it runs into an emphasised subject or
    stands on a short bold line; a display heading as large as a named level's own heading line closes it once
-   the level holds text.
+   the level holds text; a privilege, confidentiality or draft banner (``PRIVILEGED AND CONFIDENTIAL —
+   ATTORNEY WORK PRODUCT``, ``DRAFT``) heads nothing.
 7. **Clean text** (``textjoin.py``) — words broken at a line's end joined; printed line numbers dropped.
 
 Where footnotes get linked: markers are recorded per section here (superscripts, ``[N]`` endnote
