@@ -1178,3 +1178,28 @@ def test_numbered_list_at_the_foot_is_no_notes(tmp_path: Path) -> None:
     path = build(tmp_path / "list2.pdf", pages)
     assert not [n for n, p, _ in _notes(path) if p == 2]
     assert "amending bill s explanatory" in _norm(" ".join(s.text for s in parse_pdf(path).sections if s.page_end == 2))
+
+
+def test_act_note_after_a_nested_item_belongs_to_the_subsection(tmp_path: Path) -> None:
+    """F10: a ``Note:`` set smaller than the body at the indent of a subsection's text, after its paragraph
+    ``(a)`` and subparagraph ``(ii)``, is the subsection's note, not the subparagraph's; a note under a
+    subsection with no items stays in it."""
+    plain = "Note: The levy is collected with the annual return for the year."
+    nested = "Note 2: A review may be sought whether or not the permit has expired."
+    pages = [
+        [
+            Ln("7  Permits may be cancelled", bold=True),
+            Ln("(1) The Registrar may cancel a permit held by an operator.", x=94.0),
+            Ln(plain, 9.0, x=118.0, before=6),
+            Ln("(2) In deciding whether to cancel a permit, the Registrar must have regard to:", x=94.0, before=4),
+            Ln("(a) any conduct of the operator after the permit was issued, other than:", x=118.0),
+            Ln("(i) conduct that the Registrar has already considered; or", x=144.0),
+            Ln("(ii) conduct that occurred outside the State.", x=144.0),
+            Ln(nested, 9.0, x=118.0, before=6),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "notes.pdf", pages))
+    title = "7 Permits may be cancelled"
+    assert _path_of(doc, nested)[:1] == (title,)
+    assert len(_path_of(doc, nested)) == 2 and _path_of(doc, nested)[1].startswith("(2)")
+    assert len(_path_of(doc, plain)) == 2 and _path_of(doc, plain)[1].startswith("(1)")

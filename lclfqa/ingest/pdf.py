@@ -39,7 +39,8 @@ The rules, in the order they run (each in a module named for its job):
    a decimal clause number (``5.2.1``) opens a level by its depth where it runs into an emphasised subject or
    stands on a short bold line; a display heading as large as a named level's own heading line closes it once
    the level holds text; a privilege, confidentiality or draft banner (``PRIVILEGED AND CONFIDENTIAL —
-   ATTORNEY WORK PRODUCT``, ``DRAFT``) heads nothing.
+   ATTORNEY WORK PRODUCT``, ``DRAFT``) heads nothing; an Act's ``Note:`` set smaller than the body at its
+   subsection's text closes the items whose labels sit there (it belongs to the subsection).
 7. **Clean text** (``textjoin.py``) — words broken at a line's end joined; printed line numbers dropped.
 
 Where footnotes get linked: markers are recorded per section here (superscripts, ``[N]`` endnote
@@ -325,8 +326,12 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 and current is not None
                 and not has_line_numbers  # printed line numbers make every line start at the margin
                 and gap > 0.6 * pitch
-                and abs(ln.height - body) < 0.5  # a paragraph of the body, not a note or source credit
-                and close_outdented(stack, ln.x0)
+                and (
+                    abs(ln.height - body) < 0.5  # a paragraph of the body, not a note or source credit
+                    and close_outdented(stack, ln.x0)
+                    # an Act's "Note:" set smaller at its subsection's text: no item whose label is there holds it
+                    or (ln.height < body - 0.5 and _NOTE_LABEL.match(text) and close_outdented(stack, ln.x0 - 4))
+                )
                 and _path(stack) != current.path
             ):
                 current = _SectionDraft(_path(stack), page_no, page_no, title_lines=0)
@@ -433,6 +438,8 @@ _OPEN_END = re.compile(
 
 
 # a heading's own number at a line's start: "1.1", "2.3.1", "4.", "(a)", "B.", "IV."
+# An Act's note under a subsection ("Note:", "Note 2:", "Example:"), set smaller than the body.
+_NOTE_LABEL = re.compile(r"^\s*(?:Notes?|Examples?)(?:\s+\d{1,2})?:\s")
 _OWN_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)+\.?|\d+\.|\([A-Za-z0-9]{1,4}\)|[A-Z]\.|[IVXL]{1,5}\.)\s+\S")
 
 
