@@ -1203,3 +1203,105 @@ def test_act_note_after_a_nested_item_belongs_to_the_subsection(tmp_path: Path) 
     assert _path_of(doc, nested)[:1] == (title,)
     assert len(_path_of(doc, nested)) == 2 and _path_of(doc, nested)[1].startswith("(2)")
     assert len(_path_of(doc, plain)) == 2 and _path_of(doc, plain)[1].startswith("(1)")
+
+
+def _pleading(path: Path, pages: list[list[str]], offset: float = 1.5) -> Path:
+    """A pleading: the numbers 1–28 down the left margin every 24 pt, each in a text object of its own set
+    ``offset`` points under the baseline of the text line beside it; the text double-spaced on them."""
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    for number, body in enumerate(pages, start=1):
+        for n in range(1, 29):
+            _draw(c, 60 - c.stringWidth(str(n), "Times-Roman", 11), 720 - 24 * (n - 1) - offset, str(n), 11)
+        c.setLineWidth(0.5)
+        c.line(66, 760, 66, 30)
+        for k, text in enumerate(body):
+            _draw(c, LEFT + 10, 720 - 24 * (k + 1), text, 11)
+        _draw(c, 280, 20, f"PETITION \u2014 {number}", 9)
+        c.showPage()
+    c.save()
+    return path
+
+
+def test_pleading_line_numbers_are_dropped(tmp_path: Path) -> None:
+    """p11/p15: a pleading's column of line numbers 1, 2, 3 … in the left margin is dropped whole: a number
+    set a point off its text line's baseline lands nowhere in the sentence, and the numbers beside blank lines
+    leave no run of bare numbers (nor a section each)."""
+    body = [
+        "1. The Petitioner is a cooperative formed under the laws of the State of",
+        "Oregon with its registered office in Lane County.",
+        "2. In June 2021 the Respondent undertook to supply to the Petitioner",
+        "340 crates of the seed described in Exhibit B for the sum of $52,000.",
+        "3. The Respondent supplied only",
+        "17 crates and has declined to supply the remainder.",
+    ]
+    doc = parse_pdf(_pleading(tmp_path / "pleading.pdf", [body, ["4. The Petitioner asks for costs."]]))
+    text = " ".join(" ".join(s.text.split()) for s in doc.sections)
+    assert "undertook to supply to the Petitioner 340 crates of the seed" in text
+    assert "3. The Respondent supplied only 17 crates and has declined" in text
+    assert "4. The Petitioner asks for costs." in text
+    assert not re.search(r"(?:\b\d{1,2}\b\s+){4,}", text)
+    assert len(doc.sections) < 8
+
+
+def test_numbered_list_in_the_body_is_no_line_number_column(tmp_path: Path) -> None:
+    """Guard for p11: bare numbers 1 … 12 drawn apart from their items' text at the body's own margin are a
+    numbered list (text of the page starts left of them), not a line-number column: the numbers stay."""
+    c = canvas.Canvas(str(tmp_path / "list.pdf"), pagesize=letter, invariant=1)
+    _draw(c, LEFT, 720, "The tenant must give notice of each of the following matters in writing:", 11)
+    for n in range(1, 13):
+        _draw(c, LEFT, 720 - 24 * n, str(n), 11)
+        _draw(c, LEFT + 20, 720 - 24 * n, f"the matter numbered {n} in the schedule to this lease;", 11)
+    c.showPage()
+    c.save()
+    text = " ".join(" ".join(s.text.split()) for s in parse_pdf(tmp_path / "list.pdf").sections)
+    assert "7 the matter numbered 7 in the schedule" in text
+    assert "12 the matter numbered 12 in the schedule" in text
+
+
+_SCHEDULE = [
+    "Schedule of fees payable under clause 9 of the licence dated 4 May 2019.",
+    "The licence fee is $38,500 a year, increased each second year by 2.5 per cent.",
+    "Service charges are payable in addition and are estimated at $6,120 a year.",
+    "Fees are payable quarterly in advance on the first day of each quarter.",
+]
+
+
+def test_schedule_turned_sideways_is_kept_in_order(tmp_path: Path) -> None:
+    """p13/p14: a schedule drawn at 90° on a portrait page (its lines measured like level ones, so set in the
+    body size) is body text, not a running stack, and its lines read in their own order, not by length."""
+    c = canvas.Canvas(str(tmp_path / "sideways.pdf"), pagesize=letter, invariant=1)
+    for k, text in enumerate(_filler(0, 6)):
+        _draw(c, LEFT, TOP - BODY_LEAD * k, text, BODY_SIZE)
+    c.showPage()
+    c.saveState()
+    c.translate(PAGE_W - 72, 72)
+    c.rotate(90)
+    for k, text in enumerate(_SCHEDULE):
+        _draw(c, 0, -15 * k, text, BODY_SIZE)
+    c.restoreState()
+    c.showPage()
+    for k, text in enumerate(_filler(6, 6)):
+        _draw(c, LEFT, TOP - BODY_LEAD * k, text, BODY_SIZE)
+    c.showPage()
+    c.save()
+    text = " ".join(" ".join(s.text.split()) for s in parse_pdf(tmp_path / "sideways.pdf").sections)
+    assert " ".join(_SCHEDULE) in text
+
+
+def test_rotated_watermark_on_every_page_is_still_dropped(tmp_path: Path) -> None:
+    """Guard for p13: a watermark drawn at 90° up the page beside the text, repeated on every page, is still
+    dropped; the body around it stays."""
+    c = canvas.Canvas(str(tmp_path / "mark.pdf"), pagesize=letter, invariant=1)
+    for page in range(3):
+        for k, text in enumerate(_filler(6 * page, 6)):
+            _draw(c, LEFT, TOP - BODY_LEAD * k, text, BODY_SIZE)
+        c.saveState()
+        c.translate(300, 200)
+        c.rotate(90)
+        _draw(c, 0, 0, "UNCERTIFIED COPY FOR INFORMATION ONLY", BODY_SIZE)
+        c.restoreState()
+        c.showPage()
+    c.save()
+    text = " ".join(" ".join(s.text.split()) for s in parse_pdf(tmp_path / "mark.pdf").sections)
+    assert "UNCERTIFIED" not in text
+    assert " ".join(_filler(6, 1)[0].split()) in text

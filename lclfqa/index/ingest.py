@@ -85,7 +85,8 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: lone line at its top margin is kept, a "5.1 Term." clause with an emphasised run-in subject nests by its
 #: depth, a display heading as large as a "Chapter N" line closes the chapter, a privilege/confidentiality
 #: banner heads nothing, body-size notes numbered "1." on the baseline found where the body cites them raised,
-#: an Act's smaller "Note:" at its subsection's text belongs to the subsection, not its last item).
+#: an Act's smaller "Note:" at its subsection's text belongs to the subsection, not its last item, a pleading's
+#: margin line numbers 1-28 dropped, text turned a quarter measured like level text and read in its order).
 PARSER_VERSION = 23
 
 Summarizer = Callable[[ParsedDocument], str]

@@ -40,6 +40,7 @@ class Line:
     rotated: bool = False  # set along a slanted or vertical baseline (a diagonal stamp, margin text)
     light: bool = False  # filled in a light grey (or faint black): how watermarks are printed
     column: int = 0  # on a page set in columns: 1, 2, … from the left; 0 across them (or one column)
+    loose_height: float = 0.0  # text turned a quarter: its height by the level lines' measure (loose boxes)
 
     @property
     def center(self) -> float:
@@ -188,6 +189,7 @@ def _lines(
         angles.append(cur_angle)
     if small_caps:
         groups = [_join_small_caps(g) if any(c.index == _SPLIT for c in g) else g for g in groups]
+    groups, angles = _drop_line_number_column(groups, angles)
     groups, angles = _attach_markers(groups, angles)
     bands = _gutters(groups, angles)
     columns = [0] * len(groups)
@@ -200,10 +202,67 @@ def _lines(
     lines = [_make_line(g, raw, page_number, buf, flags, colour, a) for g, a in zip(groups, angles, strict=True)]
     for ln, column in zip(lines, columns, strict=True):
         ln.column = column
+    sideways = {id(ln): a for ln, a in zip(lines, angles, strict=True) if a in SIDEWAYS}
     lines = [ln for ln in lines if ln.text.strip()]
     lines.sort(key=lambda ln: (-round(ln.top), ln.x0))
     lines = _merge_same_baseline(lines)
+    if len(sideways) > 1:
+        lines = _sideways_order(lines, sideways)
     return _column_order(lines) if bands else lines
+
+
+MIN_LINE_NUMBERS = 10  # a pleading's margin numbers: at least this many bare 1, 2, 3 … down one column
+
+
+def _drop_line_number_column(groups: list[list[_Char]], angles: list[float]) -> tuple[list[list[_Char]], list[float]]:
+    """Drop a pleading's column of line numbers: bare numbers 1, 2, 3 … down the left margin.
+
+    A US pleading prints 1–28 left of the text, in text objects of their own, at a regular pitch of about
+    a line, whether or not a text line sits beside them; set a point off the text's baseline, a number would
+    land inside the sentence. The column counts where at least ``MIN_LINE_NUMBERS`` bare numbers from 1 on
+    follow in sequence, each aligned with the first (right, left or centre), at one pitch, and no other text
+    of the page starts left of them (a numbered list ``1.`` … at the body's margin has its text there).
+    """
+    bare = [
+        k
+        for k, g in enumerate(groups)
+        if not angles[k] and 1 <= len(g) <= 2 and all(c.ch.isdigit() and c.index >= 0 for c in g) and g[0].ch != "0"
+    ]
+    if len(bare) < MIN_LINE_NUMBERS:
+        return groups, angles
+    bare.sort(key=lambda k: -groups[k][0].top)
+    run: list[int] = []  # the column, top down: 1, 2, 3 … (other bare numbers on the page are passed over)
+    for k in bare:
+        value = int("".join(c.ch for c in groups[k]))
+        if value == len(run) + 1:
+            run.append(k)
+        elif value == 1 and len(run) < MIN_LINE_NUMBERS:
+            run = [k]
+    if len(run) < MIN_LINE_NUMBERS:
+        return groups, angles
+    firsts = [groups[k] for k in run]
+    left, right = firsts[0][0].left, firsts[0][-1].right
+    h = max(c.height for g in firsts for c in g)
+    aligned = all(
+        abs(g[-1].right - right) < 1.0
+        or abs(g[0].left - left) < 1.0
+        or abs(g[0].left + g[-1].right - left - right) < 2.0
+        for g in firsts
+    )
+    steps = sorted(a[0].top - b[0].top for a, b in itertools.pairwise(firsts))
+    pitch = steps[len(steps) // 2]
+    if not aligned or not h <= pitch <= 3 * h or any(abs(s - pitch) > 0.1 * pitch for s in steps):
+        return groups, angles
+    drop = set(run)
+    edge = max(g[-1].right for g in firsts)
+    for k, g in enumerate(groups):
+        if k in drop or angles[k]:
+            continue
+        # a number drawn in one piece with its line's text starts in the column: that line is no obstacle
+        if g[0].left < edge - 0.5 and not (g[0].ch.isdigit() and g[0].left >= left - 2.0):
+            return groups, angles
+    keep = [k for k in range(len(groups)) if k not in drop]
+    return [groups[k] for k in keep], [angles[k] for k in keep]
 
 
 _MARKER_CHARS = frozenset("0123456789*†‡§¶")
@@ -592,6 +651,29 @@ def _column_order(lines: list[Line]) -> list[Line]:
     return out
 
 
+SIDEWAYS = (90.0, 270.0)  # baseline angles of text turned a quarter (a landscape table on a portrait page)
+
+
+def _sideways_order(lines: list[Line], angles: dict[int, float]) -> list[Line]:
+    """Lines turned a quarter, in their own reading order, in the places the top-down sort gave them.
+
+    PDFium measures the angle clockwise: text at 270° reads upwards and its next line lies to the right (at
+    90°: downwards, to the left); the top-down sort would order such lines by where they end, by length.
+    Lines of one size are ordered among themselves (a schedule's text); a sideways cover's lines of
+    several sizes keep the top-down order.
+    """
+    out = list(lines)
+    for angle, size in {(a, round(ln.height)) for ln in lines if (a := angles.get(id(ln)))}:
+        slots = [i for i, ln in enumerate(lines) if angles.get(id(ln)) == angle and round(ln.height) == size]
+        if angle == 270.0:
+            ordered = sorted((lines[i] for i in slots), key=lambda ln: (round(ln.x0), ln.bottom))
+        else:
+            ordered = sorted((lines[i] for i in slots), key=lambda ln: (-round(ln.x1), -ln.top))
+        for i, ln in zip(slots, ordered, strict=True):
+            out[i] = ln
+    return out
+
+
 def _apart(a: _Char, b: _Char) -> bool:
     """Two characters of a rotated run too far apart to be neighbours on one line (the next line of it)."""
     size_a = max(a.right - a.left, a.height)
@@ -625,6 +707,11 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
         matrix = pdfium_c.FS_MATRIX()
         pdfium_c.FPDFText_GetMatrix(raw, probe.index, matrix)
         main_h = pdfium_c.FPDFText_GetFontSize(raw, probe.index) * math.hypot(matrix.c, matrix.d)
+        loose = 0.0
+        if angle in SIDEWAYS:  # turned a quarter: the loose boxes' width is the level lines' height measure
+            main_w = max([c.right - c.left for c in alnum or visible])
+            across = [c for c in visible if 0.85 * main_w <= c.right - c.left <= 1.15 * main_w]
+            loose = round(max(c.right for c in across) - min(c.left for c in across), 1)
         pdfium_c.FPDFText_GetFillColor(raw, probe.index, *(ctypes.byref(v) for v in colour))
         return Line(
             text="".join([c.ch for c in chars]),
@@ -635,6 +722,7 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
             height=round(main_h, 1),
             page=page_number,
             rotated=True,
+            loose_height=loose,
             light=_is_light(*(v.value for v in colour)),
         )
     # the line's size is its letters' and digits' (a bullet from a symbol font can have a huge box)

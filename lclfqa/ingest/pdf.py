@@ -7,7 +7,11 @@ The rules, in the order they run (each in a module named for its job):
    whether it is rotated or printed in a light grey; a word in small caps that the text layer split after
    its capital (``T HE``, ``A ct``) is read whole where the gap is narrower than the line's word spaces;
    markers typed as Unicode superscript digits (``nullity.¹``) read as raised numbers; two markers joined
-   by a raised comma (``law.³,⁴``) read as a marker each.
+   by a raised comma (``law.³,⁴``) read as a marker each; a pleading's column of bare line numbers 1, 2, 3 …
+   at one pitch left of all the page's text is dropped before lines are built (a numbered list at the body's
+   margin is not); text turned a quarter (a landscape schedule on a portrait page) is also measured like
+   level text (its loose boxes' width, ``loose_height``: a running band ends at it where that is the body
+   size) and its lines of one size read in their own order, not by length.
 2. **Font sizes** (``fonts.py``) — the body size and the note size from the document's own size
    histogram; notes are what is set below half-way between them.
 3. **Running lines** (``running.py``) — headers and footers in a page's top and bottom bands: text

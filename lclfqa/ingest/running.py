@@ -146,8 +146,8 @@ def find_running_lines(pages: list[list[Line]], page_height: list[float], body: 
                     rules[i] = "page_number"
                 elif outer and _set_apart(ln, lines, where, body, height):
                     rules[i] = "set_apart"
-                elif abs(ln.height - body) < 0.5:
-                    break  # a body line: the band ends here, what repeats beyond it is content
+                elif abs((ln.loose_height or ln.height) - body) < 0.5:
+                    break  # a body line (text turned a quarter measured like level text): the band ends here
             if rules:
                 last = max(rules)
                 for i in range(last):
