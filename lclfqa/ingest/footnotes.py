@@ -384,12 +384,14 @@ def _dotted_number(lines: list[Line], i: int, cited: set[str], expected: str | N
         return None
     ln = lines[i]
     gap = lines[i - 1].bottom - ln.top
+    if gap < ln.height:  # the cheap test first: most candidates sit right under the line above
+        return None
     inner = [
         a.bottom - b.top
         for a, b in itertools.pairwise(lines[:i])
         if abs(a.height - ln.height) < 0.5 and abs(b.height - ln.height) < 0.5
     ]
-    if gap < ln.height or any(g >= gap for g in inner):
+    if any(g >= gap for g in inner):
         return None
     numbers = [int(d.group(1)) for x in lines[i:] if (d := _DOTTED_START.match(x.text))]
     low = int(expected) if expected is not None else 1
@@ -431,11 +433,15 @@ def _marked_start(lines: list[Line], page_h: float, state: FootnoteState, body: 
     return len(lines)
 
 
+def _starts_raised(ln: Line) -> bool:
+    """Whether ``ln``'s first characters are printed raised or small (a note's own marker, ``¹ See …``)."""
+    return ln.first_char_small or bool(ln.superscripts and ln.superscripts[0][0] <= 1)
+
+
 def _opens_raised(ln: Line) -> bool:
     """Whether ``ln`` opens with a number printed raised or small (``¹ See …``): a note's own marker."""
     m = _FOOTNOTE_START.match(_RULE_PREFIX.sub("", ln.text))
-    raised = ln.first_char_small or bool(ln.superscripts and ln.superscripts[0][0] <= 1)
-    return m is not None and m.group(1).isdigit() and raised
+    return m is not None and m.group(1).isdigit() and _starts_raised(ln)
 
 
 def raised_style(zone: list[Line]) -> bool:
@@ -462,7 +468,7 @@ def _opens_note(ln: Line, state: FootnoteState, first: bool = False, raised_only
     number, rest = m.group(1), text[m.end(1) :]
     if state.citing is not None and number.strip("()").isdigit() and number.strip("()") not in state.citing:
         return False  # a note exists because the text cites it: "14 F. 4th 1" under note 13 goes on with it
-    raised = ln.first_char_small or bool(ln.superscripts and ln.superscripts[0][0] <= 1)
+    raised = _starts_raised(ln)
     if raised_only and number.isdigit() and not raised:
         return False  # "2 Lloyd's Rep 114" under "¹ See … (1987)": the note's line goes on
     if number.startswith("("):  # "(4) OJ C 53 …" opens a note only with its number raised; "(4) The" is a recital

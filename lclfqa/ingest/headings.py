@@ -282,8 +282,10 @@ def is_banner(text: str) -> bool:
     heading with a subject of its own (``Confidentiality``, ``12. Confidential Information``, ``Draft
     Agreement``, ``Legal Professional Privilege``) is no banner.
     """
+    if _BANNER_STAMP.search(text) is None:  # most lines: no stamp, nothing to split
+        return False
     words = [w for w in re.split(r"[\s—–/:,.()\-]+", text) if w]
-    return bool(words) and _BANNER_STAMP.search(text) is not None and all(_BANNER_WORD.fullmatch(w) for w in words)
+    return bool(words) and all(_BANNER_WORD.fullmatch(w) for w in words)
 
 
 def classify(

@@ -441,9 +441,9 @@ _OPEN_END = re.compile(
 )
 
 
-# a heading's own number at a line's start: "1.1", "2.3.1", "4.", "(a)", "B.", "IV."
 # An Act's note under a subsection ("Note:", "Note 2:", "Example:"), set smaller than the body.
 _NOTE_LABEL = re.compile(r"^\s*(?:Notes?|Examples?)(?:\s+\d{1,2})?:\s")
+# a heading's own number at a line's start: "1.1", "2.3.1", "4.", "(a)", "B.", "IV."
 _OWN_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)+\.?|\d+\.|\([A-Za-z0-9]{1,4}\)|[A-Z]\.|[IVXL]{1,5}\.)\s+\S")
 
 
