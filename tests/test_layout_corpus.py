@@ -459,6 +459,19 @@ def test_printed_hyphen_at_a_lines_end_joined_where_the_documents_words_say_so()
     assert hyphen_break("The legisla-", "Ture", compounds, words) is None  # a capital: a new word
 
 
+def test_self_broken_at_a_lines_end_keeps_its_hyphen():
+    # English always hyphenates the prefix "self-": with no inline evidence it keeps its hyphen at a line's
+    # end ("self-" / "interested", never "selfinterested"), caps included, but "self-" / "ish" is one word.
+    from lclfqa.ingest.textjoin import hyphen_break, rejoin
+
+    assert rejoin("A voluntary and self", "interested choice", set()) == "-"
+    assert rejoin("SELF", "EMPLOYMENT TAX", set()) == "-"
+    assert rejoin("a self", "ish motive", set()) == ""
+    assert rejoin("him", "self alone", set()) == ""
+    assert hyphen_break("The self-", "executing clause", set(), {"the", "clause"}) == "-"
+    assert hyphen_break("The legisla-", "ture then found", set(), {"legislature"}) == ""
+
+
 def test_three_columns_with_notes_at_a_columns_foot_mid_page(tmp_path):
     # A federal register's page: three 10 pt columns under a title; the middle column of the first
     # document ends mid-page with its two 8 pt notes, then a heading across the page opens the next

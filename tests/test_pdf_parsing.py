@@ -1517,14 +1517,16 @@ ECFR_TREES = {
     "26 CFR 1.1(h)-1 (up to date as of 6-26-2026).pdf": (39, "c8f541ac4181"),
     "26 CFR 1.21-3 (up to date as of 6-26-2026).pdf": (8, "860325390769"),
     "26 CFR 1.21-4 (up to date as of 6-26-2026).pdf": (15, "31c496e93b24"),
-    "26 CFR 1.25-3 (up to date as of 6-26-2026).pdf": (27, "031bca655184"),
+    # 1.25-3: "(p) Reissued certificates …—(1) In general." opens (p) and its (1), so (p)(2)-(3) are (1)'s siblings
+    "26 CFR 1.25-3 (up to date as of 6-26-2026).pdf": (27, "356ca7ec0af8"),
     "26 CFR 1.25-5T (up to date as of 6-26-2026).pdf": (29, "cbf35a4eaf7f"),
     "26 CFR 1.25-6T (up to date as of 6-26-2026).pdf": (26, "d93ea0d655af"),
     "26 CFR 1.25-7T (up to date as of 6-26-2026).pdf": (12, "c731b6b0c0c2"),
     "26 CFR 1.25A-1 (up to date as of 6-26-2026).pdf": (27, "be6ad496ecc4"),
     "26 CFR 1.25A-2 (up to date as of 6-26-2026).pdf": (28, "a0616212b898"),
     # 1.30-1: its paths "(ii) 66 2⁄3, if …" read the mixed fraction as printed (issue 32; was "662⁄3")
-    "26 CFR 1.30-1 (up to date as of 6-26-2026).pdf": (29, "159e46f9746f"),
+    # and "(B) … section 50(b); or" ends before "(C)", which is no longer read inside (B)
+    "26 CFR 1.30-1 (up to date as of 6-26-2026).pdf": (30, "21504ee9bff7"),
     "26 CFR 1.30C-3 (up to date as of 6-26-2026).pdf": (10, "6f5606279908"),
     "26 CFR 32.1 (up to date as of 6-26-2026).pdf": (44, "fa6924e3433c"),
     "26 CFR 32.2 (up to date as of 6-26-2026).pdf": (47, "9e240ab4b4ab"),
@@ -1533,7 +1535,8 @@ ECFR_TREES = {
     "26 CFR 40.6011(a)-2 (up to date as of 6-26-2026).pdf": (12, "88b959051288"),
     "26 CFR 40.6071(a)-1 (up to date as of 6-26-2026).pdf": (13, "40922d3dad24"),
     "26 CFR 40.6091-1 (up to date as of 6-26-2026).pdf": (10, "e7f411628af3"),
-    "26 CFR 40.6302(c)-3 (up to date as of 6-26-2026).pdf": (41, "cc7540d211c5"),
+    # 40.6302(c)-3: "(B) May not reflect …; and" ends before "(C) Must reflect …"
+    "26 CFR 40.6302(c)-3 (up to date as of 6-26-2026).pdf": (42, "94b7e5649642"),
 }
 
 
@@ -1545,6 +1548,22 @@ def test_done_when_ecfr_section_trees_as_before(ecfr):
         paths = "\n".join(" > ".join(s.path) for s in doc.sections)
         trees[name] = (len(doc.sections), hashlib.sha1(paths.encode()).hexdigest()[:12])
     assert trees == ECFR_TREES
+
+
+def test_act_items_closed_by_and_or_end_before_their_siblings(au):
+    # an item ending "; and" / "; or" is closed: the Independent Contractors Act's "(ii) in which the
+    # Commonwealth has a controlling interest." is (b)'s second item, not text of (i); s 5(1)'s "(b) that
+    # relates to the performance of work …" is (a)'s sibling
+    doc = au["contractors"]
+
+    def path_of(probe: str) -> tuple[str, ...]:
+        return next(s.path for s in doc.sections if _norm(probe) in _norm(s.text))
+
+    two = path_of("in which the Commonwealth has a controlling interest")
+    assert two[-1].startswith("(ii) in which the Commonwealth") and two[-2].startswith("(b) a body corporate")
+    b = path_of("that relates to the performance of work by the independent")
+    a = path_of("to which an independent contractor is a party")
+    assert b[-1].startswith("(b) that relates") and a[-1].startswith("(a) to which") and a[:-1] == b[:-1]
 
 
 def test_done_when_acts_keep_penalty_lines_and_part_division_section_paths(au):

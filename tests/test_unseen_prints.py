@@ -1205,6 +1205,42 @@ def test_act_note_after_a_nested_item_belongs_to_the_subsection(tmp_path: Path) 
     assert len(_path_of(doc, plain)) == 2 and _path_of(doc, plain)[1].startswith("(1)")
 
 
+def _slip_law(items: list[Ln]) -> list[Ln]:
+    """A US slip law's section: each item's first line indented by its level, its run-over lines flush left,
+    no space between items."""
+    return [Ln("SEC. 101. CREDIT FOR QUALIFIED REPAIRS.", bold=True), *items]
+
+
+def test_statute_item_closed_by_and_ends_before_its_sibling(tmp_path: Path) -> None:
+    """F9: in a slip law an item ending ``; and`` / ``; or`` is closed: the next item opens its own level,
+    though its first line is indented right of the flush run-over line above it (``(2)`` is not read under
+    ``(1)``, nor ``(ii)`` under ``(i)``)."""
+    second = "the amount paid for inspections of the property"
+    other = "under a contract entered into with a qualified inspector"
+    lines = _slip_law(
+        [
+            Ln("(a) IN GENERAL.—There shall be allowed as a credit against the tax imposed", x=LEFT + 12),
+            Ln("by this chapter for the taxable year an amount equal to the sum of—"),
+            Ln("(1) the amount paid for repairs of the property during the taxable", x=LEFT + 24),
+            Ln("year to any person other than a related person; and"),
+            Ln(f"(2) {second} during the taxable", x=LEFT + 24),
+            Ln("year—"),
+            Ln("(i) under a contract with the person who repaired the property; or", x=LEFT + 36),
+            Ln(f"(ii) {other} before the work", x=LEFT + 36),
+            Ln("began."),
+        ]
+    )
+    doc = parse_pdf(build_lines(tmp_path / "slip.pdf", [lines]))
+    head = "SEC. 101. CREDIT FOR QUALIFIED REPAIRS."
+    first = _path_of(doc, "the amount paid for repairs")
+    assert first[0] == head and first[-1].startswith("(1) the amount paid for repairs")
+    two = _path_of(doc, second)
+    assert two[:-1] == first[:-1] and two[-1].startswith("(2)")
+    deeper = _path_of(doc, other)
+    assert deeper[:-1] == two[:-1] + (two[-1],) and deeper[-1].startswith("(ii)")
+    assert _norm(next(s.text for s in doc.sections if s.path == first)).endswith("a related person and")
+
+
 def _pleading(path: Path, pages: list[list[str]], offset: float = 1.5) -> Path:
     """A pleading: the numbers 1–28 down the left margin every 24 pt, each in a text object of its own set
     ``offset`` points under the baseline of the text line beside it; the text double-spaced on them."""
@@ -1305,3 +1341,45 @@ def test_rotated_watermark_on_every_page_is_still_dropped(tmp_path: Path) -> Non
     text = " ".join(" ".join(s.text.split()) for s in parse_pdf(tmp_path / "mark.pdf").sections)
     assert "UNCERTIFIED" not in text
     assert " ".join(_filler(6, 1)[0].split()) in text
+
+
+def _cfr_section(third: str, after: list[Ln]) -> list[Ln]:
+    """A printed CFR section: a bold ``§`` heading, paragraphs with italic subjects run into their text."""
+    return [
+        Ln("§ 1.88–1 Qualified repair contracts.", bold=True),
+        Ln("(a) __General rule.__ A qualified repair contract is one under which the repairer restores", marked=True),
+        Ln("the property of another to its former condition for a fixed price."),
+        Ln("(b) __Owner.__ The owner is any person whose property is repaired under the contract.", marked=True),
+        Ln(third, marked=True),
+        Ln("the taxable year in which the repairer completes the work and the owner accepts it."),
+        *after,
+    ]
+
+
+def test_paragraph_heading_run_into_its_first_sub_paragraph_opens_both(tmp_path: Path) -> None:
+    """F12: a CFR ``(c) Taxable year of completion—(1) In general. The credit …`` opens (c) and its (1): the text
+    after it is cited as (c)(1), and ``(2) Special rule.`` below is (c)(2), a sibling of (1), not under it."""
+    general = "The credit for a repair contract is allowed for"
+    special = "If the repairer abandons the contract the credit is allowed for the year of abandonment."
+    third = f"(c) __Taxable year of completion—(1) In general.__ {general}"
+    lines = _cfr_section(third, [Ln(f"(2) __Special rule.__ {special}", marked=True)])
+    doc = parse_pdf(build_lines(tmp_path / "cfr.pdf", [lines]))
+    head = "§ 1.88–1 Qualified repair contracts."
+    assert _path_of(doc, general) == (head, "(c) Taxable year of completion", "(1) In general.")
+    assert _path_of(doc, special) == (head, "(c) Taxable year of completion", "(2) Special rule.")
+
+
+def test_paragraph_heading_with_no_sub_paragraph_stays_one_level(tmp_path: Path) -> None:
+    """Guard for F12: ``(c) Taxable year.—The credit …`` (a dash before the text, no sub-paragraph) and a subject
+    that names another paragraph after its dash (``(d) Cross-reference—(a) of this section.``) open one level."""
+    general = "The credit for a repair contract is allowed for"
+    lines = _cfr_section(
+        f"(c) __Taxable year.—__{general}",
+        [Ln("(d) __Cross-reference—(b) of this section.__ The owner is defined there for all purposes.", marked=True)],
+    )
+    doc = parse_pdf(build_lines(tmp_path / "cfr.pdf", [lines]))
+    head = "§ 1.88–1 Qualified repair contracts."
+    one = _path_of(doc, general)
+    assert one[0] == head and len(one) == 2 and one[1].startswith("(c) Taxable year.")
+    other = _path_of(doc, "The owner is defined there")
+    assert other[0] == head and len(other) == 2 and other[1].startswith("(d) Cross-reference—(b)")

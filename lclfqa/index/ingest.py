@@ -86,8 +86,10 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: depth, a display heading as large as a "Chapter N" line closes the chapter, a privilege/confidentiality
 #: banner heads nothing, body-size notes numbered "1." on the baseline found where the body cites them raised,
 #: an Act's smaller "Note:" at its subsection's text belongs to the subsection, not its last item, a pleading's
-#: margin line numbers 1-28 dropped, text turned a quarter measured like level text and read in its order).
-PARSER_VERSION = 23
+#: margin line numbers 1-28 dropped, text turned a quarter measured like level text and read in its order;
+#: 24: a statute item closed by "; and" / "; or" ends before its sibling, a CFR "(c) …—(1) In general." opens
+#: (c) and its (1), "self-" broken at a line's end keeps its hyphen).
+PARSER_VERSION = 24
 
 Summarizer = Callable[[ParsedDocument], str]
 

@@ -365,6 +365,37 @@ def classify(
     return None
 
 
+# "(c) Taxable year of completion—(1) In general.": a paragraph's subject, a dash, and its first sub-paragraph's
+# number and subject (a CFR paragraph whose text starts in its first sub-paragraph)
+_RUN_INTO_FIRST = re.compile(
+    r"^(?P<outer>[‘'“\"]*\(\w{1,4}\)\s+[^—()]*?[^\W\d_][.]?)\s*—\s*(?P<inner>\((?P<label>1|a|i|A|I)\)\s+[A-Z][^.—()]{0,60}\.)$"
+)
+
+
+def first_sub_paragraph(heading: Heading, stack: list[Heading]) -> Heading | None:
+    """The sub-paragraph a paragraph heading runs into on its own line, split off ``heading``'s title, or ``None``.
+
+    ``(c) Taxable year of completion—(1) In general. The credit…`` opens (c) *and* its (1): the title up to the
+    dash is (c)'s, ``(1) In general.`` opens the level under it, so the text after it is cited as (c)(1) and
+    the ``(2) Special rule.`` below is (1)'s sibling. Only a parenthesised paragraph's title, and only a first
+    label (``(1)``, ``(a)``, ``(i)``, ``(A)``, ``(I)``) of another series, with a subject closed by a period:
+    ``(c) Taxable year.—The credit…`` has no sub-paragraph, and ``(d) Cross-reference—(b) of this section.``
+    names another paragraph.
+    """
+    if heading.runs_on or not heading.kind.startswith("("):
+        return None
+    m = _RUN_INTO_FIRST.match(heading.title)
+    if not m:
+        return None
+    inner = m.group("inner")
+    for pattern, kind in _DYNAMIC[:5]:
+        if pattern.match(inner + " ") and kind != heading.kind:
+            heading.title = m.group("outer")
+            kind = _disambiguate(kind, m.group("label"), [*stack, heading])
+            return Heading(kind, inner, m.group("label"), indent=heading.indent, quoted=heading.quoted)
+    return None
+
+
 def _decimal_heading(text: str, ln: Line, body: float, display: bool) -> bool:
     """A decimal clause number (``5.1``, ``5.2.1``) opens a clause heading where the type says so: the line is
     bold or larger and short (``5.3 Survival``), or the number runs into an emphasised subject closed by its

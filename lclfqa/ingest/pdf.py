@@ -92,6 +92,7 @@ from lclfqa.ingest.headings import (
     caps_continuation,
     classify,
     close_outdented,
+    first_sub_paragraph,
     heading_line_is_title,
     numbered_outline,
     numbers_paragraphs,
@@ -142,12 +143,16 @@ def _section(s: _SectionDraft) -> Section:
 def _ends_paragraph(prev_text: str) -> bool:
     """The previous line may end a paragraph (a sentence, a list item, a ``(b) Coordination —`` lead-in).
 
-    A dash after a digit is a number range broken at the line's end (``see ante, at 76–`` / ``77. There
-    would be…``): the paragraph goes on.
+    A statute's item closes on ``; and`` / ``; or`` before its last sibling (``(A) the amount …; and`` /
+    ``(B) the rate …``): the next line may open that item. A dash after a digit is a number range broken at
+    the line's end (``see ante, at 76–`` / ``77. There would be…``): the paragraph goes on.
     """
     if prev_text.endswith("–") and prev_text[-2:-1].isdigit():
         return False
-    return prev_text.endswith((".", ":", ";", "—", "–", ")", "”", '"', "’’", "'"))
+    return prev_text.endswith((".", ":", ";", "—", "–", ")", "”", '"', "’’", "'")) or bool(_ITEM_CLOSE.search(prev_text))
+
+
+_ITEM_CLOSE = re.compile(r";\s*(?:and|or)$")  # "(A) …; and" / "(i) …; or": a list item's last words
 
 
 def _has_line_numbers(lines: list[Line]) -> bool:
@@ -345,7 +350,10 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 if heading.kind.startswith("size") and heading.title in banners:
                     stack.clear()  # the court's banner again, over the next opinion: it closes the last one
                 right_under = current is not None and current.lines == current.title_lines > 0
+                first = first_sub_paragraph(heading, stack)
                 push(stack, heading, right_under)
+                if first is not None:  # "(c) Taxable year of completion—(1) In general.": (c) and its (1)
+                    push(stack, first)
                 if len(stack) == 1:
                     banners.add(heading.title)
                 current = _SectionDraft(_path(stack), page_no, page_no)

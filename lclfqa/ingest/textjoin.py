@@ -26,7 +26,20 @@ _FIRST_WORD = re.compile(r"^\W*?([^\W\d_]+)")
 def rejoin(left: str, right: str, compounds: set[str]) -> str:
     """What replaces PDFium's line-end hyphen mark between ``left`` and ``right``: ``-`` or nothing."""
     a, b = _LAST_WORD.search(left), _FIRST_WORD.match(right)
-    return "-" if a and b and f"{a.group(1)}-{b.group(1)}".lower() in compounds else ""
+    return "-" if a and b and _compound(a.group(1), b.group(1), compounds) else ""
+
+
+# The suffixes that join "self" into one word ("selfish", "selfless", "selfsame", "selfhood").
+_SELF_WORDS = re.compile(r"(?:ish|less|same|hood)(?:ly|ness|es|s)?", re.IGNORECASE)
+
+
+def _compound(head: str, tail: str, compounds: set[str]) -> bool:
+    """``head-tail`` is one hyphenated word: the document prints it so inside a line, or ``head`` is the
+    prefix English always hyphenates (``self-`` / ``executing``, never ``selfexecuting``)."""
+    if f"{head}-{tail}".lower() in compounds:
+        return True
+    same_case = tail[:1].islower() or head.isupper() and tail.isupper()  # "self-" / "employed", "SELF-" / "EMPLOYED"
+    return head.lower() == "self" and same_case and not _SELF_WORDS.fullmatch(tail)
 
 
 _WORD = re.compile(r"[^\W\d_]+")
@@ -46,7 +59,7 @@ def hyphen_break(left: str, right: str, compounds: set[str], words: set[str]) ->
     a, b = _HYPHEN_END.search(left.rstrip()), _LOWER_START.match(right.lstrip())
     if not a or not b or b.group(1)[:1].isupper():
         return None
-    if f"{a.group(1)}-{b.group(1)}".lower() in compounds:
+    if _compound(a.group(1), b.group(1), compounds):
         return "-"
     return "" if (a.group(1) + b.group(1)).lower() in words else None
 
