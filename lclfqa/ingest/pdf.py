@@ -149,7 +149,8 @@ def _ends_paragraph(prev_text: str) -> bool:
     """
     if prev_text.endswith("–") and prev_text[-2:-1].isdigit():
         return False
-    return prev_text.endswith((".", ":", ";", "—", "–", ")", "”", '"', "’’", "'")) or bool(_ITEM_CLOSE.search(prev_text))
+    closes = prev_text.endswith((".", ":", ";", "—", "–", ")", "”", '"', "’’", "'"))
+    return closes or bool(_ITEM_CLOSE.search(prev_text))
 
 
 _ITEM_CLOSE = re.compile(r";\s*(?:and|or)$")  # "(A) …; and" / "(i) …; or": a list item's last words
