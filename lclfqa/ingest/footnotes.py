@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import logging
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from lclfqa.ingest.layout import Line
@@ -53,6 +54,17 @@ class FootnoteState:
         return str(int(last.number) + 1) if last.number.isdigit() else None
 
 
+NOTE_SYMBOLS = frozenset("*†‡§¶")
+
+
+def is_marker(mark: str, letters: Collection[str] = frozenset()) -> bool:
+    """Whether a raised ``mark`` is a note marker: a number, note symbols (``*†‡§¶``), or one of
+    the raised ``letters`` paired with notes (:func:`letter_markers`). A caller passes ``letters`` only for a
+    mark inside a line: a letter opening a line is its note's own mark, and a lone raised letter elsewhere is
+    an ordinal's (``1ˢᵗ``) or a unit's."""
+    return bool(mark) and (mark.isdigit() or set(mark) <= NOTE_SYMBOLS or mark in letters)
+
+
 def page_markers(lines: list[Line], letters: set[str] = frozenset()) -> set[str]:
     """The footnote markers a page's body cites: its superscript numbers and symbols, and the raised
     ``letters`` paired with notes (:func:`letter_markers`) inside a line (not a note's own, opening it)."""
@@ -60,7 +72,7 @@ def page_markers(lines: list[Line], letters: set[str] = frozenset()) -> set[str]
     for ln in lines:
         for a, b in ln.superscripts:
             marker = ln.text[a:b].strip()
-            if marker and (marker.isdigit() or set(marker) <= set("*†‡§¶") or (a > 0 and marker in letters)):
+            if is_marker(marker, letters if a > 0 else ()):
                 out.add(marker)
     return out
 
@@ -88,8 +100,7 @@ def cites_markers(lines: list[Line]) -> bool:
     """
     for ln in lines:
         for a, b in ln.superscripts:
-            marker = ln.text[a:b].strip()
-            if a > 0 and marker and (marker.isdigit() or set(marker) <= set("*†‡§¶")):
+            if a > 0 and is_marker(ln.text[a:b].strip()):
                 return True
     return False
 
@@ -344,13 +355,19 @@ def _continued_start(lines: list[Line], start: int, page_h: float, state: Footno
     return k
 
 
-def _raised_number(ln: Line) -> str | None:
-    """The number a line opens with when it is printed raised or small (a note's own marker), else ``None``."""
+def opening_mark(ln: Line) -> str | None:
+    """The raised mark ``ln`` opens with, text following it (a note's own: ``¹ See …``, ``ᵃ Harcourt …``),
+    else ``None``."""
     if not ln.superscripts or ln.superscripts[0][0] > 0:
         return None
     a, b = ln.superscripts[0]
-    number = ln.text[a:b].strip()
-    return number if number.isdigit() and b < len(ln.text) else None
+    return ln.text[a:b].strip() if b < len(ln.text) else None
+
+
+def _raised_number(ln: Line) -> str | None:
+    """The number a line opens with when it is printed raised or small (a note's own marker), else ``None``."""
+    mark = opening_mark(ln)
+    return mark if mark is not None and mark.isdigit() else None
 
 
 _PLAIN_START = re.compile(r"^\s*(\d{1,3})\.?\s+(?=\S)")

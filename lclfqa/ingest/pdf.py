@@ -77,6 +77,7 @@ from lclfqa.ingest.footnotes import (
     cites_markers,
     footnote_zone,
     glued_markers,
+    is_marker,
     letter_markers,
     notes_end,
     page_markers,
@@ -373,7 +374,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 stack[-1].indent = min(stack[-1].indent, ln.x0)  # the block the numbered paragraph holds
             for a, b in ln.superscripts:
                 marker = ln.text[a:b].strip()
-                if marker and (marker.isdigit() or set(marker) <= set("*†‡§¶") or marker in notes.letters):
+                if is_marker(marker, notes.letters):
                     current.refs.append(marker)
             current.refs.extend(cites.get(id(ln), ()))
             prev = ln

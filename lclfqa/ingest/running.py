@@ -41,6 +41,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from lclfqa.ingest.footnotes import opening_mark
 from lclfqa.ingest.layout import Line
 
 TOP_LINES = 7  # band candidates: the first lines of a page…
@@ -214,11 +215,8 @@ def _opens_cited_note(ln: Line, cited: set[str]) -> bool:
     height on a few pages masks to the same text there (``# ibid.``), but a note exists because the text
     cites it, and a running footer is cited by nothing.
     """
-    if not ln.superscripts or ln.superscripts[0][0] > 0:
-        return False
-    a, b = ln.superscripts[0]
-    m = _MARK.match(ln.text)
-    return m is not None and ln.text[a:b].strip() == m.group(1) and m.group(1) in cited
+    mark, m = opening_mark(ln), _MARK.match(ln.text)
+    return mark is not None and m is not None and mark == m.group(1) and mark in cited
 
 
 def _watermarks(pages: list[list[Line]], body: float, min_pages: int) -> set[int]:
