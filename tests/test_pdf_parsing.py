@@ -1566,6 +1566,22 @@ def test_act_items_closed_by_and_or_end_before_their_siblings(au):
     assert b[-1].startswith("(b) that relates") and a[-1].startswith("(a) to which") and a[:-1] == b[:-1]
 
 
+def test_act_inserted_subsection_1a_is_a_subsection(au):
+    # "(1A)" is a subsection inserted between (1) and (2): it closes (1)'s items and opens its own, so (2)
+    # after "(1A) … subject to: (a) …; and (b) …" is a subsection of 48A, not an item under (1A)'s (b)
+    under = [s for s in au["insurance"].sections if any(t.startswith("48A Life policy") for t in s.path)]
+
+    def path_of(probe: str) -> tuple[str, ...]:
+        return next(s.path for s in under if _norm(probe) in _norm(s.text))
+
+    inserted = path_of("Paragraph (1)(a) has effect in relation to a contract of life")
+    assert inserted[-1].startswith("(1A) Paragraph (1)(a)") and inserted[-2].startswith("48A Life policy")
+    assert path_of("any other law; relating to the payment of money")[:-1] == inserted
+    for probe, label in (("Subject to the contract, the third", "(2)"), ("Nothing in this section restricts", "(3)")):
+        path = path_of(probe)
+        assert path[-2].startswith("48A Life policy") and path[-1].startswith(label)
+
+
 def test_done_when_acts_keep_penalty_lines_and_part_division_section_paths(au):
     # every "Penalty:" line printed (10 in the Insurance Contracts Act, none in the Independent
     # Contractors Act) is in the text once; the Acts' paths run Part > (Division >) section

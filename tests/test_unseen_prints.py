@@ -1241,6 +1241,27 @@ def test_statute_item_closed_by_and_ends_before_its_sibling(tmp_path: Path) -> N
     assert _norm(next(s.text for s in doc.sections if s.path == first)).endswith("a related person and")
 
 
+def test_inserted_subsection_1a_closes_the_items_above_it(tmp_path: Path) -> None:
+    """An Act's inserted ``(1A)`` is a subsection like ``(1)``: it closes (1)'s items, holds its own, and the
+    ``(2)`` after them is the section's subsection, not an item's."""
+    inserted = "(1A) Subsection (1) does not apply to a permit issued before the commencement day."
+    pages = [
+        [
+            Ln("7  Permits may be cancelled", bold=True),
+            Ln("(1) The Registrar may cancel a permit if:", x=94.0),
+            Ln("(a) the operator has not paid the levy; or", x=118.0),
+            Ln("(b) the operator has ceased to operate.", x=118.0),
+            Ln(inserted, x=94.0),
+            Ln("(2) The Registrar must give the operator notice of the cancellation.", x=94.0),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "act.pdf", pages))
+    title = "7 Permits may be cancelled"
+    assert _path_of(doc, "Subsection (1) does not apply") == (title, inserted)
+    two = _path_of(doc, "must give the operator notice")
+    assert two[0] == title and len(two) == 2 and two[1].startswith("(2)")
+
+
 def _pleading(path: Path, pages: list[list[str]], offset: float = 1.5) -> Path:
     """A pleading: the numbers 1–28 down the left margin every 24 pt, each in a text object of its own set
     ``offset`` points under the baseline of the text line beside it; the text double-spaced on them."""

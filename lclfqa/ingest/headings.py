@@ -32,7 +32,7 @@ INSERTED = "inserted"
 _DYNAMIC = [
     (re.compile(_QUOTED + r"\(([ivx]{1,5})\)\s"), "(i)"),
     (re.compile(_QUOTED + r"\(([a-z]{1,2})\)\s"), "(a)"),
-    (re.compile(_QUOTED + r"\((\d{1,3})\)\s"), "(1)"),
+    (re.compile(_QUOTED + r"\((\d{1,3}[A-Z]{0,2})\)\s"), "(1)"),  # "(1A)": an Act's inserted subsection
     (re.compile(_QUOTED + r"\(([IVX]{1,5})\)\s"), "(I)"),
     (re.compile(_QUOTED + r"\(([A-Z]{1,2})\)\s"), "(A)"),
     (re.compile(r"^([IVXL]{1,6})\.\s+\S"), "I."),
