@@ -88,6 +88,11 @@ class Heading:
     # heading set larger than the body (an unranked heading at least as large closes it); 0 otherwise
     size: int = 0
 
+    @property
+    def display_size(self) -> int:
+        """The type size of an unranked heading set larger than the body (kind ``sizeN``), else 0."""
+        return int(self.kind[4:]) if self.kind.startswith("size") else 0
+
 
 def strip_line_number(text: str, has_line_numbers: bool) -> str:
     return LINE_NUMBER.sub("", text, count=1) if has_line_numbers else text
@@ -505,11 +510,11 @@ def push(stack: list[Heading], heading: Heading, right_under: bool = False) -> N
         # a named level closes too where its own heading line was set larger than the body, but no larger than
         # this one, and holds text ("Recommendations" set as large as "Chapter 3 Options for reform", after
         # the chapter's text, is no part of Chapter 3)
-        size = int(heading.kind[4:])
+        size = heading.display_size
         while (
             _open(stack)
             and (stack[-1].kind not in ranked or (0 < stack[-1].size <= size and not right_under))
-            and not (stack[-1].kind.startswith("size") and int(stack[-1].kind[4:]) > size)
+            and stack[-1].display_size <= size
         ):
             stack.pop()
     elif heading.kind == "appendix":  # closes the numbered outline, keeps named and display levels above it
@@ -540,7 +545,7 @@ def _close_for_schedule(stack: list[Heading], size: int) -> None:
     schedule before it), keeping only the display titles above them set larger than its own heading (the
     document's title), so that its own numbering, which starts from ``1.`` again, nests under it and never
     closes it (a schedule's ``1. Facility`` is not the deed's clause 1)."""
-    while _open(stack) and not (stack[-1].kind.startswith("size") and int(stack[-1].kind[4:]) > size):
+    while _open(stack) and stack[-1].display_size <= size:
         stack.pop()
 
 
