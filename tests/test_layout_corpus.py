@@ -459,6 +459,20 @@ def test_printed_hyphen_at_a_lines_end_joined_where_the_documents_words_say_so()
     assert hyphen_break("The legisla-", "Ture", compounds, words) is None  # a capital: a new word
 
 
+def test_number_range_broken_at_its_dash_joins_as_printed():
+    # a pinpoint range broken at a line's end reads as printed, "273–274", in a note and in the body alike; a
+    # dash before a word, or a number after a word, is no range
+    from lclfqa.ingest.textjoin import join_lines, range_break
+
+    assert join_lines(["See 506 U. S. 263, 273–", "274 (1993); id., at 365-", "366."]) == (
+        "See 506 U. S. 263, 273–274 (1993); id., at 365-366."
+    )
+    assert range_break("items 1–22, 30–", "40): the amendments")
+    assert not range_break("the guarantor—", "who remains liable")
+    assert not range_break("a period of 12-", "month duration")
+    assert not range_break("the amount under section 4–", "the Secretary")
+
+
 def test_self_broken_at_a_lines_end_keeps_its_hyphen():
     # English always hyphenates the prefix "self-": with no inline evidence it keeps its hyphen at a line's
     # end ("self-" / "interested", never "selfinterested"), caps included, but "self-" / "ish" is one word.

@@ -110,6 +110,14 @@ def test_dobbs_footnotes_three_numbered_runs(dobbs):
     assert pages == sorted(pages)
 
 
+def test_dobbs_pinpoint_ranges_broken_at_a_lines_end_read_as_printed(dobbs):
+    # "506 U. S. 263, 273–" / "274." in the body and "Id., at 200–" / "201" read as printed, with no line break
+    # or space inside the range (21 such breaks in the body and notes)
+    text = "\n".join([s.text for s in dobbs.sections] + [f.text for f in dobbs.footnotes])
+    assert "263, 273–274." in text and "Id., at 200–201" in text
+    assert not re.search(r"\d–\s+\d", text)
+
+
 def test_dobbs_footnote_24_on_page_24(dobbs):
     fn = [f for f in dobbs.footnotes if f.number == "24" and f.page == 24]
     assert len(fn) == 1

@@ -88,8 +88,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: an Act's smaller "Note:" at its subsection's text belongs to the subsection, not its last item, a pleading's
 #: margin line numbers 1-28 dropped, text turned a quarter measured like level text and read in its order;
 #: 24: a statute item closed by "; and" / "; or" ends before its sibling, a CFR "(c) …—(1) In general." opens
-#: (c) and its (1), "self-" broken at a line's end keeps its hyphen; 25: an Act's inserted "(1A)" is a subsection).
-PARSER_VERSION = 25
+#: (c) and its (1), "self-" broken at a line's end keeps its hyphen; 25: an Act's inserted "(1A)" is a subsection;
+#: 26: a number range broken at its dash at a line's end reads as printed, "273–274").
+PARSER_VERSION = 26
 
 Summarizer = Callable[[ParsedDocument], str]
 

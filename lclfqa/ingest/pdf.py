@@ -111,6 +111,7 @@ from lclfqa.ingest.textjoin import (
     join_lines,
     join_text,
     join_title,
+    range_break,
     rejoin,
 )
 
@@ -496,11 +497,14 @@ def _append_separator(
     current: _SectionDraft, sep: str, following: str, compounds: set[str], words: set[str] = frozenset()
 ) -> None:
     """Separate the ``following`` line with ``sep``, or join it to a word PDFium marked as broken at the
-    line's end (keeping the hyphen of a compound the document prints whole elsewhere), or to a word
-    broken by a printed hyphen that the document's own words join (``legisla-`` / ``ture``)."""
+    line's end (keeping the hyphen of a compound the document prints whole elsewhere), to a number range
+    broken at its dash (``273–`` / ``274``), or to a word broken by a printed hyphen that the document's own
+    words join (``legisla-`` / ``ture``)."""
     if current.parts and current.parts[-1].endswith(SOFT_HYPHEN):
         head = current.parts[-1][: -len(SOFT_HYPHEN)]
         current.parts[-1] = head + rejoin(head, following, compounds)
+    elif current.parts and range_break(current.parts[-1], following):
+        current.parts[-1] = current.parts[-1].rstrip()  # "at 273–" / "274": the range as printed
     elif (
         words
         and current.parts

@@ -64,6 +64,16 @@ def hyphen_break(left: str, right: str, compounds: set[str], words: set[str]) ->
     return "" if (a.group(1) + b.group(1)).lower() in words else None
 
 
+_RANGE_END = re.compile(r"\d[-–]$")
+_NUMBER_START = re.compile(r"^\s*\d")
+
+
+def range_break(left: str, right: str) -> bool:
+    """A number range broken at the line's end (``506 U. S. 263, 273–`` / ``274``, ``at 365-`` / ``366``): the
+    two halves join with no space, as printed."""
+    return bool(_RANGE_END.search(left.rstrip()) and _NUMBER_START.match(right))
+
+
 def join_title(title: str, more: str, compounds: set[str] = frozenset()) -> str:
     """``title`` + ``more``: a word PDFium marked as broken at the line's end is joined back."""
     if title.endswith(SOFT_HYPHEN):
@@ -79,6 +89,8 @@ def join_lines(lines: list[str], compounds: set[str] = frozenset(), words: set[s
         if out.endswith(SOFT_HYPHEN):
             head = out[: -len(SOFT_HYPHEN)]
             out = head + rejoin(head, line, compounds) + line
+        elif range_break(out, line):
+            out = out.rstrip() + line.lstrip()
         elif out.endswith("-") and (joint := hyphen_break(out, line, compounds, words)) is not None:
             out = out[:-1] + joint + line.lstrip()
         else:
