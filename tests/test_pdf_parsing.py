@@ -1590,6 +1590,16 @@ def test_act_inserted_subsection_1a_is_a_subsection(au):
         assert path[-2].startswith("48A Life policy") and path[-1].startswith(label)
 
 
+def test_act_subsection_after_a_title_wrapped_at_a_pages_foot(au):
+    # s 75P's title wraps onto "proceedings" at page 88's foot; the "(1)" atop the next page opens subsection (1)
+    # (it had been read as the title's text, so (2) nested under (1)'s item (b))
+    under = [s for s in au["insurance"].sections if any(t.startswith("75P Evidence given") for t in s.path)]
+    item = next(s.path for s in under if "the individual previously gave" in s.text)
+    assert item[-2].startswith("(1) Evidence of information given") and item[-3].startswith("75P Evidence given")
+    two = next(s.path for s in under if "However, subsection (1) does not apply" in s.text)
+    assert two[-2].startswith("75P Evidence given") and two[-1].startswith("(2) However")
+
+
 def test_done_when_acts_keep_penalty_lines_and_part_division_section_paths(au):
     # every "Penalty:" line printed (10 in the Insurance Contracts Act, none in the Independent
     # Contractors Act) is in the text once; the Acts' paths run Part > (Division >) section

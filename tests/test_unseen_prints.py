@@ -1262,6 +1262,32 @@ def test_inserted_subsection_1a_closes_the_items_above_it(tmp_path: Path) -> Non
     assert two[0] == title and len(two) == 2 and two[1].startswith("(2)")
 
 
+def test_subsection_after_a_title_wrapped_at_a_pages_foot_opens_its_level(tmp_path: Path) -> None:
+    """A section title set larger, wrapped onto a second line at a page's foot: the ``(1)`` atop the next page
+    opens the section's first subsection (it was read as the title's text, so ``(2)`` nested under ``(b)``)."""
+    title = "75Q Evidence given in civil proceedings not admissible in criminal"
+    pages = [
+        [
+            *(Ln(t) for t in _filler(1, 30)),
+            Ln(title, 12.5, bold=True, before=8),
+            Ln("proceedings", 12.5, bold=True, x=94.0),
+        ],
+        [
+            Ln("(1) Evidence given by an individual is not admissible in criminal", x=94.0),
+            Ln("proceedings against the individual if:", x=118.0),
+            Ln("(a) the individual gave the evidence in civil proceedings; and", x=118.0),
+            Ln("(b) the conduct alleged is substantially the same.", x=118.0),
+            Ln("(2) However, subsection (1) does not apply to proceedings about the falsity of the evidence.", x=94.0),
+        ],
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "wrapped.pdf", pages))
+    head = f"{title} proceedings"
+    one = _path_of(doc, "the individual gave the evidence in civil")
+    assert one[-3:-1] == (head, "(1) Evidence given by an individual is not admissible in criminal")
+    two = _path_of(doc, "However, subsection (1) does not apply")
+    assert two[-2] == head and two[-1].startswith("(2) However")
+
+
 def _pleading(path: Path, pages: list[list[str]], offset: float = 1.5) -> Path:
     """A pleading: the numbers 1–28 down the left margin every 24 pt, each in a text object of its own set
     ``offset`` points under the baseline of the text line beside it; the text double-spaced on them."""

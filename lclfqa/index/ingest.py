@@ -89,8 +89,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: margin line numbers 1-28 dropped, text turned a quarter measured like level text and read in its order;
 #: 24: a statute item closed by "; and" / "; or" ends before its sibling, a CFR "(c) …—(1) In general." opens
 #: (c) and its (1), "self-" broken at a line's end keeps its hyphen; 25: an Act's inserted "(1A)" is a subsection;
-#: 26: a number range broken at its dash at a line's end reads as printed, "273–274").
-PARSER_VERSION = 26
+#: 26: a number range broken at its dash at a line's end reads as printed, "273–274"; 27: the line after a
+#: wrapped title, set in another size, opens the section's text even across a page break).
+PARSER_VERSION = 27
 
 Summarizer = Callable[[ParsedDocument], str]
 

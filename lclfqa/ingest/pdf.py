@@ -158,6 +158,12 @@ def _ends_paragraph(prev_text: str) -> bool:
 _ITEM_CLOSE = re.compile(r";\s*(?:and|or)$")  # "(A) …; and" / "(i) …; or": a list item's last words
 
 
+def _under_title(current: _SectionDraft) -> bool:
+    """Nothing but the section's heading so far: the next line set in another size opens its text, even where
+    the title wrapped (``75P Evidence given … in criminal`` / ``proceedings``, then ``(1) Evidence of…``)."""
+    return len(current.parts) <= 1 or current.lines == current.title_lines > 0
+
+
 def _has_line_numbers(lines: list[Line]) -> bool:
     numbered = sum(1 for ln in lines if LINE_NUMBER.match(ln.text))
     return len(lines) > 20 and numbered > 0.4 * len(lines)
@@ -275,7 +281,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 prev is None
                 or gap > 0.6 * pitch
                 or _ends_paragraph(prev_text)
-                or (current is not None and len(current.parts) <= 1 and prev.height != ln.height)
+                or (current is not None and _under_title(current) and prev.height != ln.height)
                 or abs(ln.x0 - prev.x0) > 2
                 and prev.page == ln.page
                 and ln.x0 < prev.x0
