@@ -1288,35 +1288,6 @@ def test_subsection_after_a_title_wrapped_at_a_pages_foot_opens_its_level(tmp_pa
     assert two[-2] == head and two[-1].startswith("(2) However")
 
 
-def test_next_item_atop_a_page_opens_its_level(tmp_path: Path) -> None:
-    """An item ending ``, and`` at a page's foot, its sibling atop the next page: ``(B)`` opens its own level (no
-    gap and no indent says so atop a page; its label, the next of an open level, does), and a line atop the
-    page that carries on a sentence stays in it."""
-    carried = "with respect to property placed in service after the date of enactment."
-    pages = [
-        [
-            *(Ln(t) for t in _filler(1, 30)),
-            Ln("SEC. 102. CONFORMING AMENDMENTS.", bold=True, before=8),
-            Ln("(a) IN GENERAL.—Section 48 is amended—", x=LEFT + 12),
-            Ln("(1) in subsection (a)—", x=LEFT + 24),
-            Ln("(A) by striking ‘‘and’’ at the end of paragraph (2), and", x=LEFT + 36),
-        ],
-        [
-            Ln("(B) by adding at the end the following new paragraph", x=LEFT + 36),
-            Ln("relating to qualified repairs, and"),
-            Ln("(2) in subsection (b), by striking the period and inserting the following", x=LEFT + 24),
-        ],
-        [Ln(carried), Ln("(b) EFFECTIVE DATE.—The amendments made by this section apply to property.", x=LEFT + 12)],
-    ]
-    doc = parse_pdf(build_lines(tmp_path / "amend.pdf", pages))
-    a = _path_of(doc, "by striking ‘‘and’’ at the end")
-    b = _path_of(doc, "by adding at the end the following")
-    assert a[-1].startswith("(A)") and b[-1].startswith("(B)") and a[:-1] == b[:-1]
-    two = _path_of(doc, "in subsection (b), by striking the period")
-    assert two[-1].startswith("(2)") and two[:-1] == a[:-2]
-    assert _path_of(doc, carried) == two
-
-
 def _pleading(path: Path, pages: list[list[str]], offset: float = 1.5) -> Path:
     """A pleading: the numbers 1–28 down the left margin every 24 pt, each in a text object of its own set
     ``offset`` points under the baseline of the text line beside it; the text double-spaced on them."""

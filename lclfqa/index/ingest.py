@@ -90,9 +90,8 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: 24: a statute item closed by "; and" / "; or" ends before its sibling, a CFR "(c) …—(1) In general." opens
 #: (c) and its (1), "self-" broken at a line's end keeps its hyphen; 25: an Act's inserted "(1A)" is a subsection;
 #: 26: a number range broken at its dash at a line's end reads as printed, "273–274"; 27: the line after a
-#: wrapped title, set in another size, opens the section's text even across a page break; 28: a line opening
-#: with the next label of an open "(x)" level may open that item, atop a page or under a flush run-over line).
-PARSER_VERSION = 28
+#: wrapped title, set in another size, opens the section's text even across a page break).
+PARSER_VERSION = 27
 
 Summarizer = Callable[[ParsedDocument], str]
 

@@ -226,29 +226,6 @@ def _next_labels(label: str) -> set[str]:
     return out
 
 
-_CROSS_REFERENCE = re.compile(r"^\s*(?:of|and|or|through|to)\b|^\s*[,;.)]|^\s*$")
-
-
-def opens_next_item(text: str, stack: list[Heading]) -> bool:
-    """``text`` opens with the next label of a parenthesised level still open on the path (``(2) If, under
-    section 75ZA …`` while ``(1)`` is open): the line may open the next item, not carry on the last one, where
-    no gap or indent says so (atop a page; a slip law's ``(A) by striking …, and`` / ``(B) by adding …``
-    indented right of the flush run-over line above it). A cross-reference that a sentence carries on to the
-    line's start (``(2) of this section``, ``(2) and (3)``) opens nothing."""
-    stripped = text.strip()
-    for pattern, kind in _DYNAMIC[:5]:
-        if m := pattern.match(stripped + " "):
-            if _CROSS_REFERENCE.match(stripped[m.end() - 1 :]):
-                return False
-            label = m.group(1)
-            for h in reversed(stack):
-                if h.kind == kind or (h.kind in ("(i)", "(a)") and kind in ("(i)", "(a)")):
-                    if label in _next_labels(h.label):
-                        return True
-            return False
-    return False
-
-
 def _enumerates_inline(label: str, page: PageView, index: int, has_line_numbers: bool) -> bool:
     """A paragraph ``(1) Whether …; (2) whether …; and (3) how …`` lists its items in one sentence.
 

@@ -98,7 +98,6 @@ from lclfqa.ingest.headings import (
     numbered_outline,
     numbers_paragraphs,
     open_title,
-    opens_next_item,
     push,
     strip_line_number,
 )
@@ -283,7 +282,6 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 or gap > 0.6 * pitch
                 or _ends_paragraph(prev_text)
                 or (current is not None and _under_title(current) and prev.height != ln.height)
-                or opens_next_item(text, stack)
                 or abs(ln.x0 - prev.x0) > 2
                 and prev.page == ln.page
                 and ln.x0 < prev.x0
