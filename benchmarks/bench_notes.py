@@ -36,6 +36,19 @@ TRUE = {
 }
 
 
+def real_prints(ecfr: bool) -> list[str]:
+    """The legal prints under ``DATA`` (paths relative to it), with the 19 eCFR prints when ``ecfr``; exits with
+    status 2, naming them, when any is missing."""
+    names = list(TRUE)
+    if ecfr:
+        names += [str(p.relative_to(DATA)) for p in sorted((DATA / "pdfs" / "treasury-regulations").glob("*.pdf"))]
+    missing = [name for name in names if not (DATA / name).is_file()]
+    if missing:
+        print(f"missing under {DATA}: {', '.join(missing)}", file=sys.stderr)
+        raise SystemExit(2)
+    return names
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ecfr", action="store_true", help="add the eCFR prints (no notes)")
@@ -43,13 +56,7 @@ def main() -> int:
     args = ap.parse_args()
     from lclfqa.ingest.pdf import parse_pdf
 
-    truth = dict(TRUE)
-    if args.ecfr:
-        truth |= {str(p.relative_to(DATA)): 0 for p in sorted((DATA / "pdfs" / "treasury-regulations").glob("*.pdf"))}
-    missing = [name for name in truth if not (DATA / name).is_file()]
-    if missing:
-        print(f"missing under {DATA}: {', '.join(missing)}", file=sys.stderr)
-        return 2
+    truth = {name: TRUE.get(name, 0) for name in real_prints(args.ecfr)}
     print("| print | pages | notes found / true | longest note | running lines dropped | seconds |")
     print("|---|---|---|---|---|---|")
     off = 0

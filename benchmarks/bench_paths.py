@@ -22,7 +22,7 @@ from pathlib import Path
 
 os.environ.setdefault("DO_NOT_TRACK", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_notes import DATA, TRUE  # noqa: E402
+from bench_notes import DATA, real_prints  # noqa: E402
 
 _LABEL = re.compile(r"^[‘’“”'\"]*\((\w{1,5})\)")
 _ROMAN = ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii", "xiii", "xiv", "xv", "xvi"]
@@ -73,12 +73,7 @@ def main() -> int:
     args = ap.parse_args()
     from lclfqa.ingest.pdf import parse_pdf
 
-    ecfr = sorted((DATA / "pdfs" / "treasury-regulations").glob("*.pdf"))
-    names = list(TRUE) + [str(p.relative_to(DATA)) for p in ecfr]
-    missing = [name for name in names if not (DATA / name).is_file()]
-    if missing:
-        print(f"missing under {DATA}: {', '.join(missing)}", file=sys.stderr)
-        return 2
+    names = real_prints(ecfr=True)
     print("| print | sections | parents with (x) children | breaks |")
     print("|---|---|---|---|")
     total = 0
