@@ -263,6 +263,17 @@ def test_info_lists_the_names_that_scope_a_question(sample_index: Path):
     out = CliRunner().invoke(app, ["info", "--index", str(sample_index)])
     assert out.exit_code == 0, out.output
     assert "named by: engagement letter" in out.output
+    assert "parsed by parser version" not in out.output  # built by this lclfqa
+
+
+def test_info_says_when_a_newer_parser_would_parse_the_documents_again(sample_index: Path, monkeypatch):
+    import lclfqa.index.ingest as ingest
+
+    built = ingest.PARSER_VERSION
+    monkeypatch.setattr(ingest, "PARSER_VERSION", built + 1)
+    out = CliRunner().invoke(app, ["info", "--index", str(sample_index)])
+    assert out.exit_code == 0, out.output
+    assert f"parsed by parser version {built}; this lclfqa parses with {built + 1}" in " ".join(out.output.split())
 
 
 def test_a_cited_provision_no_hit_names_is_turned_to_by_its_heading():

@@ -191,6 +191,7 @@ def info(
     to a document ('In Dobbs, …')."""
     from lclfqa.index.errors import IndexStoreError
     from lclfqa.index.factory import check_files, check_revision, open_index
+    from lclfqa.index.ingest import PARSER_VERSION, parser_behind
     from lclfqa.index.scope import scope_names
 
     settings = load_settings(config, **backend_overrides(backend, milvus_uri))
@@ -213,6 +214,12 @@ def info(
         check_revision(idx)
     except IndexStoreError as e:  # every other command refuses it: say so here
         console.print(f"[bold yellow]warning:[/] {e}", highlight=False)
+    if (old := parser_behind(idx)) is not None:
+        console.print(
+            f"[bold yellow]note:[/] parsed by parser version {old}; this lclfqa parses with {PARSER_VERSION}. "
+            "Ingest the same files again to re-parse them (texts that did not change keep their vectors).",
+            highlight=False,
+        )
     chunking = idx.recorded_settings.get("chunking")
     mode = chunking.get("chunking", "layout") if isinstance(chunking, dict) else "layout"
     out = Console()

@@ -155,6 +155,14 @@ def _recorded_chunk_settings(index: IndexBackend) -> dict | None:
     return {**LEGACY_CHUNK_SETTINGS, **recorded}
 
 
+def parser_behind(index: IndexBackend) -> int | None:
+    """The parser version ``index``'s documents were parsed with, where it is older than this lclfqa's
+    :data:`PARSER_VERSION` (ingesting the same files again re-parses them); ``None`` when current or unknown."""
+    recorded = _recorded_chunk_settings(index)
+    version = recorded.get("parser") if recorded else None
+    return version if isinstance(version, int) and version < PARSER_VERSION else None
+
+
 def _stale_documents(index: IndexBackend) -> set[str]:
     """Documents whose chunks were kept from earlier chunk settings because their source could not be re-read."""
     stale = index.recorded_settings.get("stale_documents", [])
