@@ -676,6 +676,20 @@ def test_no_running_line_left_in_the_more_prints(legal, name):
     assert not re.findall(RUNNING[name], text, flags=re.M)
 
 
+def test_older_act_side_notes_kept_out_of_its_sentences_and_its_sections_read(legal):
+    # the Maltese Act prints each article's title and amendment history in 8.9 pt beside the text
+    # ("Offences." / "Amended by:" / "III. 2002.166;"); read by height they fell between a sentence's lines
+    # and their "XV. 2021.2." opened roman-numbered levels. They stay whole after the clause beside them, and
+    # "3. (1) Any person …" opens article 3 and its sub-article (1)
+    doc = legal["more/mt-cap373-money-laundering-act.pdf"]
+    text = " ".join(" ".join(s.text.split()) for s in doc.sections)
+    assert "Any person committing any act of money laundering shall be guilty of an offence" in text
+    assert "Offences. Amended by: III. 2002.166;" in text
+    assert not [s.path for s in doc.sections if any(re.match(r"[IVXL]+\. \d{4}", t) for t in s.path)]
+    path = next(s.path for s in doc.sections if "Any person committing any act of money" in s.text)
+    assert path[-2:] == ("3.", "(1) Any person committing any act of money laundering")
+
+
 # --- small caps split by the text layer --------------------------------------------------------------------
 
 

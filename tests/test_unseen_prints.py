@@ -1288,6 +1288,48 @@ def test_subsection_after_a_title_wrapped_at_a_pages_foot_opens_its_level(tmp_pa
     assert two[-2] == head and two[-1].startswith("(2) However")
 
 
+def test_older_act_with_side_notes_reads_its_sections_and_keeps_the_notes_apart(tmp_path: Path) -> None:
+    """An older Act: ``2. (1) …`` sections, and in the right margin, level with the text, each section's title
+    and its amendments in a smaller size. The notes stay out of the sentences (read by height, they fell between
+    the text's lines) and open no level ("XIV. 2009.3." is an amending Act, not a Part XIV); ``2. (1)`` opens
+    section 2 with its subsection (1), and ``3. The Minister …`` opens section 3."""
+    body = [
+        (LEFT, "2. (1) A person who carries on a relevant activity shall keep"),
+        (LEFT + 10, "records of every transaction for a period of five years from"),
+        (LEFT + 10, "the date on which the transaction was completed."),
+        (LEFT + 10, "(2) The records shall be produced to the Unit on demand."),
+        (LEFT, "3. The Minister may make regulations for the purposes of this Act."),
+    ]
+    notes = [("Records.", 0), ("Amended by:", 1), ("XIV. 2009.3.", 2), ("Regulations.", 4)]
+    path = tmp_path / "act.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    lead = round(BODY_SIZE * 1.29, 1)
+    y = TOP
+    for text in _filler(1, 4):
+        _draw(c, LEFT, y, text, BODY_SIZE)
+        y -= lead
+    for x, text in body:
+        _draw(c, x, y, text, BODY_SIZE)
+        y -= lead
+    first = y + lead * len(body)
+    for text, row in notes:
+        _draw(c, LEFT + 420, first - row * lead - 1, text, 8.0)  # right of the text block (to 479 pt)
+    _draw(c, PAGE_W - 100, 40, "page 1", 9.0)
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    text = " ".join(_norm(s.text) for s in doc.sections)
+    assert _norm("shall keep records of every transaction for a period of five years from the date") in text
+    assert _norm("Records. Amended by: XIV. 2009.3.") in text
+    assert not [s.path for s in doc.sections if any(t.startswith("XIV") for t in s.path)]
+    assert _path_of(doc, "shall keep records")[-2] == "2."
+    assert _path_of(doc, "produced to the Unit on demand")[-2:] == (
+        "2.",
+        "(2) The records shall be produced to the Unit on demand.",
+    )
+    assert _path_of(doc, "The Minister may make regulations")[-1] == "3."
+
+
 def _pleading(path: Path, pages: list[list[str]], offset: float = 1.5) -> Path:
     """A pleading: the numbers 1–28 down the left margin every 24 pt, each in a text object of its own set
     ``offset`` points under the baseline of the text line beside it; the text double-spaced on them."""

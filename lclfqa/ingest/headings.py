@@ -55,6 +55,10 @@ SCHEDULE = "schedule"
 # It opens a level only where the type sets it apart (``decimal_heading``); a level's kind is its depth, "1.1"
 # or "1.1.1", so 5.2.1 nests under 5.2, and 5.3 closes both.
 _DECIMAL = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){1,3})\.?\s+(?=[A-Z“\"‘'])")
+# An older Act's section, its number run into its subsection (1): "3. (1) Any person…", "1.—(1) This Part…" (Malta,
+# the UK, Ireland); a later section of one subsection reads "4. The Minister may…": the next number opens it.
+ACT_SECTION = re.compile(r"^(\d{1,3}[A-Z]{0,2})\.\s?(?:—\s?)?(?=\(1\)\s+\S)")
+_NEXT_SECTION = re.compile(r"^(\d{1,3}[A-Z]{0,2})\.\s+(?:—\s?)?\S")
 _LONE = [
     (re.compile(r"^([IVXL]{1,6})$"), "I."),
     (re.compile(r"^([A-Z])$"), "A."),
@@ -333,6 +337,8 @@ def classify(
         # on a line of its own: set in bold or larger, or a paragraph's first line with no lower-case word
         if display or (para_start and not any(c.islower() for c in m.group("rest"))):
             return Heading(SCHEDULE, _title(stripped, ln, display), "", size=round(ln.height))
+    if para_start and (m := ACT_SECTION.match(stripped) or _next_act_section(stripped, stack)):
+        return Heading("section", f"{m.group(1)}.", m.group(1))
     for pattern, kind in _LONE:
         m = pattern.match(stripped)
         if m:
@@ -368,6 +374,25 @@ def classify(
     if display and len(stripped) < 120 and not stripped.endswith(","):
         return Heading(f"size{round(ln.height)}" if larger else "bold", stripped, "")
     return None
+
+
+def act_subsection(text: str, ln: Line, stack: list[Heading]) -> Heading | None:
+    """The subsection ``(1)`` an older Act's section line runs into (``3. (1) Any person…``), or ``None``."""
+    m = ACT_SECTION.match(text)
+    if m is None:
+        return None
+    rest = text[m.end() :]
+    return Heading(_disambiguate("(1)", "1", stack), _title(rest, ln), "1", indent=ln.x0)
+
+
+def _next_act_section(text: str, stack: list[Heading]) -> re.Match[str] | None:
+    """``4. The Minister may…`` where the open section is an older Act's ``3. (1)`` (such a section's label is
+    set only by :data:`ACT_SECTION`): the next section, not an item of section 3's list."""
+    m = _NEXT_SECTION.match(text)
+    if m is None:
+        return None
+    last = next((h.label for h in reversed(stack) if h.kind == "section"), "")
+    return m if last.isdigit() and m.group(1).isdigit() and int(m.group(1)) == int(last) + 1 else None
 
 
 # "(c) Taxable year of completion—(1) In general.": a paragraph's subject, a dash, and its first sub-paragraph's

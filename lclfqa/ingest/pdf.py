@@ -89,6 +89,7 @@ from lclfqa.ingest.headings import (
     RANKED_KINDS,
     Heading,
     PageView,
+    act_subsection,
     bold_heading_shape,
     caps_continuation,
     classify,
@@ -162,6 +163,55 @@ def _under_title(current: _SectionDraft) -> bool:
     """Nothing but the section's heading so far: the next line set in another size opens its text, even where
     the title wrapped (``75P Evidence given … in criminal`` / ``proceedings``, then ``(1) Evidence of…``)."""
     return len(current.parts) <= 1 or current.lines == current.title_lines > 0
+
+
+SIDE_NOTE_WIDTH = 0.35  # a side note's column: at most this share of the text's width
+
+
+def _set_side_notes_apart(lines: list[Line], body: float) -> tuple[list[Line], set[int]]:
+    """A page's lines with its side notes moved out of the text's sentences, and the notes' ids.
+
+    A side note (an older Act's "Offences." / "Amended by: III. 2002.166;" in the margin) is set smaller
+    than the body, wholly beside the text block, in a narrow column; read by height, its lines fall between
+    the lines of the paragraph beside it. Each run of a note's lines is moved to the end of the first
+    clause, at or below the note's first line, that closes (a full stop, a colon, a semicolon…), so it stays
+    with its section and breaks no sentence. A page with fewer than two such lines is left as it is.
+    """
+    text = [x for x in lines if abs(x.height - body) < 0.5 and not x.rotated]
+    if len(text) < 5:
+        return lines, set()
+    starts, ends = sorted(x.x0 for x in text), sorted(x.x1 for x in text)
+    left, right = starts[len(starts) // 10], ends[-1 - len(ends) // 10]  # the block's edges, not a wide title's
+    narrow = SIDE_NOTE_WIDTH * (right - left)
+    side = [
+        x
+        for x in lines
+        if not x.rotated
+        and x.height < body - 1
+        and (x.x0 > right + 6 or x.x1 < left - 6)
+        and x.x1 - x.x0 < narrow
+        and any(c.isalpha() for c in x.text)
+    ]
+    if len(side) < 2:
+        return lines, set()
+    ids = {id(x) for x in side}
+    rest = [x for x in lines if id(x) not in ids]
+    runs: list[list[Line]] = []
+    for x in sorted(side, key=lambda x: -x.top):
+        if runs and runs[-1][-1].bottom - x.top < 1.5 * body:
+            runs[-1].append(x)
+        else:
+            runs.append([x])
+    after: dict[int, list[Line]] = {}
+    for run in runs:
+        at = next((k for k, x in enumerate(rest) if x.top <= run[0].top + 0.5 * body), len(rest) - 1)
+        end = next((k for k in range(at, len(rest)) if _ends_paragraph(rest[k].text.rstrip())), len(rest) - 1)
+        after.setdefault(end, []).extend(run)
+    out: list[Line] = []
+    for k, x in enumerate(rest):
+        out.append(x)
+        out += after.get(k, [])
+    return out, ids
 
 
 def _has_line_numbers(lines: list[Line]) -> bool:
@@ -259,6 +309,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 zone_end = zone_start + notes_end(column[zone_start:])
                 split_footnotes(column[zone_start:zone_end], page_no, notes)
                 body_lines += column[:zone_start] + column[zone_end:]
+        body_lines, side = _set_side_notes_apart(body_lines, page_body_height(body_lines) or body)
         view = PageView(
             body_lines,
             body_height(body_lines) or body,
@@ -287,7 +338,9 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 and ln.x0 < prev.x0
             )
             heading = None
-            if para_start and (title := _opinion(text, body_lines, index, has_line_numbers)):
+            if id(ln) in side:  # a side note: text of the section it sits beside, never a heading
+                pass
+            elif para_start and (title := _opinion(text, body_lines, index, has_line_numbers)):
                 heading = Heading(OPINION, title, "")
             else:
                 heading = classify(ln, text, body, stack, para_start, view, index, has_line_numbers, numbered, outline)
@@ -363,6 +416,8 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 push(stack, heading, right_under)
                 if first is not None:  # "(c) Taxable year of completion—(1) In general.": (c) and its (1)
                     push(stack, first)
+                if heading.kind == "section" and (sub := act_subsection(text.strip(), ln, stack)) is not None:
+                    push(stack, sub)  # "3. (1) Any person…": section 3 and its subsection (1)
                 if len(stack) == 1:
                     banners.add(heading.title)
                 current = _SectionDraft(_path(stack), page_no, page_no)
@@ -371,7 +426,8 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 current = _SectionDraft(_path(stack), page_no, page_no, title_lines=0)
                 sections.append(current)
             elif current.parts:
-                _append_separator(current, "\n\n" if gap > 1.6 * pitch else "\n", text, compounds, vocabulary)
+                apart = gap > 1.6 * pitch or (id(ln) in side) != (prev is not None and id(prev) in side)
+                _append_separator(current, "\n\n" if apart else "\n", text, compounds, vocabulary)
             if page_no != current.page_end:
                 current.breaks.extend([current.length()] * (page_no - current.page_end))
             current.parts.append(text)
