@@ -473,25 +473,6 @@ def test_number_range_broken_at_its_dash_joins_as_printed():
     assert not range_break("the amount under section 4–", "the Secretary")
 
 
-def test_item_title_cut_inside_a_word_is_completed_from_the_next_line():
-    # an item's title is its first line; where that line ends inside a hyphenated word, the word's rest comes
-    # from the next line, joined as the document's words say ("abbre-" / "viated" → "abbreviated";
-    # "sub-" / "article" keeps its hyphen where the document prints "sub-article"), else left as printed
-    from lclfqa.ingest.layout import SOFT_HYPHEN
-    from lclfqa.ingest.textjoin import complete_word
-
-    words, compounds = {"abbreviated", "equipment"}, {"sub-article"}
-    assert complete_word("(ii) a drug approved under an abbre-", "viated new drug", compounds, words) == (
-        "(ii) a drug approved under an abbreviated"
-    )
-    assert (
-        complete_word("(3) as provided in sub-", "article (2), the", compounds, words)
-        == "(3) as provided in sub-article"
-    )
-    assert complete_word(f"(B) the equip{SOFT_HYPHEN}", "ment used", compounds, words) == "(B) the equipment"
-    assert complete_word("(A) both paid-", "and unpaid leave", compounds, words) == "(A) both paid-"
-
-
 def test_self_broken_at_a_lines_end_keeps_its_hyphen():
     # English always hyphenates the prefix "self-": with no inline evidence it keeps its hyphen at a line's
     # end ("self-" / "interested", never "selfinterested"), caps included, but "self-" / "ish" is one word.

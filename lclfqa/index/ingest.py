@@ -91,9 +91,8 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: (c) and its (1), "self-" broken at a line's end keeps its hyphen; 25: an Act's inserted "(1A)" is a subsection;
 #: 26: a number range broken at its dash at a line's end reads as printed, "273–274"; 27: the line after a
 #: wrapped title, set in another size, opens the section's text even across a page break; 28: measured and
-#: reverted; 29: an older Act's "3. (1)" opens section 3 and its (1), its side notes kept out of its sentences;
-#: 30: an item's title cut inside a hyphenated word is completed from the next line, "… an abbreviated").
-PARSER_VERSION = 30
+#: reverted; 29: an older Act's "3. (1)" opens section 3 and its (1), its side notes kept out of its sentences).
+PARSER_VERSION = 29
 
 Summarizer = Callable[[ParsedDocument], str]
 

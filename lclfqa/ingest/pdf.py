@@ -106,7 +106,6 @@ from lclfqa.ingest.layout import SOFT_HYPHEN, Line, page_lines
 from lclfqa.ingest.opinions import opinion_title
 from lclfqa.ingest.running import find_running_lines
 from lclfqa.ingest.textjoin import (
-    complete_word,
     document_words,
     hyphen_break,
     inline_compounds,
@@ -413,12 +412,6 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 if heading.kind.startswith("size") and heading.title in banners:
                     stack.clear()  # the court's banner again, over the next opinion: it closes the last one
                 right_under = current is not None and current.lines == current.title_lines > 0
-                cut = heading.title.endswith(("-", SOFT_HYPHEN)) and text.rstrip().endswith(heading.title[-3:])
-                if cut and heading.kind.startswith("(") and not heading.open:  # an item titled by its first line
-                    nxt = view.lines[index + 1] if index + 1 < len(view.lines) else None
-                    if nxt is not None:  # "(ii) a drug approved under an abbre-" / "viated new drug …"
-                        following = strip_line_number(nxt.text, has_line_numbers)
-                        heading.title = complete_word(heading.title, following, compounds, vocabulary)
                 first = first_sub_paragraph(heading, stack)
                 push(stack, heading, right_under)
                 if first is not None:  # "(c) Taxable year of completion—(1) In general.": (c) and its (1)

@@ -74,21 +74,6 @@ def range_break(left: str, right: str) -> bool:
     return bool(_RANGE_END.search(left.rstrip()) and _NUMBER_START.match(right))
 
 
-def complete_word(title: str, following: str, compounds: set[str], words: set[str]) -> str:
-    """A title cut where its line ends, inside a word broken by a hyphen (``(ii) a drug approved under an
-    abbre-`` / ``viated new drug application``), completed with the word's rest from the next line (``… an
-    abbreviated``). Left as it is where the document's words do not say how the halves join."""
-    m = _FIRST_WORD.match(following)
-    if m is None:
-        return title
-    if title.endswith(SOFT_HYPHEN):
-        head = title[: -len(SOFT_HYPHEN)]
-        return head + rejoin(head, following, compounds) + m.group(1)
-    if title.endswith("-") and (joint := hyphen_break(title, following, compounds, words)) is not None:
-        return title[:-1] + joint + m.group(1)
-    return title
-
-
 def join_title(title: str, more: str, compounds: set[str] = frozenset()) -> str:
     """``title`` + ``more``: a word PDFium marked as broken at the line's end is joined back."""
     if title.endswith(SOFT_HYPHEN):
