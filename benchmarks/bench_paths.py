@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_notes import DATA, real_prints  # noqa: E402
 
 _LABEL = re.compile(r"^[‘’“”'\"]*\((\w{1,5})\)")
-_ROMAN = ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x", "xi", "xii", "xiii", "xiv", "xv", "xvi"]
+_ONES = ["", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix"]
+_ROMAN = [tens + ones for tens in ("", "x", "xx", "xxx") for ones in _ONES][1:]  # i … xxxix
 
 
 def label_of(title: str) -> str | None:
@@ -37,7 +38,7 @@ def label_of(title: str) -> str | None:
 def _inserted(label: str) -> bool:
     """An inserted label: ``1A``, ``2B``; ``aa``, ``ba`` (two letters that are no roman numeral)."""
     letters = len(label) == 2 and label.isalpha() and label.lower() not in _ROMAN
-    return letters or bool(re.fullmatch(r"\d+[A-Z]+", label))
+    return letters or bool(re.fullmatch(r"\d+[A-Za-z]+", label))
 
 
 def follows(a: str, b: str) -> bool:
@@ -48,21 +49,26 @@ def follows(a: str, b: str) -> bool:
     if a.isdigit() and b.isdigit():
         return int(b) == int(a) + 1
     low_a, low_b = a.lower(), b.lower()
-    if low_a in _ROMAN and low_b in _ROMAN and _ROMAN.index(low_b) == _ROMAN.index(low_a) + 1:
+    same_case = a.islower() == b.islower()
+    if same_case and low_a in _ROMAN and low_b in _ROMAN and _ROMAN.index(low_b) == _ROMAN.index(low_a) + 1:
         return True
     return len(a) == 1 and len(b) == 1 and ord(b) == ord(a) + 1
 
 
 def breaks(paths: Iterable[Sequence[str]]) -> tuple[int, list[tuple[str, str, str]]]:
-    """``(parents with labelled children, [(parent's title, label, next label), …])`` over a document's paths."""
-    children: dict[tuple[str, ...], dict[str, str]] = {}
+    """``(parents with labelled children, [(parent's title, label, next label), …])`` over a document's paths, in
+    reading order: a child counts once for its run of sections, and again where it comes back after a sibling
+    (a duplicate is a break too)."""
+    children: dict[tuple[str, ...], list[tuple[str, str]]] = {}
     for path in paths:
         for i in range(1, len(path)):
             if (label := label_of(path[i])) is not None:
-                children.setdefault(tuple(path[:i]), {}).setdefault(path[i], label)
+                kids = children.setdefault(tuple(path[:i]), [])
+                if not kids or kids[-1][0] != path[i]:
+                    kids.append((path[i], label))
     out = []
     for parent, kids in children.items():
-        labels = list(kids.values())
+        labels = [label for _, label in kids]
         out += [(parent[-1], a, b) for a, b in zip(labels, labels[1:], strict=False) if not follows(a, b)]
     return len(children), out
 

@@ -23,6 +23,7 @@ def test_labels_that_follow_one_another():
     assert follows("h", "i") and follows("iv", "v")  # (i) after (h) is a letter; (v) after (iv) a numeral
     assert follows("1", "1A") and follows("1A", "2") and follows("a", "aa") and follows("aa", "b")  # inserted
     assert not follows("2", "4") and not follows("b", "a") and not follows("2", "2") and not follows("ii", "i")
+    assert follows("xvi", "xvii") and follows("1", "1a") and not follows("I", "ii") and not follows("iv", "V")
 
 
 def test_breaks_under_each_parent_in_reading_order():
@@ -41,3 +42,6 @@ def test_breaks_under_each_parent_in_reading_order():
     parents, found = bench.breaks(paths)
     assert parents == 4
     assert found == [("s 6", "1", "3"), ("(1) The Court", "b", "a")]
+    # a child that comes back after a sibling is a duplicate: (a) then (b) then (a) again
+    again = [("s 7",), ("s 7", "(a) one"), ("s 7", "(b) two"), ("s 7", "(a) one"), ("s 7", "(a) one", "(i) x")]
+    assert bench.breaks(again)[1] == [("s 7", "b", "a")]

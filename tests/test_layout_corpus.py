@@ -480,6 +480,7 @@ def test_self_broken_at_a_lines_end_keeps_its_hyphen():
 
     assert rejoin("A voluntary and self", "interested choice", set()) == "-"
     assert rejoin("SELF", "EMPLOYMENT TAX", set()) == "-"
+    assert rejoin("Self", "Employed Persons", set()) == "-"  # a title in Title Case
     assert rejoin("a self", "ish motive", set()) == ""
     assert rejoin("him", "self alone", set()) == ""
     assert hyphen_break("The self-", "executing clause", set(), {"the", "clause"}) == "-"

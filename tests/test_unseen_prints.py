@@ -1327,7 +1327,114 @@ def test_older_act_with_side_notes_reads_its_sections_and_keeps_the_notes_apart(
         "2.",
         "(2) The records shall be produced to the Unit on demand.",
     )
-    assert _path_of(doc, "The Minister may make regulations")[-1] == "3."
+    assert _path_of(doc, "The Minister may make regulations")[-1].startswith("3. The Minister")
+
+
+def _act_pages(path: Path, pages: list[tuple[list[tuple[float, str]], list[tuple[str, int]]]], note_x: float) -> Path:
+    """An older Act's pages: each page's body lines ``(x, text)`` under four lines of filler on the first page, and
+    its side notes ``(text, row)`` in 8 pt at ``note_x``, level with the body line of that row."""
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    lead = round(BODY_SIZE * 1.29, 1)
+    for k, (body, notes) in enumerate(pages, start=1):
+        y = TOP
+        if k == 1:
+            for text in _filler(1, 4):
+                _draw(c, LEFT + 60, y, text, BODY_SIZE)
+                y -= lead
+        first = y
+        for x, text in body:
+            _draw(c, x, y, text, BODY_SIZE)
+            y -= lead
+        for text, row in notes:
+            _draw(c, note_x, first - row * lead - 1, text, 8.0)
+        _draw(c, PAGE_W - 100, 40, f"page {k}", 9.0)
+        c.showPage()
+    c.save()
+    return path
+
+
+def test_side_notes_in_the_left_margin_and_over_a_page_break(tmp_path: Path) -> None:
+    """A note in the left margin does not change how the text's next line is read (``(2)`` still opens its
+    subsection); a note beside a sentence that runs over the page break follows that sentence's end on the next
+    page, whole, and splits no word."""
+    x = LEFT + 60
+    pages = [
+        (
+            [
+                (x, "2. (1) A person who carries on a relevant activity shall keep records."),
+                (x + 10, "(2) The records shall be produced to the Unit on demand."),
+                (x, "3. (1) The Unit may require a person to keep the records for a period"),
+                (x + 10, "of five years from the date on which the trans-"),
+            ],
+            [("Keeping of", 0), ("records.", 1), ("Retention.", 3)],
+        ),
+        (
+            [
+                (x + 10, "action was completed, and may inspect them at any time."),
+                (x + 10, "(2) The Unit may publish guidance on the keeping of records."),
+            ],
+            [],
+        ),
+    ]
+    doc = parse_pdf(_act_pages(tmp_path / "act.pdf", pages, 40.0))
+    two = _path_of(doc, "The records shall be produced")
+    assert two[-2:] == ("2.", "(2) The records shall be produced to the Unit on demand.")
+    text = " ".join(" ".join(s.text.split()) for s in doc.sections)
+    assert "keep records. Keeping of records. (2) The records" in text
+    assert "from the date on which the transaction was completed, and may inspect them at any time. Retention." in text
+    assert _path_of(doc, "publish guidance")[-2:] == (
+        "3.",
+        "(2) The Unit may publish guidance on the keeping of records.",
+    )
+
+
+def test_a_pages_one_side_note_is_set_apart_too(tmp_path: Path) -> None:
+    """A page's only side note, an amending Act's "XIV. 2009.3.", follows the clause beside it and opens no
+    level (it is no Part XIV)."""
+    body = [
+        (LEFT, "2. (1) A person who carries on a relevant activity shall keep records of"),
+        (LEFT + 10, "every transaction for a period of five years from the date on"),
+        (LEFT + 10, "which the transaction was completed."),
+        (LEFT + 10, "(2) The records shall be produced to the Unit on demand."),
+    ]
+    doc = parse_pdf(_act_pages(tmp_path / "act.pdf", [(body, [("XIV. 2009.3.", 1)])], 556.0))  # right of 539 pt
+    text = " ".join(" ".join(s.text.split()) for s in doc.sections)
+    assert "five years from the date on which the transaction was completed. XIV. 2009.3." in text
+    assert not [s.path for s in doc.sections if any(t.startswith("XIV") for t in s.path)]
+
+
+def test_older_act_sections_after_a_skip_an_insertion_or_a_dash(tmp_path: Path) -> None:
+    """After ``3. (1) …`` the next section may be a few numbers on (repealed sections are not printed), an
+    inserted ``3A.``, or printed ``5.—The …``: each opens a section, none is an item of section 3."""
+    body = [
+        (LEFT, "3. (1) A person who carries on a relevant activity shall keep records."),
+        (LEFT + 10, "(2) The records shall be produced to the Unit on demand."),
+        (LEFT, "3A. The Unit may issue guidance on the keeping of records."),
+        (LEFT, "5.—The Minister may make regulations for the purposes of this Act."),
+        (LEFT, "6. This Act may be cited as the Records Act."),
+    ]
+    doc = parse_pdf(_act_pages(tmp_path / "act.pdf", [(body, [])], 480.0))
+    for probe in ("issue guidance", "make regulations", "may be cited"):
+        path = _path_of(doc, probe)
+        assert len(path) == 1 and path[0].startswith(("3A.", "5.", "6.")), path
+
+
+def test_a_deed_clause_numbered_like_an_act_section_keeps_the_deed_title(tmp_path: Path) -> None:
+    """A deed's clause printed ``2. (1) …`` is a clause beside ``1. DEFINITIONS`` under the deed's title; the
+    clauses after it keep their subjects (``3. REPAYMENT``)."""
+    lines = [
+        Ln("DEED OF LOAN", bold=True),
+        Ln("1. DEFINITIONS", bold=True, before=6),
+        Ln("(a) Loan means the sum advanced under this deed.", x=LEFT + 20),
+        Ln("(b) Rate means four per cent a year.", x=LEFT + 20),
+        Ln("2. (1) The Borrower shall pay interest on the Loan at the Rate.", before=6),
+        Ln("(2) Interest accrues daily.", x=LEFT + 20),
+        Ln("3. REPAYMENT", bold=True, before=6),
+        Ln("The Borrower shall repay the Loan on the fifth anniversary of this deed."),
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "deed.pdf", [lines]))
+    assert _path_of(doc, "Interest accrues daily") == ("DEED OF LOAN", "2.", "(2) Interest accrues daily.")
+    assert _path_of(doc, "shall repay the Loan") == ("DEED OF LOAN", "3. REPAYMENT")
 
 
 def _pleading(path: Path, pages: list[list[str]], offset: float = 1.5) -> Path:
@@ -1456,6 +1563,16 @@ def test_paragraph_heading_run_into_its_first_sub_paragraph_opens_both(tmp_path:
     head = "§ 1.88–1 Qualified repair contracts."
     assert _path_of(doc, general) == (head, "(c) Taxable year of completion", "(1) In general.")
     assert _path_of(doc, special) == (head, "(c) Taxable year of completion", "(2) Special rule.")
+
+
+def test_a_letter_after_h_run_into_its_paragraph_is_no_sub_paragraph() -> None:
+    """Guard for F12: in ``(h) Special rule—(i) In general.`` the ``(i)`` follows ``(h)``, so it is a letter of
+    the same series, not (h)'s first sub-paragraph: the heading stays whole, one level."""
+    from lclfqa.ingest.headings import Heading, first_sub_paragraph
+
+    heading = Heading("(a)", "(h) Special rule—(i) In general.", "h")
+    assert first_sub_paragraph(heading, [Heading("section", "§ 1.88–1", "")]) is None
+    assert heading.title == "(h) Special rule—(i) In general."
 
 
 def test_paragraph_heading_with_no_sub_paragraph_stays_one_level(tmp_path: Path) -> None:

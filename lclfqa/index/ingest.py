@@ -91,7 +91,8 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: (c) and its (1), "self-" broken at a line's end keeps its hyphen; 25: an Act's inserted "(1A)" is a subsection;
 #: 26: a number range broken at its dash at a line's end reads as printed, "273–274"; 27: the line after a
 #: wrapped title, set in another size, opens the section's text even across a page break; 28: measured and
-#: reverted; 29: an older Act's "3. (1)" opens section 3 and its (1), its side notes kept out of its sentences).
+#: reverted; 29: an older Act's "3. (1)" opens section 3 and its (1), a later "5." / "3A." / "4.—" its next,
+#: its side notes kept out of its sentences, carried over a page break; 30: measured and reverted).
 PARSER_VERSION = 29
 
 Summarizer = Callable[[ParsedDocument], str]
@@ -158,7 +159,8 @@ def _recorded_chunk_settings(index: IndexBackend) -> dict | None:
 
 def parser_behind(index: IndexBackend) -> int | None:
     """The parser version ``index``'s documents were parsed with, where it is older than this lclfqa's
-    :data:`PARSER_VERSION` (ingesting the same files again re-parses them); ``None`` when current or unknown."""
+    :data:`PARSER_VERSION` (ingesting the same files again re-parses them); ``None`` when current or empty. An
+    index from before versions were recorded counts as version 1."""
     recorded = _recorded_chunk_settings(index)
     version = recorded.get("parser") if recorded else None
     return version if isinstance(version, int) and version < PARSER_VERSION else None

@@ -59,9 +59,9 @@ NOTE_SYMBOLS = frozenset("*†‡§¶")
 
 def is_marker(mark: str, letters: Collection[str] = frozenset()) -> bool:
     """Whether a raised ``mark`` is a note marker: a number, note symbols (``*†‡§¶``), or one of
-    the raised ``letters`` paired with notes (:func:`letter_markers`). A caller passes ``letters`` only for a
-    mark inside a line: a letter opening a line is its note's own mark, and a lone raised letter elsewhere is
-    an ordinal's (``1ˢᵗ``) or a unit's."""
+    the raised ``letters`` paired with notes (:func:`letter_markers`); a raised letter not among them is an
+    ordinal's (``1ˢᵗ``) or a unit's. What the body cites (:func:`page_markers`) passes ``letters`` only for a
+    mark inside a line, since a letter opening a line is its note's own mark."""
     return bool(mark) and (mark.isdigit() or set(mark) <= NOTE_SYMBOLS or mark in letters)
 
 

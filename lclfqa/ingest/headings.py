@@ -58,7 +58,8 @@ _DECIMAL = re.compile(r"^(\d{1,3}(?:\.\d{1,3}){1,3})\.?\s+(?=[A-Z“\"‘'])")
 # An older Act's section, its number run into its subsection (1): "3. (1) Any person…", "1.—(1) This Part…" (Malta,
 # the UK, Ireland); a later section of one subsection reads "4. The Minister may…": the next number opens it.
 ACT_SECTION = re.compile(r"^(\d{1,3}[A-Z]{0,2})\.\s?(?:—\s?)?(?=\(1\)\s+\S)")
-_NEXT_SECTION = re.compile(r"^(\d{1,3}[A-Z]{0,2})\.\s+(?:—\s?)?\S")
+_NEXT_SECTION = re.compile(r"^(\d{1,3}[A-Z]{0,2})\.(?:\s+—?|—)\s?(?=\S)")
+_SECTION_LABEL = re.compile(r"(\d{1,3})([A-Z]{0,2})")
 _LONE = [
     (re.compile(r"^([IVXL]{1,6})$"), "I."),
     (re.compile(r"^([A-Z])$"), "A."),
@@ -91,6 +92,7 @@ class Heading:
     # type size, rounded: a schedule's (it stays under the display titles set larger), and a named level's
     # heading set larger than the body (an unranked heading at least as large closes it); 0 otherwise
     size: int = 0
+    act: bool = False  # an older Act's section, "3. (1) …" (its number run into its first subsection)
 
     @property
     def display_size(self) -> int:
@@ -337,8 +339,11 @@ def classify(
         # on a line of its own: set in bold or larger, or a paragraph's first line with no lower-case word
         if display or (para_start and not any(c.islower() for c in m.group("rest"))):
             return Heading(SCHEDULE, _title(stripped, ln, display), "", size=round(ln.height))
-    if para_start and (m := ACT_SECTION.match(stripped) or _next_act_section(stripped, stack)):
-        return Heading("section", f"{m.group(1)}.", m.group(1))
+    if para_start and outline and (m := ACT_SECTION.match(stripped)):
+        # a numbered section like "1. DEFINITIONS": under the Act's Parts, beside a deed's other clauses
+        return Heading("1.", f"{m.group(1)}.", m.group(1), act=True)
+    if para_start and outline and (m := _next_act_section(stripped, stack)):
+        return Heading("1.", _title(stripped, ln, display), m.group(1), act=True)
     for pattern, kind in _LONE:
         m = pattern.match(stripped)
         if m:
@@ -386,13 +391,18 @@ def act_subsection(text: str, ln: Line, stack: list[Heading]) -> Heading | None:
 
 
 def _next_act_section(text: str, stack: list[Heading]) -> re.Match[str] | None:
-    """``4. The Minister may…`` where the open section is an older Act's ``3. (1)`` (such a section's label is
-    set only by :data:`ACT_SECTION`): the next section, not an item of section 3's list."""
+    """``4. The Minister may…`` (``4.—The Minister…``) where the last section on the path is an older Act's
+    (``3. (1) …``, a heading marked ``act``): a later section, not an item of section 3's list — the next
+    number, one a few numbers on (repealed sections are not printed), or an inserted ``3A``."""
     m = _NEXT_SECTION.match(text)
-    if m is None:
+    last = next((h.label for h in reversed(stack) if h.act), "")
+    before = _SECTION_LABEL.fullmatch(last)
+    now = _SECTION_LABEL.fullmatch(m.group(1)) if m else None
+    if m is None or before is None or now is None:
         return None
-    last = next((h.label for h in reversed(stack) if h.kind == "section"), "")
-    return m if last.isdigit() and m.group(1).isdigit() and int(m.group(1)) == int(last) + 1 else None
+    n, k = int(now.group(1)), int(before.group(1))
+    inserted = n == k and now.group(2) > before.group(2)
+    return m if inserted or k < n <= k + 3 else None
 
 
 # "(c) Taxable year of completion—(1) In general.": a paragraph's subject, a dash, and its first sub-paragraph's
@@ -419,9 +429,11 @@ def first_sub_paragraph(heading: Heading, stack: list[Heading]) -> Heading | Non
         return None
     inner = m.group("inner")
     for pattern, kind in _DYNAMIC[:5]:
-        if pattern.match(inner + " ") and kind != heading.kind:
+        if pattern.match(inner + " "):
+            kind = _disambiguate(kind, m.group("label"), [*stack, heading])  # "(h) …—(i) …": (i) is a letter
+            if kind == heading.kind:
+                return None
             heading.title = m.group("outer")
-            kind = _disambiguate(kind, m.group("label"), [*stack, heading])
             return Heading(kind, inner, m.group("label"), indent=heading.indent, quoted=heading.quoted)
     return None
 

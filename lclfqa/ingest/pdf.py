@@ -168,50 +168,65 @@ def _under_title(current: _SectionDraft) -> bool:
 SIDE_NOTE_WIDTH = 0.35  # a side note's column: at most this share of the text's width
 
 
-def _set_side_notes_apart(lines: list[Line], body: float) -> tuple[list[Line], set[int]]:
-    """A page's lines with its side notes moved out of the text's sentences, and the notes' ids.
+def _set_side_notes_apart(
+    lines: list[Line], body: float, carried: list[Line]
+) -> tuple[list[Line], set[int], list[Line]]:
+    """A page's lines with its side notes moved out of the text's sentences, the notes' ids, and the notes to
+    carry to the next page.
 
     A side note (an older Act's "Offences." / "Amended by: III. 2002.166;" in the margin) is set smaller
     than the body, wholly beside the text block, in a narrow column; read by height, its lines fall between
     the lines of the paragraph beside it. Each run of a note's lines is moved to the end of the first
     clause, at or below the note's first line, that closes (a full stop, a colon, a semicolon…), so it stays
-    with its section and breaks no sentence. A page with fewer than two such lines is left as it is.
+    with its section and splits no word or sentence. Where none closes on the page (the sentence runs on over
+    the page break), the note is carried: ``carried`` (the page before's) goes after the first clause this page
+    closes. The text's lines join as if the notes were not there, and a note joins nothing itself
+    (:func:`_assemble` sets it apart as a paragraph).
     """
     text = [x for x in lines if abs(x.height - body) < 0.5 and not x.rotated]
-    if len(text) < 5:
-        return lines, set()
-    starts, ends = sorted(x.x0 for x in text), sorted(x.x1 for x in text)
-    left, right = starts[len(starts) // 10], ends[-1 - len(ends) // 10]  # the block's edges, not a wide title's
-    narrow = SIDE_NOTE_WIDTH * (right - left)
-    side = [
-        x
-        for x in lines
-        if not x.rotated
-        and x.height < body - 1
-        and (x.x0 > right + 6 or x.x1 < left - 6)
-        and x.x1 - x.x0 < narrow
-        and any(c.isalpha() for c in x.text)
-    ]
-    if len(side) < 2:
-        return lines, set()
-    ids = {id(x) for x in side}
+    side: list[Line] = []
+    if len(text) >= 5:
+        starts, ends = sorted(x.x0 for x in text), sorted(x.x1 for x in text)
+        left, right = starts[len(starts) // 10], ends[-1 - len(ends) // 10]  # the block's edges, not a title's
+        narrow = SIDE_NOTE_WIDTH * (right - left)
+        side = [
+            x
+            for x in lines
+            if not x.rotated
+            and x.height < body - 1
+            and (x.x0 > right + 6 or x.x1 < left - 6)
+            and x.x1 - x.x0 < narrow
+            and any(c.isalpha() for c in x.text)
+        ]
+    if not side and not carried:
+        return lines, set(), []
+    ids = {id(x) for x in side} | {id(x) for x in carried}
     rest = [x for x in lines if id(x) not in ids]
-    runs: list[list[Line]] = []
+    runs: list[list[Line]] = [carried] if carried else []
     for x in sorted(side, key=lambda x: -x.top):
-        if runs and runs[-1][-1].bottom - x.top < 1.5 * body:
+        if len(runs) > bool(carried) and runs[-1][-1].bottom - x.top < 1.5 * body:
             runs[-1].append(x)
         else:
             runs.append([x])
+    closes = [k for k, x in enumerate(rest) if _ends_paragraph(x.text.rstrip())]
     after: dict[int, list[Line]] = {}
-    for run in runs:
-        at = next((k for k, x in enumerate(rest) if x.top <= run[0].top + 0.5 * body), len(rest) - 1)
-        end = next((k for k in range(at, len(rest)) if _ends_paragraph(rest[k].text.rstrip())), len(rest) - 1)
-        after.setdefault(end, []).extend(run)
-    out: list[Line] = []
+    carry: list[Line] = []
+    for n, run in enumerate(runs):
+        first = (
+            0
+            if carried and n == 0
+            else next((k for k, x in enumerate(rest) if x.top <= run[0].top + 0.5 * body), len(rest))
+        )
+        end = next((k for k in closes if k >= first), None)
+        if end is None:
+            carry += run  # its sentence runs on to the next page: the note follows it there
+        else:
+            after.setdefault(end, []).extend(run)
+    out: list[Line] = list(after.get(-1, []))
     for k, x in enumerate(rest):
         out.append(x)
         out += after.get(k, [])
-    return out, ids
+    return out, ids, carry
 
 
 def _has_line_numbers(lines: list[Line]) -> bool:
@@ -289,6 +304,8 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             notes.letters = letter_markers(kept, heights)
             marked = bool(notes.letters)
     last_cites: set[str] = set()  # what the previous page's text cites (a note may start a page later)
+    after_side = False  # the last line appended was a side note
+    carried: list[Line] = []  # side notes beside a sentence that runs on to the next page
 
     for lines, page_h in zip(pages, heights, strict=True):
         listed = [ln for ln in lines if ln not in running and id(ln) not in block]
@@ -309,7 +326,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 zone_end = zone_start + notes_end(column[zone_start:])
                 split_footnotes(column[zone_start:zone_end], page_no, notes)
                 body_lines += column[:zone_start] + column[zone_end:]
-        body_lines, side = _set_side_notes_apart(body_lines, page_body_height(body_lines) or body)
+        body_lines, side, carried = _set_side_notes_apart(body_lines, page_body_height(body_lines) or body, carried)
         view = PageView(
             body_lines,
             body_height(body_lines) or body,
@@ -416,7 +433,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 push(stack, heading, right_under)
                 if first is not None:  # "(c) Taxable year of completion—(1) In general.": (c) and its (1)
                     push(stack, first)
-                if heading.kind == "section" and (sub := act_subsection(text.strip(), ln, stack)) is not None:
+                if heading.act and (sub := act_subsection(text.strip(), ln, stack)) is not None:
                     push(stack, sub)  # "3. (1) Any person…": section 3 and its subsection (1)
                 if len(stack) == 1:
                     banners.add(heading.title)
@@ -425,14 +442,19 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             elif current is None:  # the document's lead-in, or the text after a table of contents
                 current = _SectionDraft(_path(stack), page_no, page_no, title_lines=0)
                 sections.append(current)
+            elif current.parts and (id(ln) in side) != after_side:
+                current.parts.append("\n\n")  # a side note is a paragraph of its own: no word joins across it
             elif current.parts:
-                apart = gap > 1.6 * pitch or (id(ln) in side) != (prev is not None and id(prev) in side)
-                _append_separator(current, "\n\n" if apart else "\n", text, compounds, vocabulary)
+                sep = "\n" if after_side or gap <= 1.6 * pitch else "\n\n"  # a note's lines are one paragraph
+                _append_separator(current, sep, text, compounds, vocabulary)
             if page_no != current.page_end:
                 current.breaks.extend([current.length()] * (page_no - current.page_end))
             current.parts.append(text)
             current.lines += 1
             current.page_end = page_no
+            after_side = id(ln) in side
+            if after_side:
+                continue  # the next line is read against the text's last line, not the note's
             if heading is None and stack and stack[-1].indent is not None:
                 stack[-1].indent = min(stack[-1].indent, ln.x0)  # the block the numbered paragraph holds
             for a, b in ln.superscripts:
@@ -442,6 +464,8 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             current.refs.extend(cites.get(id(ln), ()))
             prev = ln
 
+    if carried and sections:  # side notes beside the last sentence, which no page after it closed
+        sections[-1].parts += ["\n\n", "\n".join(x.text.strip() for x in carried)]
     footnotes = tuple(
         Footnote(d.number, d.page, join_lines(d.lines, compounds, vocabulary)) for d in notes.drafts if d.lines
     )

@@ -38,7 +38,8 @@ def _compound(head: str, tail: str, compounds: set[str]) -> bool:
     prefix English always hyphenates (``self-`` / ``executing``, never ``selfexecuting``)."""
     if f"{head}-{tail}".lower() in compounds:
         return True
-    same_case = tail[:1].islower() or head.isupper() and tail.isupper()  # "self-" / "employed", "SELF-" / "EMPLOYED"
+    # "self-" / "employed", "SELF-" / "EMPLOYED", and in a title "Self-" / "Employed"
+    same_case = tail[:1].islower() or head.isupper() and tail.isupper() or head[:1].isupper() and tail[:1].isupper()
     return head.lower() == "self" and same_case and not _SELF_WORDS.fullmatch(tail)
 
 
