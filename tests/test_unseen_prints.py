@@ -1437,6 +1437,21 @@ def test_a_deed_clause_numbered_like_an_act_section_keeps_the_deed_title(tmp_pat
     assert _path_of(doc, "shall repay the Loan") == ("DEED OF LOAN", "3. REPAYMENT")
 
 
+def test_a_range_broken_at_a_lines_end_joins_within_its_paragraph_only(tmp_path: Path) -> None:
+    """``at 273–`` / ``274.`` inside a paragraph reads ``273–274``; a dash ending a paragraph, with a gap before
+    the next one that opens with a number, joins nothing (``… 1990–`` / gap / ``2024 was a difficult year``)."""
+    lines = [
+        Ln("The rule was applied in Harrow v Quayside, 12 NSWLR 263, 273–"),
+        Ln("274, and again in the appeal that followed it."),
+        Ln("The lessor kept the rent at the figure fixed for 1985–", before=0),
+        Ln("2024 was a difficult year for the lessee, who fell into arrears.", before=24),
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "ranges.pdf", [lines]))
+    text = "\n".join(s.text for s in doc.sections)
+    assert "263, 273–274, and again" in text
+    assert "1985–2024" not in text
+
+
 def _pleading(path: Path, pages: list[list[str]], offset: float = 1.5) -> Path:
     """A pleading: the numbers 1–28 down the left margin every 24 pt, each in a text object of its own set
     ``offset`` points under the baseline of the text line beside it; the text double-spaced on them."""

@@ -589,7 +589,7 @@ def _append_separator(
     if current.parts and current.parts[-1].endswith(SOFT_HYPHEN):
         head = current.parts[-1][: -len(SOFT_HYPHEN)]
         current.parts[-1] = head + rejoin(head, following, compounds)
-    elif current.parts and range_break(current.parts[-1], following):
+    elif current.parts and sep != "\n\n" and range_break(current.parts[-1], following):
         current.parts[-1] = current.parts[-1].rstrip()  # "at 273–" / "274": the range as printed
     elif (
         words
