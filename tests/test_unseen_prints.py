@@ -214,6 +214,35 @@ def test_plain_numbers_restarting_per_page(tmp_path: Path) -> None:
     )
 
 
+def test_bracketed_markers_in_body_type_with_bracketed_notes_at_the_foot(tmp_path: Path) -> None:
+    """p03: a web print's notes: the text cites ``[1]``, ``[2]`` in its own type, glued to the sentence, and the
+    notes at the foot open ``[1] …``; numbering runs on. The brackets stay in the text, the notes are found; a
+    bracketed reference after a space ("paragraph [3] above") cites nothing."""
+    pages = [
+        Page(
+            body=[
+                *_filler(0, 3),
+                "The purchaser relied on the vendor's statement.[1] The vendor denied making it.",
+                "The statement was repeated in writing, as paragraph [3] above records.[2]",
+                *_filler(3, 3),
+            ],
+            foot=["[1] The statement was made at the site meeting.", "[2] The letter is in the appeal book."],
+        ),
+        Page(
+            body=[*_filler(6, 3), "No reliance on the later letter was pleaded.[3]", *_filler(2, 2)],
+            foot=["[3] The pleadings were not amended at trial."],
+        ),
+    ]
+    path = build(tmp_path / "p03.pdf", pages)
+    assert _notes(path) == _truth(
+        ("1", 1, "The statement was made at the site meeting."),
+        ("2", 1, "The letter is in the appeal book."),
+        ("3", 2, "The pleadings were not amended at trial."),
+    )
+    body = " ".join(s.text for s in parse_pdf(path).sections)
+    assert "statement.[1] The vendor" in body and "The statement was made at the site" not in body
+
+
 def test_long_note_and_body_numbers(tmp_path: Path) -> None:
     """p08: a note of about 1,400 characters, and numbers in the body (sections, years) that are no markers."""
     long_lines = [

@@ -92,7 +92,8 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: 26: a number range broken at its dash at a line's end reads as printed, "273–274"; 27: the line after a
 #: wrapped title, set in another size, opens the section's text even across a page break; 28: measured and
 #: reverted; 29: an older Act's "3. (1)" opens section 3 and its (1), a later "5." / "3A." / "4.—" its next,
-#: its side notes kept out of its sentences, carried over a page break; 30: measured and reverted).
+#: its side notes kept out of its sentences, carried over a page break, notes cited "[1]" in the body's type
+#: with "[1] …" at the foot; 30: measured and reverted).
 PARSER_VERSION = 29
 
 Summarizer = Callable[[ParsedDocument], str]

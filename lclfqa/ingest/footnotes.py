@@ -111,12 +111,16 @@ _ABBREVIATION = re.compile(  # a word a number follows after its period: "p.4", 
     re.I,
 )
 _NOTE_START = re.compile(r"^\s*(\d{1,3})\.?\s+\S")
+# "…in force.[1] The purchaser…" and "[1] It is unnecessary…" at the foot: markers and notes in brackets
+_BRACKET_GLUED = re.compile(r"(?<=[^\s\[\d])\[(\d{1,3})\](?=[\s.,;:)]|$)")
+_BRACKET_NOTE_START = re.compile(r"^\s*\[(\d{1,3})\]\s+(?=\S)")
 GLUED_PAIRS = 2  # pairs of a plain marker and its note start a document needs before any counts
 
 
 def glued_markers(pages: list[list[Line]], heights: list[float]) -> int:
-    """Note markers printed in the body's own type on its baseline (``statutory.1 On``, ``hearing,2 and``),
-    where the note starts below confirm them; returns how many were found (0: none, nothing changed).
+    """Note markers printed in the body's own type on its baseline (``statutory.1 On``, ``hearing,2 and``, or
+    in brackets, ``in force.[1] The``), where the note starts below confirm them (``1 The complaint …``,
+    ``[1] It is …``); returns how many were found (0: none, nothing changed).
 
     For a text that cites no raised marker. A candidate is a number glued to a word or its punctuation
     (not to a capital, ``W2``, ``CO2``; not to a number, ``2.5``; not after an abbreviation, ``p.4``,
@@ -125,20 +129,46 @@ def glued_markers(pages: list[list[Line]], heights: list[float]) -> int:
     opens with that number (``1 The complaint …``): a pairing. With at least ``GLUED_PAIRS`` pairings, each
     paired marker and its note's number are recorded as the lines' small runs (``Line.superscripts``), and
     the notes are found as for raised markers; with fewer, nothing is (a numbered line under ``Act,1`` once).
+    Bracketed markers pair only with notes opening in brackets, and the brackets around a note's own number
+    are dropped (its number is the note's, its text what follows).
     """
+    found = _glued_pairs(pages, heights, _GLUED, _NOTE_START)
+    bracketed = False
+    if len(found) < GLUED_PAIRS:
+        found, bracketed = _glued_pairs(pages, heights, _BRACKET_GLUED, _BRACKET_NOTE_START), True
+    if len(found) < GLUED_PAIRS:
+        return 0
+    for ln, span, note, number in found:
+        ln.superscripts = sorted([*ln.superscripts, span])
+        if bracketed:  # "[1] It is …" → "1 It is …", its number marked as the note's own
+            lead = len(note.text) - len(note.text.lstrip())
+            digits = note.text[number[0] : number[1]]
+            note.text = note.text[:lead] + digits + " " + _BRACKET_NOTE_START.sub("", note.text, count=1)
+            number = (lead, lead + len(digits))
+        if number not in note.superscripts:
+            note.superscripts = sorted([*note.superscripts, number])
+    return len(found)
+
+
+def _glued_pairs(
+    pages: list[list[Line]], heights: list[float], glued: re.Pattern, note_start: re.Pattern
+) -> list[tuple[Line, tuple[int, int], Line, tuple[int, int]]]:
+    """The pairings :func:`glued_markers` counts: a marker ``glued`` finds in a line, the next in sequence, and
+    the line below it on its page that opens with its number (``note_start``): (line, the marker's span, the
+    note's line, the span of the note's number)."""
     expected = 1
     pairs: list[tuple[Line, tuple[int, int], Line, tuple[int, int]]] = []
     for lines, page_h in zip(pages, heights, strict=True):
         starts: dict[int, list[int]] = {}
         for i, ln in enumerate(lines):
-            m = _NOTE_START.match(ln.text)
+            m = note_start.match(ln.text)
             if m and ln.bottom <= ZONE_TOP * page_h:
                 starts.setdefault(int(m.group(1)), []).append(i)
         if not starts:
             continue
         on_page = False
         for i, ln in enumerate(lines):
-            for m in _GLUED.finditer(ln.text):
+            for m in glued.finditer(ln.text):
                 n = int(m.group(1))
                 if n != expected and not (n == 1 and not on_page):
                     continue
@@ -150,17 +180,11 @@ def glued_markers(pages: list[list[Line]], heights: list[float]) -> int:
                 if not below:
                     continue
                 note = lines[below[0]]
-                start = _NOTE_START.match(note.text)
+                start = note_start.match(note.text)
                 assert start is not None
                 pairs.append((ln, (a, b), note, start.span(1)))
                 expected, on_page = n + 1, True
-    if len(pairs) < GLUED_PAIRS:
-        return 0
-    for ln, span, note, number in pairs:
-        ln.superscripts = sorted([*ln.superscripts, span])
-        if number not in note.superscripts:
-            note.superscripts = sorted([*note.superscripts, number])
-    return len(pairs)
+    return pairs
 
 
 _LETTER_START = re.compile(r"^\s*([a-z])\s+(?=\S)")
