@@ -473,6 +473,17 @@ def test_number_range_broken_at_its_dash_joins_as_printed():
     assert not range_break("the amount under section 4–", "the Secretary")
 
 
+def test_figure_hyphenated_after_its_thousands_comma_reads_whole():
+    # "$1,000,-" / "000, and costs" is one figure, $1,000,000; a hyphen after a comma and a shorter number is not
+    from lclfqa.ingest.textjoin import figure_break, join_lines
+
+    assert join_lines(["The penalty was fixed at $1,000,-", "000, and costs were assessed."]) == (
+        "The penalty was fixed at $1,000,000, and costs were assessed."
+    )
+    assert not figure_break("items 1,-", "12 and 13")
+    assert not figure_break("the sum of 1,000-", "000 units")
+
+
 def test_self_broken_at_a_lines_end_keeps_its_hyphen():
     # English always hyphenates the prefix "self-": with no inline evidence it keeps its hyphen at a line's
     # end ("self-" / "interested", never "selfinterested"), caps included, but "self-" / "ish" is one word.

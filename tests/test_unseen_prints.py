@@ -1481,6 +1481,13 @@ def test_a_range_broken_at_a_lines_end_joins_within_its_paragraph_only(tmp_path:
     assert "1985–2024" not in text
 
 
+def test_a_figure_hyphenated_after_its_thousands_comma_reads_whole(tmp_path: Path) -> None:
+    """``$1,000,-`` / ``000, and costs …`` in the body is one figure, ``$1,000,000``."""
+    lines = [Ln("The penalty was fixed at $1,000,-"), Ln("000, and costs were assessed at $48,750.")]
+    doc = parse_pdf(build_lines(tmp_path / "figure.pdf", [lines]))
+    assert "fixed at $1,000,000, and costs" in "\n".join(s.text for s in doc.sections)
+
+
 def _pleading(path: Path, pages: list[list[str]], offset: float = 1.5) -> Path:
     """A pleading: the numbers 1–28 down the left margin every 24 pt, each in a text object of its own set
     ``offset`` points under the baseline of the text line beside it; the text double-spaced on them."""

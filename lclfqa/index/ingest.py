@@ -93,7 +93,7 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: wrapped title, set in another size, opens the section's text even across a page break; 28: measured and
 #: reverted; 29: an older Act's "3. (1)" opens section 3 and its (1), a later "5." / "3A." / "4.—" its next,
 #: its side notes kept out of its sentences, carried over a page break, notes cited "[1]" in the body's type
-#: with "[1] …" at the foot; 30: measured and reverted).
+#: with "[1] …" at the foot, a figure hyphenated after its thousands comma read whole; 30: measured and reverted).
 PARSER_VERSION = 29
 
 Summarizer = Callable[[ParsedDocument], str]

@@ -107,6 +107,7 @@ from lclfqa.ingest.opinions import opinion_title
 from lclfqa.ingest.running import find_running_lines
 from lclfqa.ingest.textjoin import (
     document_words,
+    figure_break,
     hyphen_break,
     inline_compounds,
     join_lines,
@@ -583,12 +584,14 @@ def _append_separator(
     current: _SectionDraft, sep: str, following: str, compounds: set[str], words: set[str] = frozenset()
 ) -> None:
     """Separate the ``following`` line with ``sep``, or join it to a word PDFium marked as broken at the
-    line's end (keeping the hyphen of a compound the document prints whole elsewhere), to a number range
-    broken at its dash (``273–`` / ``274``), or to a word broken by a printed hyphen that the document's own
-    words join (``legisla-`` / ``ture``)."""
+    line's end (keeping the hyphen of a compound the document prints whole elsewhere), to a figure or a number
+    range broken at its hyphen or dash (``$1,000,-`` / ``000``, ``273–`` / ``274``), or to a word broken by a
+    printed hyphen that the document's own words join (``legisla-`` / ``ture``)."""
     if current.parts and current.parts[-1].endswith(SOFT_HYPHEN):
         head = current.parts[-1][: -len(SOFT_HYPHEN)]
         current.parts[-1] = head + rejoin(head, following, compounds)
+    elif current.parts and sep != "\n\n" and figure_break(current.parts[-1], following):
+        current.parts[-1] = current.parts[-1].rstrip()[:-1]  # "$1,000,-" / "000": the figure whole
     elif current.parts and sep != "\n\n" and range_break(current.parts[-1], following):
         current.parts[-1] = current.parts[-1].rstrip()  # "at 273–" / "274": the range as printed
     elif (

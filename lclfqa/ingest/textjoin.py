@@ -69,6 +69,16 @@ _RANGE_END = re.compile(r"\d[-–]$")
 _NUMBER_START = re.compile(r"^\s*\d")
 
 
+_FIGURE_END = re.compile(r"\d,-$")
+_THOUSANDS_START = re.compile(r"^\s*\d{3}(?!\d)")
+
+
+def figure_break(left: str, right: str) -> bool:
+    """A figure hyphenated after a thousands comma at the line's end (``$1,000,-`` / ``000, and``): it reads
+    whole, ``$1,000,000``, the hyphen dropped."""
+    return bool(_FIGURE_END.search(left.rstrip()) and _THOUSANDS_START.match(right))
+
+
 def range_break(left: str, right: str) -> bool:
     """A number range broken at the line's end (``506 U. S. 263, 273–`` / ``274``, ``at 365-`` / ``366``): the
     two halves join with no space, as printed."""
@@ -90,6 +100,8 @@ def join_lines(lines: list[str], compounds: set[str] = frozenset(), words: set[s
         if out.endswith(SOFT_HYPHEN):
             head = out[: -len(SOFT_HYPHEN)]
             out = head + rejoin(head, line, compounds) + line
+        elif figure_break(out, line):
+            out = out.rstrip()[:-1] + line.lstrip()
         elif range_break(out, line):
             out = out.rstrip() + line.lstrip()
         elif out.endswith("-") and (joint := hyphen_break(out, line, compounds, words)) is not None:
