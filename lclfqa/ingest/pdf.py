@@ -107,14 +107,11 @@ from lclfqa.ingest.opinions import opinion_title
 from lclfqa.ingest.running import find_running_lines
 from lclfqa.ingest.textjoin import (
     document_words,
-    figure_break,
-    hyphen_break,
     inline_compounds,
+    join_at_break,
     join_lines,
     join_text,
     join_title,
-    range_break,
-    rejoin,
 )
 
 # --- sections --------------------------------------------------------------------------------
@@ -223,7 +220,7 @@ def _set_side_notes_apart(
             carry += run  # its sentence runs on to the next page: the note follows it there
         else:
             after.setdefault(end, []).extend(run)
-    out: list[Line] = list(after.get(-1, []))
+    out: list[Line] = []
     for k, x in enumerate(rest):
         out.append(x)
         out += after.get(k, [])
@@ -583,23 +580,11 @@ def _follows_closely(prev: Line | None, ln: Line, pitch: float) -> bool:
 def _append_separator(
     current: _SectionDraft, sep: str, following: str, compounds: set[str], words: set[str] = frozenset()
 ) -> None:
-    """Separate the ``following`` line with ``sep``, or join it to a word PDFium marked as broken at the
-    line's end (keeping the hyphen of a compound the document prints whole elsewhere), to a figure or a number
-    range broken at its hyphen or dash (``$1,000,-`` / ``000``, ``273–`` / ``274``), or to a word broken by a
-    printed hyphen that the document's own words join (``legisla-`` / ``ture``)."""
-    if current.parts and current.parts[-1].endswith(SOFT_HYPHEN):
-        head = current.parts[-1][: -len(SOFT_HYPHEN)]
-        current.parts[-1] = head + rejoin(head, following, compounds)
-    elif current.parts and sep != "\n\n" and figure_break(current.parts[-1], following):
-        current.parts[-1] = current.parts[-1].rstrip()[:-1]  # "$1,000,-" / "000": the figure whole
-    elif current.parts and sep != "\n\n" and range_break(current.parts[-1], following):
-        current.parts[-1] = current.parts[-1].rstrip()  # "at 273–" / "274": the range as printed
-    elif (
-        words
-        and current.parts
-        and current.parts[-1].endswith("-")
-        and (joint := hyphen_break(current.parts[-1], following, compounds, words)) is not None
-    ):
-        current.parts[-1] = current.parts[-1][:-1] + joint
-    else:
+    """Separate the ``following`` line with ``sep``, or join it where the line breaks inside a word, a figure or
+    a number range (:func:`~lclfqa.ingest.textjoin.join_at_break`; across a paragraph gap only a word PDFium
+    marked as broken)."""
+    joined = join_at_break(current.parts[-1], following, compounds, words, sep == "\n\n") if current.parts else None
+    if joined is None:
         current.parts.append(sep)
+    else:
+        current.parts[-1] = joined

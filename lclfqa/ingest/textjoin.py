@@ -93,19 +93,32 @@ def join_title(title: str, more: str, compounds: set[str] = frozenset()) -> str:
     return f"{title} {more}"
 
 
+def join_at_break(left: str, right: str, compounds: set[str], words: set[str], apart: bool = False) -> str | None:
+    """``left`` made ready for ``right`` to follow it with nothing between, where the line breaks inside a word
+    (PDFium's mark, kept as a hyphen in a compound the document prints whole; a printed hyphen the document's
+    words join, ``legisla-`` / ``ture``), a figure (``$1,000,-`` / ``000``) or a number range (``273–`` /
+    ``274``); ``None`` where a separator belongs. ``apart``: a paragraph gap between the lines, which only a
+    word PDFium marked as broken joins across."""
+    if left.endswith(SOFT_HYPHEN):
+        head = left[: -len(SOFT_HYPHEN)]
+        return head + rejoin(head, right, compounds)
+    if apart:
+        return None
+    if figure_break(left, right):
+        return left.rstrip()[:-1]
+    if range_break(left, right):
+        return left.rstrip()
+    if left.endswith("-") and (joint := hyphen_break(left, right, compounds, words)) is not None:
+        return left[:-1] + joint
+    return None
+
+
 def join_lines(lines: list[str], compounds: set[str] = frozenset(), words: set[str] = frozenset()) -> str:
-    """A footnote's lines as one paragraph, words broken at a line's end joined back."""
+    """A footnote's lines as one paragraph, words, figures and ranges broken at a line's end joined back."""
     out = ""
     for line in lines:
-        if out.endswith(SOFT_HYPHEN):
-            head = out[: -len(SOFT_HYPHEN)]
-            out = head + rejoin(head, line, compounds) + line
-        elif figure_break(out, line):
-            out = out.rstrip()[:-1] + line.lstrip()
-        elif range_break(out, line):
-            out = out.rstrip() + line.lstrip()
-        elif out.endswith("-") and (joint := hyphen_break(out, line, compounds, words)) is not None:
-            out = out[:-1] + joint + line.lstrip()
+        if out and (joined := join_at_break(out, line, compounds, words)) is not None:
+            out = joined + (line if out.endswith(SOFT_HYPHEN) else line.lstrip())
         else:
             out = f"{out} {line}" if out else line
     return join_text([out])
