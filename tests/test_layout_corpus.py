@@ -700,6 +700,10 @@ def test_older_act_side_notes_kept_out_of_its_sentences_and_its_sections_read(le
     assert not [s.path for s in doc.sections if any(re.match(r"[IVXL]+\. \d{4}", t) for t in s.path)]
     path = next(s.path for s in doc.sections if "Any person committing any act of money" in s.text)
     assert path[-2:] == ("3.", "(1) Any person committing any act of money laundering")
+    # article 34's side note "Cap. 101." shares the baseline of its item (a): read apart, (a) opens its item
+    assert "Cap. 101. (a)" not in text
+    item = next(s.path for s in doc.sections if "22(2)(a)(1) of the Dangerous Drugs Ordinance" in s.text)
+    assert item[-1] == "(a) any of the offences referred to in article"
 
 
 # --- small caps split by the text layer --------------------------------------------------------------------

@@ -118,6 +118,12 @@ def test_dobbs_pinpoint_ranges_broken_at_a_lines_end_read_as_printed(dobbs):
     assert not re.search(r"\d–\s+\d", text)
 
 
+def test_dobbs_running_head_keeps_its_small_first_words(dobbs):
+    # "(Slip Opinion)" is set smaller than "OCTOBER TERM, 2021", a wide strip apart on one baseline, but at the
+    # text's own margin: no side note, so the line is not cut in two
+    assert dobbs.sections[0].text.startswith("(Slip Opinion) OCTOBER TERM, 2021")
+
+
 def test_dobbs_footnote_24_on_page_24(dobbs):
     fn = [f for f in dobbs.footnotes if f.number == "24" and f.page == 24]
     assert len(fn) == 1

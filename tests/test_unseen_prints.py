@@ -1417,6 +1417,47 @@ def test_side_notes_in_the_left_margin_and_over_a_page_break(tmp_path: Path) -> 
     )
 
 
+@pytest.mark.parametrize("note_x", [40.0, 556.0])
+def test_side_note_on_the_texts_baseline_is_read_apart(tmp_path: Path, note_x: float) -> None:
+    """A side note printed on the baseline of its section's first line, in the left or the right margin, is not
+    read into that line (left of it, the note hid the section's number: ``Short title. 4. This Act …``; right of
+    it, the note fell inside the sentence): ``4. This Act may be cited …`` opens section 4, and the note follows
+    the clause beside it, whole."""
+    x = LEFT + 60
+    body = [
+        (x, "3. (1) A person who carries on a relevant activity shall keep records."),
+        (x + 10, "(2) The records shall be produced to the Unit on demand."),
+        (x, "4. This Act may be cited as the Records Act, and it comes"),
+        (x + 10, "into force on the day it receives the Royal Assent."),
+        (x, "5. (1) The Minister may make regulations for the purposes of this Act."),
+    ]
+    notes = {0: "Keeping of records.", 2: "Short title.", 4: "Regulations."}
+    path = tmp_path / "act.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    lead = round(BODY_SIZE * 1.29, 1)
+    y = TOP
+    for text in _filler(1, 4):
+        _draw(c, x, y, text, BODY_SIZE)
+        y -= lead
+    for row, (x0, text) in enumerate(body):
+        # drawn in reading order with the text's line, left to right: PDFium reads the two as one line
+        pieces = [(x0, text, BODY_SIZE), *([(note_x, notes[row], 8.0)] if row in notes else [])]
+        for px, ptext, size in sorted(pieces):
+            _draw(c, px, y, ptext, size)
+        y -= lead
+    _draw(c, PAGE_W - 100, 40, "page 1", 9.0)
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert _path_of(doc, "This Act may be cited")[-1].startswith("4. This Act may be cited")
+    assert _path_of(doc, "The Minister may make")[-2] == "5."
+    text = " ".join(" ".join(s.text.split()) for s in doc.sections)
+    assert (
+        "4. This Act may be cited as the Records Act, and it comes into force on the day it receives the Royal"
+        " Assent. Short title." in text
+    )
+
+
 def test_a_pages_one_side_note_is_set_apart_too(tmp_path: Path) -> None:
     """A page's only side note, an amending Act's "XIV. 2009.3.", follows the clause beside it and opens no
     level (it is no Part XIV)."""

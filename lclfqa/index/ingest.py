@@ -93,8 +93,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: wrapped title, set in another size, opens the section's text even across a page break; 28: measured and
 #: reverted; 29: an older Act's "3. (1)" opens section 3 and its (1), a later "5." / "3A." / "4.—" its next,
 #: its side notes kept out of its sentences, carried over a page break, notes cited "[1]" in the body's type
-#: with "[1] …" at the foot, a figure hyphenated after its thousands comma read whole; 30: measured and reverted).
-PARSER_VERSION = 29
+#: with "[1] …" at the foot, a figure hyphenated after its thousands comma read whole; 30: measured and reverted,
+#: twice; 31: a side note printed on the baseline of its text's line, beside the text block, is read apart).
+PARSER_VERSION = 31
 
 Summarizer = Callable[[ParsedDocument], str]
 

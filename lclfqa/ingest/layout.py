@@ -191,6 +191,7 @@ def _lines(
         groups = [_join_small_caps(g) if any(c.index == _SPLIT for c in g) else g for g in groups]
     groups, angles = _drop_line_number_column(groups, angles)
     groups, angles = _attach_markers(groups, angles)
+    groups, angles = _split_beside(groups, angles)
     bands = _gutters(groups, angles)
     columns = [0] * len(groups)
     if bands:
@@ -319,6 +320,72 @@ def _main_band(group: list[_Char]) -> tuple[float, float, float]:
     h = max(c.height for c in alnum)
     body = [c for c in alnum if c.height >= 0.85 * h]
     return h, min(c.bottom for c in body), max(c.top for c in body)
+
+
+def _split_beside(groups: list[list[_Char]], angles: list[float]) -> tuple[list[list[_Char]], list[float]]:
+    """A line that holds a side note and the text beside it, set on one baseline, is two lines.
+
+    An older Act prints a section's side note in the margin, smaller than the text, and its first line may
+    share the baseline of the section's first line (``Short title.`` … ``6. This Act may be cited as …``):
+    read as one line, the note opens the section's line and hides its number. A line is cut where a white
+    strip wider than twice the larger size parts two pieces whose sizes differ by a point or more (the test
+    :func:`_merge_same_baseline` uses for one line's pieces), each with two letters or more, and the smaller
+    piece lies wholly beside the page's text block (the edges most lines of the common size start and end
+    at), as a side note does; a running head's small ``(Slip Opinion)`` at the text's margin stays in its line.
+    """
+    sized = [(g, size) for g, a in zip(groups, angles, strict=True) if not a and (size := _piece_size(g)) is not None]
+    if len(sized) < 5:
+        return groups, angles
+    common = sorted(size for _, size in sized)[len(sized) // 2]
+    # the text's lines: not its notes or titles, nor a line of two pieces (whose start may be a side note)
+    level = [g for g, size in sized if abs(size - common) < 0.5 and not _wide_strip(g, size)]
+    if not level:
+        return groups, angles
+    starts, ends = sorted(g[0].left for g in level), sorted(g[-1].right for g in level)
+    block = (starts[len(starts) // 10] - 6, ends[-1 - len(ends) // 10] + 6)
+    out_g: list[list[_Char]] = []
+    out_a: list[float] = []
+    for g, a in zip(groups, angles, strict=True):
+        k = _beside_cut(g, block) if not a else -1
+        if k < 0:
+            out_g.append(g)
+            out_a.append(a)
+            continue
+        left, right = g[:k], g[k:]  # ``g[k]`` is a character: a space before it goes with ``left``
+        while left[-1].index < 0:  # the generated space between the two pieces
+            left = left[:-1]
+        out_g += [left, right]
+        out_a += [a, a]
+    return out_g, out_a
+
+
+def _beside_cut(g: list[_Char], block: tuple[float, float]) -> int:
+    """Where ``g`` parts into a side note and its text (see :func:`_split_beside`), or -1."""
+    chars = [k for k, c in enumerate(g) if c.index >= 0]
+    for a, b in itertools.pairwise(chars):
+        gap = g[b].left - g[a].right
+        if gap <= 2 * min(g[a].height, g[b].height):  # a word's space, or a strip too narrow for any size
+            continue
+        first, second = _piece_size(g[:b]), _piece_size(g[b:])
+        if first is None or second is None or gap <= 2 * max(first, second) or abs(first - second) < 1.0:
+            continue
+        if (first < second and g[a].right < block[0]) or (second < first and g[b].left > block[1]):
+            return b
+    return -1
+
+
+def _wide_strip(g: list[_Char], size: float) -> bool:
+    """Whether a white strip wider than twice ``size`` parts ``g``'s characters somewhere."""
+    chars = [c for c in g if c.index >= 0]
+    return any(b.left - a.right > 2 * size for a, b in itertools.pairwise(chars))
+
+
+def _piece_size(piece: list[_Char]) -> float | None:
+    """The median height of a piece's letters and digits, or ``None`` where it has fewer than two letters."""
+    if sum(c.ch.isalpha() for c in piece) < 2:
+        return None
+    heights = sorted(c.height for c in piece if c.ch.isalnum())
+    return heights[len(heights) // 2]
 
 
 def _attach_markers(groups: list[list[_Char]], angles: list[float]) -> tuple[list[list[_Char]], list[float]]:
