@@ -333,25 +333,28 @@ def _split_beside(groups: list[list[_Char]], angles: list[float]) -> tuple[list[
     piece lies wholly beside the page's text block (the edges most lines of the common size start and end
     at), as a side note does; a running head's small ``(Slip Opinion)`` at the text's margin stays in its line.
     """
-    sized = [(g, size) for g, a in zip(groups, angles, strict=True) if not a and (size := _piece_size(g)) is not None]
+    strips = {k: found for k, g in enumerate(groups) if not angles[k] and (found := _strips(g))}
+    if not strips:  # most pages: no line holds two sizes a wide strip apart
+        return groups, angles
+    sized = [(k, size) for k, g in enumerate(groups) if not angles[k] and (size := _piece_size(g)) is not None]
     if len(sized) < 5:
         return groups, angles
     common = sorted(size for _, size in sized)[len(sized) // 2]
     # the text's lines: not its notes or titles, nor a line of two pieces (whose start may be a side note)
-    level = [g for g, size in sized if abs(size - common) < 0.5 and not _wide_strip(g, size)]
+    level = [groups[k] for k, size in sized if abs(size - common) < 0.5 and k not in strips]
     if not level:
         return groups, angles
     starts, ends = sorted(g[0].left for g in level), sorted(g[-1].right for g in level)
     block = (starts[len(starts) // 10] - 6, ends[-1 - len(ends) // 10] + 6)
     out_g: list[list[_Char]] = []
     out_a: list[float] = []
-    for g, a in zip(groups, angles, strict=True):
-        k = _beside_cut(g, block) if not a else -1
-        if k < 0:
+    for k, (g, a) in enumerate(zip(groups, angles, strict=True)):
+        cut = next((b for b in strips.get(k, ()) if _beside(g, b, block)), -1)
+        if cut < 0:
             out_g.append(g)
             out_a.append(a)
             continue
-        left, right = g[:k], g[k:]  # ``g[k]`` is a character: a space before it goes with ``left``
+        left, right = g[:cut], g[cut:]  # ``g[cut]`` is a character: a space before it goes with ``left``
         while left[-1].index < 0:  # the generated space between the two pieces
             left = left[:-1]
         out_g += [left, right]
@@ -359,25 +362,30 @@ def _split_beside(groups: list[list[_Char]], angles: list[float]) -> tuple[list[
     return out_g, out_a
 
 
-def _beside_cut(g: list[_Char], block: tuple[float, float]) -> int:
-    """Where ``g`` parts into a side note and its text (see :func:`_split_beside`), or -1."""
-    chars = [k for k, c in enumerate(g) if c.index >= 0]
-    for a, b in itertools.pairwise(chars):
-        gap = g[b].left - g[a].right
-        if gap <= 2 * min(g[a].height, g[b].height):  # a word's space, or a strip too narrow for any size
+def _strips(g: list[_Char]) -> list[int]:
+    """Where a strip wider than twice the larger of its neighbours' sizes parts ``g`` between characters of
+    sizes a point or more apart: the indices of the characters right of such strips (quick: no piece measured)."""
+    out = []
+    prev = None
+    for k, c in enumerate(g):
+        if c.index < 0:
             continue
-        first, second = _piece_size(g[:b]), _piece_size(g[b:])
-        if first is None or second is None or gap <= 2 * max(first, second) or abs(first - second) < 1.0:
-            continue
-        if (first < second and g[a].right < block[0]) or (second < first and g[b].left > block[1]):
-            return b
-    return -1
+        if prev is not None and c.left - prev.right > 2 * max(prev.height, c.height):
+            if abs(prev.height - c.height) >= 1.0:
+                out.append(k)
+        prev = c
+    return out
 
 
-def _wide_strip(g: list[_Char], size: float) -> bool:
-    """Whether a white strip wider than twice ``size`` parts ``g``'s characters somewhere."""
-    chars = [c for c in g if c.index >= 0]
-    return any(b.left - a.right > 2 * size for a, b in itertools.pairwise(chars))
+def _beside(g: list[_Char], b: int, block: tuple[float, float]) -> bool:
+    """Whether the strip left of ``g[b]`` parts a side note from its text (see :func:`_split_beside`)."""
+    first, second = _piece_size(g[:b]), _piece_size(g[b:])
+    if first is None or second is None or abs(first - second) < 1.0:
+        return False
+    a = max(k for k in range(b) if g[k].index >= 0)
+    if g[b].left - g[a].right <= 2 * max(first, second):
+        return False
+    return (first < second and g[a].right < block[0]) or (second < first and g[b].left > block[1])
 
 
 def _piece_size(piece: list[_Char]) -> float | None:
