@@ -176,3 +176,27 @@ def test_folders_with_mode_000_are_clear_errors(world, tmp_path: Path):  # noqa:
     finally:
         for p in zeroed:
             p.chmod(0o755)
+
+
+def _commands(group, prefix: tuple[str, ...] = ()):
+    """Every leaf command of the ``lclfqa`` app, with its words (``("eval", "qa")``)."""
+    for name, cmd in group.commands.items():
+        if hasattr(cmd, "commands"):  # a command group (Typer carries its own copy of click)
+            yield from _commands(cmd, (*prefix, name))
+        else:
+            yield (*prefix, name), cmd
+
+
+def test_command_help_paragraphs_are_wrapped_by_the_terminal_not_the_source():
+    # the rich help keeps a docstring's line breaks: a sentence wrapped at the source's 120 columns broke
+    # mid-line in an 80- or 100-column terminal ("… over this index, the" / "server answers it …")
+    import typer.main
+
+    commands = list(_commands(typer.main.get_command(app)))
+    assert len(commands) >= 10
+    for words, cmd in commands:
+        assert cmd.help, words
+        assert all("\n" not in p for p in cmd.help.split("\n\n")), (words, cmd.help)
+    done = runner.invoke(app, ["ask", "--help"], env={"COLUMNS": "100"}, terminal_width=100)
+    assert done.exit_code == 0
+    assert "over this index, the\n" not in done.stdout

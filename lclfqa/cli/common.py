@@ -7,6 +7,8 @@ the command or settings; 3 the index is busy (``--no-wait``); 130 interrupted.
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -49,10 +51,33 @@ ScopeOption = Annotated[
 ]
 
 
+def folded(doc: str | None) -> str | None:
+    """A docstring as a command's help: each paragraph on one line, for the terminal to wrap. Typer's rich help
+    keeps a docstring's line breaks, so a sentence wrapped at 120 columns in the source broke mid-line there."""
+    if not doc:
+        return doc
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(doc).split("\n\n"))
+
+
+class _App(typer.Typer):
+    """A Typer app whose commands take their help from their docstrings, folded (:func:`folded`)."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        make = super().command
+
+        def register(f: Callable[..., Any]) -> Callable[..., Any]:
+            if kwargs.get("help") is None:
+                kwargs["help"] = folded(f.__doc__)
+            return make(*args, **kwargs)(f)
+
+        return register
+
+
 def new_app(help_text: str) -> typer.Typer:
     """A Typer app (or command group) as every ``lclfqa`` one is made: no completion install, no pretty
-    tracebacks (errors go through :func:`fail`), help when called without a command."""
-    return typer.Typer(help=help_text, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+    tracebacks (errors go through :func:`fail`), help when called without a command, each paragraph of a
+    command's help folded into one line for the terminal to wrap."""
+    return _App(help=help_text, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
