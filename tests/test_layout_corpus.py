@@ -307,6 +307,21 @@ def test_legal_prints_note_counts_exact(legal, name):
     assert max((len(f.text) for f in notes), default=0) <= 3000
 
 
+def test_eu_regulation_articles_open_their_levels(legal):
+    # the Official Journal prints "Article 21" on a line of its own above the article's title ("General rule"):
+    # each article opens its level under its chapter, so a citation names the article; "CHAPTER II", after
+    # the recitals' "(83)" and Article 3's items, opens its chapter too
+    doc = legal["more/eu-reg-650-2012-succession-oj.pdf"]
+    rule = next(s.path for s in doc.sections if "the deceased had his habitual residence at the" in s.text)
+    assert [t for t in rule if t.startswith(("CHAPTER", "Article"))] == ["CHAPTER III", "Article 21"]
+    articles = {t for s in doc.sections for t in s.path if t.startswith("Article ")}
+    assert articles == {f"Article {n}" for n in range(1, 85)}
+    # the label no longer ends the article before it as its last line of text
+    assert not [s.path for s in doc.sections if s.text.rstrip().endswith("Article 5") and s.path[-1] != "Article 5"]
+    chapters = {t for s in doc.sections for t in s.path if t.startswith("CHAPTER")}
+    assert {"CHAPTER I", "CHAPTER II", "CHAPTER III"} <= chapters
+
+
 def test_eu_regulation_notes_at_each_columns_foot_numbered_afresh(legal):
     doc = legal["more/eu-reg-650-2012-succession-oj.pdf"]
     assert [(f.number, f.page) for f in doc.footnotes] == [

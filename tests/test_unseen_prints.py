@@ -1681,3 +1681,42 @@ def test_paragraph_heading_with_no_sub_paragraph_stays_one_level(tmp_path: Path)
     assert one[0] == head and len(one) == 2 and one[1].startswith("(c) Taxable year.")
     other = _path_of(doc, "The owner is defined there")
     assert other[0] == head and len(other) == 2 and other[1].startswith("(d) Cross-reference—(b)")
+
+
+def test_convention_articles_on_lines_of_their_own_open_levels(tmp_path: Path) -> None:
+    """A convention printed as the EU's Official Journal prints a regulation: numbered recitals ``(1)``, ``(2)``,
+    then ``CHAPTER I`` and each ``Article N`` on a line of its own over a bold title. The chapter opens after
+    the recitals' outline, each article opens its level (closing the one before and its numbered paragraphs),
+    and a sentence that begins with an article's number (``Article 2 applies to …``) opens nothing."""
+    first = "This Convention applies to contracts for the carriage of goods by sea between two States."
+    second = "Article 2 applies to every contract of carriage, whatever the nationality of the ship."
+    third = "The carrier shall be liable for loss of or damage to the goods while in its charge."
+    pages = [
+        [
+            Ln("CONVENTION ON THE CARRIAGE OF GOODS", 13.0, bold=True, x=180.0),
+            Ln("(1) The States Parties wish to set uniform rules for the carriage of goods by sea.", before=8),
+            Ln("(2) Such rules should apply whatever the nationality of the ship or the parties.", before=4),
+            Ln("CHAPTER I", x=270.0, before=10),
+            Ln("GENERAL PROVISIONS", bold=True, x=240.0),
+            Ln("Article 1", x=280.0, before=8),
+            Ln("Scope", bold=True, x=285.0),
+            Ln(f"1. {first}", before=4),
+            Ln("2. It does not apply to charter parties.", before=4),
+            Ln("Article 2", x=280.0, before=8),
+            Ln("Definitions", bold=True, x=275.0),
+            Ln(second, before=4),
+            Ln("CHAPTER II", x=268.0, before=10),
+            Ln("LIABILITY OF THE CARRIER", bold=True, x=225.0),
+            Ln("Article 3", x=280.0, before=8),
+            Ln("Basis of liability", bold=True, x=262.0),
+            Ln(f"1. {third}", before=4),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "convention.pdf", pages))
+    one = _path_of(doc, first)
+    assert [t for t in one if t.startswith(("CHAPTER", "Article"))] == ["CHAPTER I", "Article 1"]
+    two = _path_of(doc, second)
+    assert [t for t in two if t.startswith(("CHAPTER", "Article"))] == ["CHAPTER I", "Article 2"]
+    assert not any(t.startswith("Article 2 applies") for t in two)
+    three = _path_of(doc, third)
+    assert [t for t in three if t.startswith(("CHAPTER", "Article"))] == ["CHAPTER II", "Article 3"]

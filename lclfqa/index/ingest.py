@@ -94,8 +94,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: reverted; 29: an older Act's "3. (1)" opens section 3 and its (1), a later "5." / "3A." / "4.—" its next,
 #: its side notes kept out of its sentences, carried over a page break, notes cited "[1]" in the body's type
 #: with "[1] …" at the foot, a figure hyphenated after its thousands comma read whole; 30: measured and reverted,
-#: twice; 31: a side note printed on the baseline of its text's line, beside the text block, is read apart).
-PARSER_VERSION = 31
+#: twice; 31: a side note printed on the baseline of its text's line, beside the text block, is read apart;
+#: 32: an EU regulation's "Article 21" on a line of its own opens its level, and so does "CHAPTER II" alone).
+PARSER_VERSION = 32
 
 Summarizer = Callable[[ParsedDocument], str]
 

@@ -21,8 +21,17 @@ _RANKED = [
     (re.compile(r"^(?:PART|Part)\s+[A-Z\dIVX]+\b"), "part"),
     (re.compile(r"^(?:Subpart|SUBPART)\s+[A-Z\dIVX]+\b"), "subpart"),
     (re.compile(r"^(?:SEC\.|Sec\.|SECTION|§)\s*\d"), "section"),
+    # an EU regulation's or a convention's "Article 21", on a line of its own above the article's title
+    (re.compile(r"^(?:ARTICLE|Article)\s+\d{1,3}[a-z]?$"), "article"),
 ]
 RANKED_KINDS = [k for _, k in _RANKED]
+# A named level's label on a line of its own, nothing after it ("CHAPTER II", "Article 21"): a level of the
+# document's own outline even after numbered paragraphs (a regulation's recitals "(83)", an article's "2."), where
+# a "Sec. 12." or "§ 41" line may be a statute quoted in an opinion (see ``_opens_named_level``).
+_LEVEL_ALONE = re.compile(
+    r"^(?:TITLE|Title|SUBTITLE|Subtitle|CHAPTER|Chapter|SUBCHAPTER|Subchapter|PART|Part|SUBPART|Subpart|ARTICLE"
+    r"|Article)\s+(?:[IVXLC]{1,6}|\d{1,3}[A-Za-z]?|[A-Z])$"
+)
 _QUOTED = r"^[‘'“\"]*"  # statutes quote inserted text: ‘‘(1) IN GENERAL.—
 # A section an Act inserts into the Code, printed inside quotation marks under the amending paragraph
 # ("(b) TRANSFER OF CERTAIN CREDITS.—… by inserting after section 6417 the following new section:" /
@@ -330,7 +339,8 @@ def classify(
             # "Chapter 2 of the Criminal Code applies to all offences against" is a sentence that cites a
             # level, not the level: its label runs on into lower-case words
             cites = not display and _CITES_LEVEL.match(stripped[m.end() :])
-            if display or (para_start and _opens_named_level(stack) and not cites):
+            alone = para_start and _LEVEL_ALONE.match(stripped) is not None
+            if display or alone or (para_start and _opens_named_level(stack) and not cites):
                 return Heading(kind, _title(stripped, ln, display), "", size=round(ln.height) if larger else 0)
             break
     if (para_start or display) and _APPENDIX.match(stripped):
