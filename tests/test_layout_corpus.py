@@ -342,6 +342,28 @@ def test_eu_regulation_notes_at_each_columns_foot_numbered_afresh(legal):
     assert "(4) A programme of measures for implementation of the\nprinciple of mutual recognition" in text
 
 
+def test_court_of_appeals_opinion_and_bulleted_orders(legal):
+    # the concurrence "BARRON, Circuit Judge, concurring in part …" opens an opinion of its own, not a heading
+    # under "III. CONCLUSION"; the bulleted executive orders ("\uf0b7 Executive Order 14, …", the bullet's box
+    # set lower than the letters) are body text of the background, not display headings holding the analysis
+    ca1 = legal["more/us-ca1-2020-calvary-chapel-v-mills.pdf"]
+    concurrence = next(s.path for s in ca1.sections if "I agree that the denial of the temporary" in s.text)
+    assert concurrence[0].startswith("BARRON, Circuit Judge, concurring in part and concurring in the judgment")
+    assert not [s.path for s in ca1.sections if any("Executive Order" in t for t in s.path)]
+    analysis = next(s.path for s in ca1.sections if s.path[-1] == "II. ANALYSIS")
+    assert analysis[-2] == "For the First Circuit"
+
+
+def test_sentence_opening_with_a_titles_name_opens_no_title(legal):
+    # the DMCA summary's "TITLE I: WIPO TREATY IMPLEMENTATION" is followed by the sentence "Title I implements
+    # the WIPO treaties. …": a sentence about the title, so Title I's parts stay under its heading
+    dmca = legal["more/us-copyright-office-dmca-summary.pdf"]
+    paths = [s.path for s in dmca.sections]
+    assert not [p for p in paths if any(t.startswith("Title I implements") for t in p)]
+    remedies = next(s.path for s in dmca.sections if s.path[-1] == "Remedies")
+    assert remedies[0] == "TITLE I: WIPO TREATY IMPLEMENTATION"
+
+
 def test_body_size_and_apart_markers_notes_text(legal):
     ca1 = legal["more/us-ca1-2020-calvary-chapel-v-mills.pdf"]
     assert [(f.number, f.page) for f in ca1.footnotes] == [("1", 6), ("2", 10)]

@@ -1076,6 +1076,15 @@ def test_au_opinions_are_top_level_sections(au):
         ("GORDON, EDELMAN, STEWARD, GLEESON, JAGOT AND BEECH-JONES JJ", None),  # a cover page's coram
         ("JUSTICE KAVANAUGH were to say (in line with the majority", None),
         ("HCA 63; (1986) 162 CLR 170 at 190 per Mason and Wilson JJ.", None),
+        # a U.S. court of appeals' or district court's opinions: the name, a comma, the court's title
+        ("SELYA, Circuit Judge. This interlocutory appeal arises", "SELYA, Circuit Judge."),
+        (
+            "BARRON, Circuit Judge, concurring in part and concurring in the judgment. I agree that",
+            "BARRON, Circuit Judge, concurring in part and concurring in the judgment.",
+        ),
+        ("NGUYEN, District Judge.", "NGUYEN, District Judge."),
+        ("Selya and Barron, Circuit Judges.", None),  # the bench on the cover
+        ("LYNCH, Circuit Judge, wrote that the statute", None),  # a sentence about a judge
     ],
 )
 def test_opinion_titles(paragraph, title):

@@ -1720,3 +1720,25 @@ def test_convention_articles_on_lines_of_their_own_open_levels(tmp_path: Path) -
     assert not any(t.startswith("Article 2 applies") for t in two)
     three = _path_of(doc, third)
     assert [t for t in three if t.startswith(("CHAPTER", "Article"))] == ["CHAPTER II", "Article 3"]
+
+
+def test_sentence_about_a_named_level_opens_none(tmp_path: Path) -> None:
+    """``Part 2 sets out the procedure …`` at a paragraph's start, in the body's type, is a sentence about Part 2
+    (its label runs on into a lower-case word), not Part 2's heading: the text stays under ``PART 1``."""
+    about = "Part 2 sets out the procedure for a review of the decision by the tribunal."
+    pages = [
+        [
+            Ln("PART 1 PRELIMINARY", 13.0, bold=True),
+            Ln("1 Object of this Act", bold=True, before=6),
+            *[Ln(t) for t in _filler(0, 3)],
+            Ln(about, before=6),
+            Ln("PART 2 REVIEW", 13.0, bold=True, before=10),
+            Ln("2 Application for review", bold=True, before=6),
+            *[Ln(t) for t in _filler(3, 2)],
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "act.pdf", pages))
+    path = _path_of(doc, about)
+    assert path[0] == "PART 1 PRELIMINARY"
+    assert not any(t.startswith("Part 2 sets out") for s in doc.sections for t in s.path)
+    assert _path_of(doc, _filler(3, 1)[0])[0] == "PART 2 REVIEW"

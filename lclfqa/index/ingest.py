@@ -95,8 +95,10 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: its side notes kept out of its sentences, carried over a page break, notes cited "[1]" in the body's type
 #: with "[1] …" at the foot, a figure hyphenated after its thousands comma read whole; 30: measured and reverted,
 #: twice; 31: a side note printed on the baseline of its text's line, beside the text block, is read apart;
-#: 32: an EU regulation's "Article 21" on a line of its own opens its level, and so does "CHAPTER II" alone).
-PARSER_VERSION = 32
+#: 32: an EU regulation's "Article 21" on a line of its own opens its level, and so does "CHAPTER II" alone;
+#: 33: a line's size from its letters' boxes alone, a court of appeals' "BARRON, Circuit Judge, concurring …"
+#: opens an opinion, "Title I implements …" is a sentence, not Title I's heading).
+PARSER_VERSION = 33
 
 Summarizer = Callable[[ParsedDocument], str]
 

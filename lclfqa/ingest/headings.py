@@ -160,7 +160,9 @@ def _same_paragraph(ln: Line, nxt: Line, pitch: float) -> bool:
 
 
 _NUMBERED_START = re.compile(_QUOTED + r"(?:\(\w{1,5}\)|\d{1,3}\.|[A-Z]\.|[IVXL]{1,6}\.)\s")
-_CITES_LEVEL = re.compile(r"^[\w.()-]*\s+(?:of|to|and|or|in|is|applies|does|provides|has|was|were)\b")
+# a named level's label that runs on into a lower-case word is a sentence about the level, not its heading:
+# "Chapter 2 of the Criminal Code applies …", "Title I implements the WIPO treaties."
+_CITES_LEVEL = re.compile(r"^[\w.()-]*\s+[a-z]")
 _COLON_TITLE = re.compile(r"^(?:\S+\s+){0,5}\S*:(?:\s|$)")  # a short title closed by a colon
 _FINISHED = (".", ":", ";", "—", "–", "?", "!", ".”", '."', ".’", ":”", ';"')
 # a sentence that introduces a quotation or a list: "… of the scheme provides:", "The following issues arise:",

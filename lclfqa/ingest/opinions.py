@@ -1,7 +1,7 @@
 """Opinions of a judgment: where each judge's (or the joint) reasons begin, as top-level sections.
 
-A judgment prints each opinion under the names of the judges who give it. Two conventions are
-recognised by their shape alone, with no list of judges, courts or jurisdictions:
+A judgment prints each opinion under the names of the judges who give it. Three conventions are
+recognised by their shape alone, with no list of judges or jurisdictions:
 
 - Names with judicial titles: the judges' names in capitals followed by their titles (``CJ``, ``J``,
   ``JJ``, ``JA`` …), ending in a full stop, alone on a line or opening the first numbered paragraph:
@@ -12,6 +12,10 @@ recognised by their shape alone, with no list of judges, courts or jurisdictions
   concurring.``, ``CHIEF JUSTICE BROWN, concurring in the judgment.``, ``JUSTICE PATEL, JUSTICE LEE,
   and JUSTICE NGUYEN, dissenting.`` (over two lines), ``PER CURIAM.``: a paragraph that is nothing but
   that sentence.
+- A U.S. court of appeals' or district court's: the judge's name in capitals, a comma and the court's title,
+  alone or opening the opinion's first paragraph: ``SELYA, Circuit Judge. This interlocutory appeal …``,
+  ``BARRON, Circuit Judge, concurring in part and concurring in the judgment.``, ``NGUYEN, District Judge.``
+  The bench listed on the cover (``Selya and Barron, Circuit Judges.``) opens nothing.
 
 The title is the names with the role (``JUSTICE JONES, concurring.``; ``PATEL J.``), so every section
 path under it says whose opinion it is.
@@ -36,6 +40,11 @@ _JUSTICE_STYLE = re.compile(
     r"|^(PER\s+CURIAM\.)$"
 )
 
+_COURT_JUDGE = re.compile(
+    rf"^({_NAME},\s+(?:Chief\s+|Senior\s+)?(?:Circuit|District|Bankruptcy|Magistrate)\s+Judge"
+    r"(?:,\s+(?:concurring|dissenting)[^.]{0,120})?\.)(?:\s+[A-Z“\"(]|$)"
+)
+
 
 def opinion_title(paragraph: str) -> str | None:
     """The opinion that ``paragraph`` (its first line or two, joined) opens, or ``None``.
@@ -44,6 +53,8 @@ def opinion_title(paragraph: str) -> str | None:
     'PATEL J.'
     >>> opinion_title("JUSTICE PATEL, JUSTICE LEE, and JUSTICE NGUYEN, dissenting.")
     'JUSTICE PATEL, JUSTICE LEE, and JUSTICE NGUYEN, dissenting.'
+    >>> opinion_title("NGUYEN, Circuit Judge, dissenting. The majority reads the statute")
+    'NGUYEN, Circuit Judge, dissenting.'
     """
     text = re.sub(r"\s+", " ", paragraph.strip())
     m = _TITLED.match(text)
@@ -52,4 +63,7 @@ def opinion_title(paragraph: str) -> str | None:
     m = _JUSTICE_STYLE.match(text)
     if m:
         return m.group(1) or m.group(2)
+    m = _COURT_JUDGE.match(text)
+    if m:
+        return m.group(1)
     return None
