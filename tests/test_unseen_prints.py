@@ -1742,3 +1742,21 @@ def test_sentence_about_a_named_level_opens_none(tmp_path: Path) -> None:
     assert path[0] == "PART 1 PRELIMINARY"
     assert not any(t.startswith("Part 2 sets out") for s in doc.sections for t in s.path)
     assert _path_of(doc, _filler(3, 1)[0])[0] == "PART 2 REVIEW"
+
+
+def test_centred_line_at_a_pages_foot_ends_its_paragraph(tmp_path: Path) -> None:
+    """A cover page ending with a centred date line (no full stop), and the opinion opening the next page
+    indented: ``SMITH, Circuit Judge. This appeal …`` opens the opinion, not more of the cover's paragraph."""
+    pages = [
+        [
+            Ln("United States Court of Appeals", 14.0, bold=True, x=200.0),
+            *[Ln(t) for t in _filler(0, 3)],
+            Ln("January 5, 2031", x=240.0, before=12),  # centred under the text's lines (72-479 pt)
+        ],
+        [
+            Ln("SMITH, Circuit Judge. This appeal asks whether the order was", x=LEFT + 36),
+            Ln("properly entered by the district court below, and we hold that it was."),
+        ],
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "opinion.pdf", pages))
+    assert _path_of(doc, "properly entered by the district court")[0] == "SMITH, Circuit Judge."

@@ -157,6 +157,16 @@ def _ends_paragraph(prev_text: str) -> bool:
 _ITEM_CLOSE = re.compile(r";\s*(?:and|or)$")  # "(A) …; and" / "(i) …; or": a list item's last words
 
 
+def _centred(prev: Line, margin: float, right: float) -> bool:
+    """``prev`` is centred between the page's margins, well in from both (a date line, a title): a line of its
+    own, never a paragraph's line that runs on, so the next line opens a paragraph (across a page break too,
+    where no gap is measured: ``December 22, 2020`` ending one page, ``SELYA, Circuit Judge. This …`` opening
+    the next)."""
+    width = right - margin
+    left_in, right_in = prev.x0 - margin, right - prev.x1
+    return width > 0 and min(left_in, right_in) > 0.15 * width and abs(left_in - right_in) < 0.05 * width
+
+
 def _under_title(current: _SectionDraft) -> bool:
     """Nothing but the section's heading so far: the next line set in another size opens its text, even where
     the title wrapped (``75P Evidence given … in criminal`` / ``proceedings``, then ``(1) Evidence of…``)."""
@@ -302,6 +312,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             notes.letters = letter_markers(kept, heights)
             marked = bool(notes.letters)
     last_cites: set[str] = set()  # what the previous page's text cites (a note may start a page later)
+    edges = (0.0, 0.0)  # the text block's left and right edges on the page being read
     after_side = False  # the last line appended was a side note
     carried: list[Line] = []  # side notes beside a sentence that runs on to the next page
 
@@ -333,6 +344,9 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
         )
         in_body = {id(x) for x in body_lines}
         in_order = [ln for ln in listed if id(ln) in toc or id(ln) in in_body] if toc else body_lines
+        starts = sorted(x.x0 for x in body_lines)
+        edges_before = edges  # the page before's text block: where its last line is measured
+        edges = (starts[len(starts) // 10] if starts else 0.0, view.right)  # the lines' start (not indents), end
         index = -1
         for ln in in_order:
             if id(ln) in toc:  # kept whole, as one "Contents" section, never as headings
@@ -348,6 +362,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 or gap > 0.6 * pitch
                 or _ends_paragraph(prev_text)
                 or (current is not None and _under_title(current) and prev.height != ln.height)
+                or _centred(prev, *(edges if prev.page == ln.page else edges_before))
                 or abs(ln.x0 - prev.x0) > 2
                 and prev.page == ln.page
                 and ln.x0 < prev.x0
