@@ -1760,3 +1760,29 @@ def test_centred_line_at_a_pages_foot_ends_its_paragraph(tmp_path: Path) -> None
     ]
     doc = parse_pdf(build_lines(tmp_path / "opinion.pdf", pages))
     assert _path_of(doc, "properly entered by the district court")[0] == "SMITH, Circuit Judge."
+
+
+@pytest.mark.parametrize("how", ["typed", "placed"])
+def test_letter_spaced_heading_reads_as_its_word(tmp_path: Path, how: str) -> None:
+    """A judgment's ``J U D G M E N T`` set letter by letter, typed with spaces or each glyph placed apart (the
+    text layer then puts a space between them), reads ``JUDGMENT``; a line of four spaced capitals (a table's
+    ``A B C D``) and a sentence naming ``Parts A B C D E`` stay as printed."""
+    path = tmp_path / "judgment.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    if how == "typed":
+        _draw(c, 250.0, TOP, "J U D G M E N T", 13.0, "Times-Bold")
+    else:
+        x = 230.0
+        for ch in "JUDGMENT":
+            _draw(c, x, TOP, ch, 13.0, "Times-Bold")
+            x += c.stringWidth(ch, "Times-Bold", 13.0) + 7
+    y = TOP - 30
+    for text in [*_filler(0, 3), "Parts A B C D E of the schedule apply to the lease.", "A B C D"]:
+        _draw(c, LEFT, y, text, BODY_SIZE)
+        y -= BODY_LEAD
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert doc.sections[0].path == ("JUDGMENT",)
+    text = "\n".join(s.text for s in doc.sections)
+    assert "Parts A B C D E of the schedule" in text and "\nA B C D" in text

@@ -98,8 +98,8 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: 32: an EU regulation's "Article 21" on a line of its own opens its level, and so does "CHAPTER II" alone;
 #: 33: a line's size from its letters' boxes alone, a court of appeals' "BARRON, Circuit Judge, concurring …"
 #: opens an opinion, "Title I implements …" is a sentence, not Title I's heading; 34: a centred line (a date
-#: line ending a cover page) ends its paragraph, across a page break too).
-PARSER_VERSION = 34
+#: line ending a cover page) ends its paragraph, across a page break too; 35: "J U D G M E N T" reads "JUDGMENT").
+PARSER_VERSION = 35
 
 Summarizer = Callable[[ParsedDocument], str]
 

@@ -828,6 +828,8 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
         text, sups = superscript_digits(text, sups)
     if sups:
         sups = [span for span in _split_joined_markers(text, sups) if not unit_exponent(text, *span)]
+    elif _LETTER_SPACED.fullmatch(text):  # "J U D G M E N T": a heading's letters spread out, one word
+        text = text.replace(" ", "")
     first_small = bool(visible) and visible[0].height < 0.85 * main_h
     # Fonts: sample the first letters to tell bold headings and emphasised paragraph subjects.
     bold = False
@@ -856,6 +858,10 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
         light=light,
     )
 
+
+# A line of one word whose capitals are set apart by single spaces ("J U D G M E N T", typed so, or placed one
+# by one with the text layer putting a space between each): five letters or more, nothing else on the line.
+_LETTER_SPACED = re.compile(r"(?:[A-Z] ){4,}[A-Z]")
 
 SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # U+2070, U+00B9, U+00B2, U+00B3, U+2074–U+2079
 _TO_ASCII = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")
