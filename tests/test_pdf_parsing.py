@@ -1083,6 +1083,16 @@ def test_au_opinions_are_top_level_sections(au):
             "BARRON, Circuit Judge, concurring in part and concurring in the judgment.",
         ),
         ("NGUYEN, District Judge.", "NGUYEN, District Judge."),
+        ("IKUTA, Circuit Judge: This appeal asks whether the", "IKUTA, Circuit Judge:"),
+        ("BERZON, Circuit Judge, dissenting: I agree with the", "BERZON, Circuit Judge, dissenting:"),
+        ("HOWARD, Chief Judge. This appeal asks whether the", "HOWARD, Chief Judge."),
+        ("TORRUELLA, Circuit Judge (Dissenting). I agree with the", "TORRUELLA, Circuit Judge (Dissenting)."),
+        (
+            "O'SCANNLAIN, Circuit Judge, with whom BEA, Circuit Judge, joins, dissenting. I",
+            "O'SCANNLAIN, Circuit Judge, with whom BEA, Circuit Judge, joins, dissenting.",
+        ),
+        ("McKEOWN, Circuit Judge. This appeal asks", "McKEOWN, Circuit Judge."),
+        ("M. SMITH, Circuit Judge. This appeal asks", "M. SMITH, Circuit Judge."),
         ("Selya and Barron, Circuit Judges.", None),  # the bench on the cover
         ("LYNCH, Circuit Judge, wrote that the statute", None),  # a sentence about a judge
     ],

@@ -546,6 +546,46 @@ def test_short_notes_side_by_side(tmp_path: Path) -> None:
     )
 
 
+def test_notes_in_two_columns_under_a_single_column_page(tmp_path: Path) -> None:
+    """Notes set in two columns at the foot of a one-column page, two notes of three lines in each column: each
+    column is read down before the next (read across, note 1's lines took note 3's, and notes 3 and 4 were
+    lost); a page with so few lines in each column is read so too."""
+    left = [
+        (
+            "^1 Verity Lane, Causation in Insurance Law, argues for",
+            "a more generous approach to the insured, though",
+            "the provision has since been amended.",
+        ),
+        (
+            "^2 Kilbride Haulage v Storrow concerned an exclusion",
+            "for damage caused by rust or oxidation; neither",
+            "party suggested it was wrongly decided.",
+        ),
+    ]
+    right = [
+        (
+            "^3 The second reading speech appears at page 1184",
+            "of the relevant volume of the debates, and the",
+            "same view was taken in the Court of Appeal.",
+        ),
+        (
+            "^4 Fenchurch Mutual v Ibbotson applied the same",
+            "reasoning to a policy of travel insurance, and the",
+            "commentators remain divided on the point.",
+        ),
+    ]
+    at = []
+    y = FOOT_BOTTOM + 5 * NOTE_LEAD
+    for a, b in zip([line for note in left for line in note], [line for note in right for line in note], strict=True):
+        at += [(LEFT, y, a, NOTE_SIZE), (LEFT + 243, y, b, NOTE_SIZE)]
+        y -= NOTE_LEAD
+    body = [*_filler(0, 3), "The insurer relied on the exclusion.^1 So did the court below.^2", *_filler(3, 3)]
+    body += ["The debates say so.^3 A later case agrees.^4", *_filler(6, 3)]
+    got = _notes(build(tmp_path / "two-column-notes.pdf", [Page(body=body, at=at)]))
+    truth = [(m[1:2], 1, " ".join([m[3:], *rest])) for m, *rest in [*left, *right]]
+    assert got == _truth(*truth)
+
+
 # --- markers the parser did not know: Unicode superscript digits, raised letters ---------------------------
 
 
@@ -1786,3 +1826,185 @@ def test_letter_spaced_heading_reads_as_its_word(tmp_path: Path, how: str) -> No
     assert doc.sections[0].path == ("JUDGMENT",)
     text = "\n".join(s.text for s in doc.sections)
     assert "Parts A B C D E of the schedule" in text and "\nA B C D" in text
+
+
+# --- a review's invented prints against the rules above (stop 55) -----------------------------------------------
+
+
+def _paths_with(doc, probe: str) -> list[tuple[str, ...]]:
+    return [s.path for s in doc.sections if _norm(probe) in _norm(s.text)]
+
+
+def test_credit_agreement_articles_hold_their_sections(tmp_path: Path) -> None:
+    """A credit agreement's ``ARTICLE 2`` holds its ``SECTION 2.01.`` (an EU regulation's sections hold its
+    articles): whichever of the two is open further out is the outer level."""
+    pages = [
+        [
+            Ln("CREDIT AGREEMENT", 13.0, bold=True, x=240.0),
+            Ln("ARTICLE 1", x=280.0, before=10),
+            Ln("DEFINITIONS", x=270.0),
+            Ln("SECTION 1.01. Defined Terms. As used in this Agreement, the following terms have the", before=6),
+            Ln("meanings specified in this Section 1.01 unless the context otherwise requires."),
+            Ln("SECTION 1.02. Terms Generally. The definitions of terms herein apply to the singular", before=6),
+            Ln("and plural forms of the terms defined."),
+            Ln("ARTICLE 2", x=280.0, before=10),
+            Ln("THE CREDITS", x=270.0),
+            Ln("SECTION 2.01. Commitments. Subject to the terms and conditions set forth herein, each", before=6),
+            Ln("Lender agrees to make Revolving Loans to the Borrower from time to time."),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "credit.pdf", pages))
+    assert _path_of(doc, "singular and plural forms") == ("ARTICLE 1", "SECTION 1.02.")
+    assert _path_of(doc, "Revolving Loans to the Borrower") == ("ARTICLE 2", "SECTION 2.01.")
+
+
+def test_article_quoted_in_a_judgment_opens_no_level(tmp_path: Path) -> None:
+    """A judgment quoting ``Article 8`` of the Convention after ``… Article 8 of the Convention provides:``: the
+    quoted label opens no level, and the judge's next paragraphs stay under the judge's heading."""
+    q = LEFT + 36
+    pages = [
+        [
+            Ln("LORD REED:", bold=True),
+            Ln("1. This appeal concerns the lawfulness of a deportation order made against the appellant.", before=6),
+            Ln("2. The appellant relies on his right to respect for private and family life under the", before=6),
+            Ln("Convention. Article 8 of the Convention provides:"),
+            Ln("Article 8", x=q, before=6),
+            Ln("Right to respect for private and family life", x=q),
+            Ln("1. Everyone has the right to respect for his private and family life, his home", x=q, before=4),
+            Ln("and his correspondence.", x=q),
+            Ln("3. The Secretary of State accepts that the deportation interferes with that right. The", before=6),
+            Ln("question is whether the interference is proportionate to the legitimate aim pursued."),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "judgment.pdf", pages))
+    assert not [p for s in doc.sections for p in s.path if p.startswith("Article 8")]
+    assert _path_of(doc, "interference is proportionate")[0] == "LORD REED:"
+
+
+def test_block_quote_indented_on_both_sides_is_not_centred(tmp_path: Path) -> None:
+    """A statute quoted in a block indented an inch on both sides: its lines are not centred lines (each would
+    end its paragraph), so ``(A) to reflect …`` inside the quoted sentence opens no level."""
+    quote = [
+        "the nature and circumstances of the offense and the history and",
+        "characteristics of the defendant, and the need for the sentence imposed",
+        "(A) to reflect the seriousness of the offense, to promote respect",
+        "for the law, and to provide just punishment for the offense, and",
+    ]
+    path = tmp_path / "opinion.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+
+    def justified(x: float, y: float, text: str, width: float) -> None:
+        t = c.beginText(x, y)
+        t.setFont("Times-Roman", BODY_SIZE)
+        t.setWordSpace((width - c.stringWidth(text, "Times-Roman", BODY_SIZE)) / text.count(" "))
+        t.textOut(text)
+        c.drawText(t)
+
+    _draw(c, LEFT, TOP, "I. BACKGROUND", BODY_SIZE, "Times-Bold")
+    justified(LEFT, TOP - 18, "The defendant pleaded guilty to one count of wire fraud. At sentencing the", 468)
+    _draw(c, LEFT, TOP - 18 - BODY_LEAD, "court, in determining the particular sentence, shall consider:", BODY_SIZE)
+    y = TOP - 18 - 2 * BODY_LEAD - 4
+    for text in quote:  # justified to the quote's measure, 144-468 pt inside the text's 72-540
+        justified(LEFT + 72, y, text, 324)
+        y -= BODY_LEAD
+    _draw(c, LEFT, y - 6, "The court has considered each of those factors in turn.", BODY_SIZE)
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert _path_of(doc, "to reflect the seriousness") == ("I. BACKGROUND",)
+
+
+def test_letter_spaced_words_keep_their_word_breaks(tmp_path: Path) -> None:
+    """``M E M O R A N D U M   O P I N I O N`` placed glyph by glyph, a wider gap between its words, reads
+    ``MEMORANDUM OPINION``; single capitals a table sets far apart (``A B C D E`` column heads) stay apart."""
+    path = tmp_path / "opinion.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    x = 200.0
+    for word in ("MEMORANDUM", "OPINION"):
+        for ch in word:
+            _draw(c, x, TOP, ch, 13.0, "Times-Bold")
+            x += c.stringWidth(ch, "Times-Bold", 13.0) + 7
+        x += 22
+    y = TOP - 30
+    for text in _filler(0, 3):
+        _draw(c, LEFT, y, text, BODY_SIZE)
+        y -= BODY_LEAD
+    for k, ch in enumerate("ABCDE"):
+        _draw(c, 200 + 50 * k, y, ch, BODY_SIZE)
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert doc.sections[0].path == ("MEMORANDUM OPINION",)
+    assert "A B C D E" in doc.sections[-1].text
+
+
+@pytest.mark.parametrize(
+    "labels", [("ARTICLE I", "ARTICLE II"), ("Article 2", "Article 2A"), ("Article 5", "Article 5bis")]
+)
+def test_articles_numbered_in_roman_or_inserted_open_levels(tmp_path: Path, labels: tuple[str, str]) -> None:
+    """A constitution's ``ARTICLE II``, an inserted ``Article 2A`` or ``Article 5bis``, each on a line of its own
+    over its title, opens its level like ``Article 21`` (not left as the last line of the article before)."""
+    pages = [
+        [
+            Ln("CONSTITUTION OF THE STATE", 13.0, bold=True, x=220.0),
+            Ln(labels[0], x=280.0, before=10),
+            Ln("Legislative Department", bold=True, x=255.0),
+            Ln("1. The legislative power shall be vested in a General Assembly of two houses.", before=4),
+            Ln(labels[1], x=280.0, before=10),
+            Ln("Executive Department", bold=True, x=255.0),
+            Ln("1. The executive power shall be vested in a Governor elected for four years.", before=4),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "constitution.pdf", pages))
+    assert _path_of(doc, "vested in a Governor")[0] == labels[1]
+    assert not [s for s in doc.sections if s.text.rstrip().endswith(labels[1]) and s.path[0] != labels[1]]
+
+
+def test_side_note_a_pica_off_its_text_and_a_tables_small_last_column(tmp_path: Path) -> None:
+    """A side note set right-aligned a pica (12 pt) left of its text is read apart too; a table's last column
+    set smaller and out past the text block stays in its row (the row has white between its cells: no prose)."""
+    x = LEFT + 60
+    path = tmp_path / "act.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    lead = round(BODY_SIZE * 1.29, 1)
+    y = TOP
+    for text in _filler(1, 4):
+        _draw(c, x, y, text, BODY_SIZE)
+        y -= lead
+    note = "Short title."
+    _draw(c, x - 12 - c.stringWidth(note, "Times-Roman", 8.0), y, note, 8.0)
+    _draw(c, x, y, "4. This Act may be cited as the Records Act, and it comes", BODY_SIZE)
+    y -= lead
+    _draw(c, x + 10, y, "into force on the day it receives the Royal Assent.", BODY_SIZE)
+    y -= lead
+    for a, b, d in (("Count One", "Wire fraud, the March transfer", "Guilty by jury verdict"),):
+        _draw(c, x, y, a, BODY_SIZE)
+        _draw(c, x + 90, y, b, BODY_SIZE)
+        _draw(c, 495, y, d, 9.0)
+        y -= lead
+    for text in _filler(5, 3):
+        _draw(c, x, y, text, BODY_SIZE)
+        y -= lead
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    text = " ".join(" ".join(s.text.split()) for s in doc.sections)
+    assert "Short title. 4." not in text and "Royal Assent. Short title." in text
+    assert "Count One Wire fraud, the March transfer Guilty by jury verdict" in text
+
+
+def test_sentences_that_open_with_a_levels_name_open_none(tmp_path: Path) -> None:
+    """``Title VII's …``, ``Chapter 11, unlike Chapter 7, …``, ``Title 18, United States Code, Section 1343 makes
+    …``: sentences about a level (a lower-case word before any title separator), none a heading."""
+    pages = [
+        [
+            Ln("MEMORANDUM", 13.0, bold=True, x=250.0),
+            Ln("Discussion", bold=True, before=8),
+            Ln("Title VII's anti-retaliation provision forbids an employer from discriminating against an", before=4),
+            Ln("employee because the employee has opposed a practice made unlawful by the statute."),
+            Ln("Chapter 11, unlike Chapter 7, allows the debtor to remain in possession of its estate.", before=6),
+            Ln("Title 18, United States Code, Section 1343 makes it a crime to use the wires to defraud.", before=6),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "memo.pdf", pages))
+    assert {s.path for s in doc.sections} <= {("MEMORANDUM",), ("MEMORANDUM", "Discussion")}

@@ -98,8 +98,13 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: 32: an EU regulation's "Article 21" on a line of its own opens its level, and so does "CHAPTER II" alone;
 #: 33: a line's size from its letters' boxes alone, a court of appeals' "BARRON, Circuit Judge, concurring …"
 #: opens an opinion, "Title I implements …" is a sentence, not Title I's heading; 34: a centred line (a date
-#: line ending a cover page) ends its paragraph, across a page break too; 35: "J U D G M E N T" reads "JUDGMENT").
-PARSER_VERSION = 35
+#: line ending a cover page) ends its paragraph, across a page break too; 35: "J U D G M E N T" reads "JUDGMENT";
+#: 36: a band of columns as short as two columns of six lines, notes in two columns under a one-column page; and
+#: a review's invented prints: a court's "IKUTA, Circuit Judge:" and its siblings, a contract's ARTICLE holding its
+#: SECTIONs, an article quoted after "… provides:", block quotes not centred lines, letter-spaced words kept
+#: apart, "ARTICLE II" / "Article 2A", a side note a pica off its text, a table's small last column kept in its
+#: row, "Title VII's …" a sentence).
+PARSER_VERSION = 36
 
 Summarizer = Callable[[ParsedDocument], str]
 

@@ -13,6 +13,8 @@ from lclfqa.ingest.layout import Line
 # The U.S. Code and the CFR share one order: Title > Subtitle > Chapter > Subchapter > Part > Subpart >
 # section (eCFR: Title 26 > Chapter I > Subchapter A > Part 1 > § 1.25A-1; the IRA: TITLE I > Subtitle D >
 # PART 4 > SEC. 13401). A level may be skipped; each one closes the levels at or below its rank.
+# a named level's number: "IV", "21", "2A", "5bis", "B"
+_LEVEL_LABEL = r"(?:[IVXLC]{1,6}|\d{1,3}(?:[A-Za-z]|bis|ter|quater)?|[A-Z])"
 _RANKED = [
     (re.compile(r"^(?:TITLE|Title)\s+[IVXLC\d]+\b"), "title"),
     (re.compile(r"^(?:Subtitle|SUBTITLE)\s+[A-Z\dIVX]+\b"), "subtitle"),
@@ -21,8 +23,9 @@ _RANKED = [
     (re.compile(r"^(?:PART|Part)\s+[A-Z\dIVX]+\b"), "part"),
     (re.compile(r"^(?:Subpart|SUBPART)\s+[A-Z\dIVX]+\b"), "subpart"),
     (re.compile(r"^(?:SEC\.|Sec\.|SECTION|§)\s*\d"), "section"),
-    # an EU regulation's or a convention's "Article 21", on a line of its own above the article's title
-    (re.compile(r"^(?:ARTICLE|Article)\s+\d{1,3}[a-z]?$"), "article"),
+    # an EU regulation's or a convention's "Article 21", a constitution's "ARTICLE IV", an inserted "Article 2A" or
+    # "Article 5bis", on a line of its own above the article's title
+    (re.compile(r"^(?:ARTICLE|Article)\s+" + _LEVEL_LABEL + "$"), "article"),
 ]
 RANKED_KINDS = [k for _, k in _RANKED]
 # A named level's label on a line of its own, nothing after it ("CHAPTER II", "Article 21"): a level of the
@@ -30,7 +33,7 @@ RANKED_KINDS = [k for _, k in _RANKED]
 # a "Sec. 12." or "§ 41" line may be a statute quoted in an opinion (see ``_opens_named_level``).
 _LEVEL_ALONE = re.compile(
     r"^(?:TITLE|Title|SUBTITLE|Subtitle|CHAPTER|Chapter|SUBCHAPTER|Subchapter|PART|Part|SUBPART|Subpart|ARTICLE"
-    r"|Article)\s+(?:[IVXLC]{1,6}|\d{1,3}[A-Za-z]?|[A-Z])$"
+    r"|Article)\s+" + _LEVEL_LABEL + "$"
 )
 _QUOTED = r"^[‘'“\"]*"  # statutes quote inserted text: ‘‘(1) IN GENERAL.—
 # A section an Act inserts into the Code, printed inside quotation marks under the amending paragraph
@@ -160,9 +163,19 @@ def _same_paragraph(ln: Line, nxt: Line, pitch: float) -> bool:
 
 
 _NUMBERED_START = re.compile(_QUOTED + r"(?:\(\w{1,5}\)|\d{1,3}\.|[A-Z]\.|[IVXL]{1,6}\.)\s")
-# a named level's label that runs on into a lower-case word is a sentence about the level, not its heading:
-# "Chapter 2 of the Criminal Code applies …", "Title I implements the WIPO treaties."
-_CITES_LEVEL = re.compile(r"^[\w.()-]*\s+[a-z]")
+# a named level's label that runs on into a lower-case word before any title separator is a sentence about the
+# level, not its heading: "Chapter 2 of the Criminal Code applies …", "Title I implements the WIPO treaties.",
+# "Title VII's anti-retaliation provision …", "Chapter 11, unlike Chapter 7, allows …" (not "PART 1—Preliminary")
+_TITLE_SEPARATOR = re.compile(r"[—–:]|\.\s")
+_WORD = re.compile(r"[A-Za-z][\w'’-]*")
+
+
+def _cites_level(rest: str) -> bool:
+    """Whether what follows a named level's label runs on as a sentence (see ``_TITLE_SEPARATOR``)."""
+    head = _TITLE_SEPARATOR.split(rest, maxsplit=1)[0]
+    return any(w[0].islower() for w in _WORD.findall(head))
+
+
 _COLON_TITLE = re.compile(r"^(?:\S+\s+){0,5}\S*:(?:\s|$)")  # a short title closed by a colon
 _FINISHED = (".", ":", ";", "—", "–", "?", "!", ".”", '."', ".’", ":”", ';"')
 # a sentence that introduces a quotation or a list: "… of the scheme provides:", "The following issues arise:",
@@ -310,6 +323,17 @@ def is_banner(text: str) -> bool:
     return bool(words) and all(_BANNER_WORD.fullmatch(w) for w in words)
 
 
+def _introduced(label: str, page: PageView, index: int) -> bool:
+    """The lines before ``page.lines[index]`` end with a colon and name ``label`` (``… Article 8 of the Convention
+    provides:``): the line opening with that label is the provision quoted, not a level of this document (an EU
+    regulation's ``HAVE ADOPTED THIS REGULATION:`` names no ``CHAPTER I``)."""
+    before = page.lines[max(0, index - 2) : index]
+    if not before or not before[-1].text.rstrip().endswith(":"):
+        return False
+    words = " ".join(ln.text for ln in before).split()
+    return " ".join(label.split()).lower() in " ".join(words).lower()
+
+
 def classify(
     ln: Line,
     text: str,
@@ -340,8 +364,13 @@ def classify(
         if m := pattern.match(stripped):
             # "Chapter 2 of the Criminal Code applies to all offences against" is a sentence that cites a
             # level, not the level: its label runs on into lower-case words
-            cites = not display and _CITES_LEVEL.match(stripped[m.end() :])
-            alone = para_start and _LEVEL_ALONE.match(stripped) is not None
+            cites = not display and _cites_level(stripped[m.end() :])
+            # after "… Article 8 of the Convention provides:" a plain "Article 8" line is the provision quoted
+            quoted = not display and _introduced(stripped[: m.end()], page, index)
+            in_opinion = any(h.kind == OPINION for h in stack)  # a judgment's text quotes levels, has none
+            alone = para_start and not in_opinion and _LEVEL_ALONE.match(stripped) is not None
+            if quoted:
+                break
             if display or alone or (para_start and _opens_named_level(stack) and not cites):
                 return Heading(kind, _title(stripped, ln, display), "", size=round(ln.height) if larger else 0)
             break
@@ -536,6 +565,20 @@ def close_outdented(stack: list[Heading], x0: float) -> bool:
     return closed
 
 
+_ARTICLES_OUTER = [k for k in RANKED_KINDS if k != "article"]
+_ARTICLES_OUTER.insert(RANKED_KINDS.index("section"), "article")
+
+
+def _rank_order(stack: list[Heading]) -> list[str]:
+    """The named levels' order on this path: an EU regulation's sections hold its articles (``SECTION 2`` /
+    ``Article 5``), a credit agreement's articles hold its sections (``ARTICLE 2`` / ``SECTION 2.01.``). Whichever
+    of the two is open further out is the outer one; with only one open, the other nests under it."""
+    kinds = [h.kind for h in stack]
+    if "article" in kinds and ("section" not in kinds or kinds.index("article") < kinds.index("section")):
+        return _ARTICLES_OUTER
+    return RANKED_KINDS
+
+
 def push(stack: list[Heading], heading: Heading, right_under: bool = False) -> None:
     """Put ``heading`` on the path, closing the levels it ends.
 
@@ -544,7 +587,7 @@ def push(stack: list[Heading], heading: Heading, right_under: bool = False) -> N
     heading line with no text between them (``CHAPTER 373`` / ``PREVENTION OF MONEY LAUNDERING ACT``): a
     display title there names what the level holds and never closes it.
     """
-    ranked = RANKED_KINDS
+    ranked = _rank_order(stack)
     if heading.kind == OPINION:
         stack.clear()
     elif heading.kind in ranked:

@@ -328,10 +328,12 @@ def _split_beside(groups: list[list[_Char]], angles: list[float]) -> tuple[list[
     An older Act prints a section's side note in the margin, smaller than the text, and its first line may
     share the baseline of the section's first line (``Short title.`` … ``6. This Act may be cited as …``):
     read as one line, the note opens the section's line and hides its number. A line is cut where a white
-    strip wider than twice the larger size parts two pieces whose sizes differ by a point or more (the test
-    :func:`_merge_same_baseline` uses for one line's pieces), each with two letters or more, and the smaller
-    piece lies wholly beside the page's text block (the edges most lines of the common size start and end
-    at), as a side note does; a running head's small ``(Slip Opinion)`` at the text's margin stays in its line.
+    strip wider than 0.75 of the larger size (more than a word space; a side note may stand a pica off the text)
+    parts two pieces whose sizes differ by a point or more (the test :func:`_merge_same_baseline` uses for
+    one line's pieces), each with two letters or more; the smaller piece lies wholly beside the page's text
+    block (the edges most lines of the common size start and end at), as a side note does, and the larger
+    is a line of prose, with no such strip of its own (a table's row, its last column set smaller and out
+    past the block, is not cut); a running head's small ``(Slip Opinion)`` at the text's margin stays whole.
     """
     strips = {k: found for k, g in enumerate(groups) if not angles[k] and (found := _strips(g))}
     if not strips:  # most pages: no line holds two sizes a wide strip apart
@@ -363,14 +365,18 @@ def _split_beside(groups: list[list[_Char]], angles: list[float]) -> tuple[list[
 
 
 def _strips(g: list[_Char]) -> list[int]:
-    """Where a strip wider than twice the larger of its neighbours' sizes parts ``g`` between characters of
-    sizes a point or more apart: the indices of the characters right of such strips (quick: no piece measured)."""
+    """Where a strip wider than 0.75 of the larger of its neighbours' sizes (more than a word space) parts ``g``
+    between characters of sizes a point or more apart: the indices of the characters right of such strips
+    (quick: no piece measured)."""
+    heights = [c.height for c in g if c.index >= 0]
+    if not heights or max(heights) - min(heights) < 1.0:  # most lines: one size throughout
+        return []
     out = []
     prev = None
     for k, c in enumerate(g):
         if c.index < 0:
             continue
-        if prev is not None and c.left - prev.right > 2 * max(prev.height, c.height):
+        if prev is not None and c.left - prev.right > 0.75 * max(prev.height, c.height):
             if abs(prev.height - c.height) >= 1.0:
                 out.append(k)
         prev = c
@@ -383,9 +389,20 @@ def _beside(g: list[_Char], b: int, block: tuple[float, float]) -> bool:
     if first is None or second is None or abs(first - second) < 1.0:
         return False
     a = max(k for k in range(b) if g[k].index >= 0)
-    if g[b].left - g[a].right <= 2 * max(first, second):
+    if g[b].left - g[a].right <= 0.75 * max(first, second):
+        return False
+    note, text = (g[:b], g[b:]) if first < second else (g[b:], g[:b])
+    if _strips_within(text, max(first, second)):  # a table's row: white between its cells, not prose
         return False
     return (first < second and g[a].right < block[0]) or (second < first and g[b].left > block[1])
+
+
+def _strips_within(piece: list[_Char], size: float) -> bool:
+    """Whether white wider than twice ``size`` parts two of ``piece``'s characters past a label it opens with
+    (``(a)`` set a tab from its text): cells of a row, not a line of prose, whose word spaces a justified line
+    may stretch to an em or more."""
+    chars = [c for c in piece if c.index >= 0]
+    return any(b.left - a.right > 2 * size for a, b in itertools.pairwise(chars[5:]))
 
 
 def _piece_size(piece: list[_Char]) -> float | None:
@@ -549,6 +566,9 @@ def _strip_gutters(runs: list[tuple[float, float, float, float]], candidates: bo
     return []
 
 
+MIN_BAND_RUNS = 12  # a band of columns: two columns of six lines (two short notes in each, at a page's foot)
+
+
 def _banded(order: list[tuple[float, float, float, float]], start: int, end: int, bands: list[Band]) -> None:
     """Bands of columns among ``order[start:end]`` (the page's runs, top to bottom), under, over or between
     full-width text (a title and an abstract above, a block of notes across the page under them), added
@@ -557,7 +577,7 @@ def _banded(order: list[tuple[float, float, float, float]], start: int, end: int
     The strips among the runs narrower than 0.6 of the text's width (a column's lines, not full-width
     ones) are the candidates; a candidate needs six runs wholly on each side of it, as wide as a fifth of
     the text at the median (columns of text, not printed line numbers or margin notes). For each, the runs
-    are cut where the runs crossing it stop: the longest stretch (at least 20 runs) that a tenth of its
+    are cut where the runs crossing it stop: the longest stretch (at least ``MIN_BAND_RUNS``) that a tenth of its
     runs cross at most is a band, and it must make columns of text of like widths on its own
     (:func:`_strip_gutters`). A band spans the heights between the middles of the crossing runs around
     it; the stretches above and below it, less those runs, are searched the same way.
@@ -567,7 +587,7 @@ def _banded(order: list[tuple[float, float, float, float]], start: int, end: int
         return
     width = max(r[1] for r in part) - min(r[0] for r in part)
     narrow = [r for r in part if r[1] - r[0] < 0.6 * width]
-    candidates = _strip_gutters(narrow, candidates=True) if len(narrow) >= 20 else []
+    candidates = _strip_gutters(narrow, candidates=True) if len(narrow) >= MIN_BAND_RUNS else []
     n = len(part)
     for x in candidates:
         sides = (sorted(r[1] - r[0] for r in part if r[1] <= x), sorted(r[1] - r[0] for r in part if r[0] >= x))
@@ -580,7 +600,7 @@ def _banded(order: list[tuple[float, float, float, float]], start: int, end: int
         for a in [0, *(k + 1 for k in cuts)]:
             for b in [*cuts, n]:
                 size = b - a
-                if size >= 20 and (best is None or size > best[1] - best[0]):
+                if size >= MIN_BAND_RUNS and (best is None or size > best[1] - best[0]):
                     if prefix[b] - prefix[a] <= max(1, size // 10):
                         best = (a, b)
         if best is None or (best == (0, n) and (start, end) == (0, len(order))):
@@ -828,8 +848,8 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
         text, sups = superscript_digits(text, sups)
     if sups:
         sups = [span for span in _split_joined_markers(text, sups) if not unit_exponent(text, *span)]
-    elif _LETTER_SPACED.fullmatch(text):  # "J U D G M E N T": a heading's letters spread out, one word
-        text = text.replace(" ", "")
+    elif _LETTER_SPACED.fullmatch(text):  # "J U D G M E N T": a heading's letters spread out
+        text = _letters_joined(text, visible, main_h)
     first_small = bool(visible) and visible[0].height < 0.85 * main_h
     # Fonts: sample the first letters to tell bold headings and emphasised paragraph subjects.
     bold = False
@@ -859,9 +879,28 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
     )
 
 
-# A line of one word whose capitals are set apart by single spaces ("J U D G M E N T", typed so, or placed one
-# by one with the text layer putting a space between each): five letters or more, nothing else on the line.
+# A line of capitals set apart by single spaces ("J U D G M E N T", typed so, or placed one by one with the text
+# layer putting a space between each): five letters or more, nothing else on the line.
 _LETTER_SPACED = re.compile(r"(?:[A-Z] ){4,}[A-Z]")
+
+
+def _letters_joined(text: str, letters: list[_Char], size: float) -> str:
+    """A letter-spaced line read as its words: the letters join where the white between them is the line's
+    common spacing (at most 0.8 of the type's size), and a gap clearly wider than that (1.8 times) parts two
+    words (``M E M O R A N D U M   O P I N I O N`` → ``MEMORANDUM OPINION``). Capitals a table sets far apart
+    (``A   B   C   D   E`` column heads) stay as printed."""
+    gaps = [b.left - a.right for a, b in itertools.pairwise(letters)]
+    if len(gaps) != text.count(" "):
+        return text
+    common = sorted(gaps)[len(gaps) // 2]
+    if common > 0.8 * size:
+        return text
+    word_gap = max(1.8 * common, 0.25 * size)  # a tightly set word's next word is a space apart at least
+    out = [letters[0].ch]
+    for gap, c in zip(gaps, letters[1:], strict=True):
+        out.append(" " + c.ch if gap > word_gap else c.ch)
+    return "".join(out)
+
 
 SUPERSCRIPT_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"  # U+2070, U+00B9, U+00B2, U+00B3, U+2074–U+2079
 _TO_ASCII = str.maketrans(SUPERSCRIPT_DIGITS, "0123456789")

@@ -13,8 +13,10 @@ recognised by their shape alone, with no list of judges or jurisdictions:
   and JUSTICE NGUYEN, dissenting.`` (over two lines), ``PER CURIAM.``: a paragraph that is nothing but
   that sentence.
 - A U.S. court of appeals' or district court's: the judge's name in capitals, a comma and the court's title,
-  alone or opening the opinion's first paragraph: ``SELYA, Circuit Judge. This interlocutory appeal …``,
-  ``BARRON, Circuit Judge, concurring in part and concurring in the judgment.``, ``NGUYEN, District Judge.``
+  alone or opening the opinion's first paragraph, ending at a full stop or a colon: ``SELYA, Circuit Judge.
+  This interlocutory appeal …``, ``IKUTA, Circuit Judge:``, ``HOWARD, Chief Judge.``, ``BARRON, Circuit Judge,
+  concurring in part and concurring in the judgment.``, ``TORRUELLA, Circuit Judge (Dissenting).``,
+  ``O'SCANNLAIN, Circuit Judge, with whom BEA, Circuit Judge, joins, dissenting.``, ``NGUYEN, District Judge.``
   The bench listed on the cover (``Selya and Barron, Circuit Judges.``) opens nothing.
 
 The title is the names with the role (``JUSTICE JONES, concurring.``; ``PATEL J.``), so every section
@@ -40,9 +42,14 @@ _JUSTICE_STYLE = re.compile(
     r"|^(PER\s+CURIAM\.)$"
 )
 
+# A U.S. court's judge: "McKEOWN", "O'SCANNLAIN", "M. SMITH", "WILLIAM PRYOR" (capitals, a Mc/Mac prefix, initials)
+_US_NAME = r"(?:[A-Z]\.\s+)?(?:M[a]?c)?[A-Z][A-Z'’\-]+(?:\s+(?:M[a]?c)?[A-Z][A-Z'’\-]+)?"
+_US_ROLE = r"(?:(?:Chief|Senior)\s+)?(?:Circuit|District|Bankruptcy|Magistrate)\s+Judge|Chief\s+Judge"
 _COURT_JUDGE = re.compile(
-    rf"^({_NAME},\s+(?:Chief\s+|Senior\s+)?(?:Circuit|District|Bankruptcy|Magistrate)\s+Judge"
-    r"(?:,\s+(?:concurring|dissenting)[^.]{0,120})?\.)(?:\s+[A-Z“\"(]|$)"
+    rf"^({_US_NAME},\s+(?:{_US_ROLE})"
+    rf"(?:,\s+with\s+whom\s+[^.:]{{1,160}}?\s+joins?)?"  # "…, with whom BEA, Circuit Judge, joins"
+    r"(?:,?\s+\(?(?:[Cc]oncurring|[Dd]issenting)[^.:()]{0,120}\)?)?"  # ", dissenting", " (Dissenting)"
+    r"[.:])(?:\s+[A-Z“\"(]|$)"  # the role ends at its full stop or colon: the opinion's text follows
 )
 
 

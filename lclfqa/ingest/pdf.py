@@ -157,14 +157,16 @@ def _ends_paragraph(prev_text: str) -> bool:
 _ITEM_CLOSE = re.compile(r";\s*(?:and|or)$")  # "(A) …; and" / "(i) …; or": a list item's last words
 
 
-def _centred(prev: Line, margin: float, right: float) -> bool:
-    """``prev`` is centred between the page's margins, well in from both (a date line, a title): a line of its
-    own, never a paragraph's line that runs on, so the next line opens a paragraph (across a page break too,
-    where no gap is measured: ``December 22, 2020`` ending one page, ``SELYA, Circuit Judge. This …`` opening
-    the next)."""
+def _centred(prev: Line, ln: Line, margin: float, right: float) -> bool:
+    """``prev`` is centred between the page's margins, well in from both, and ``ln`` does not start where it
+    starts (a date line, a title; not a block quote's lines, indented alike on both sides): a line of its own,
+    never a paragraph's line that runs on, so ``ln`` opens a paragraph (across a page break too, where no gap
+    is measured: ``December 22, 2020`` ending one page, ``SELYA, Circuit Judge. This …`` opening the next)."""
     width = right - margin
     left_in, right_in = prev.x0 - margin, right - prev.x1
-    return width > 0 and min(left_in, right_in) > 0.15 * width and abs(left_in - right_in) < 0.05 * width
+    if width <= 0 or abs(ln.x0 - prev.x0) <= 2:
+        return False
+    return min(left_in, right_in) > 0.15 * width and abs(left_in - right_in) < 0.05 * width
 
 
 def _under_title(current: _SectionDraft) -> bool:
@@ -362,7 +364,7 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
                 or gap > 0.6 * pitch
                 or _ends_paragraph(prev_text)
                 or (current is not None and _under_title(current) and prev.height != ln.height)
-                or _centred(prev, *(edges if prev.page == ln.page else edges_before))
+                or _centred(prev, ln, *(edges if prev.page == ln.page else edges_before))
                 or abs(ln.x0 - prev.x0) > 2
                 and prev.page == ln.page
                 and ln.x0 < prev.x0
