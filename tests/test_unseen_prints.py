@@ -2008,3 +2008,34 @@ def test_sentences_that_open_with_a_levels_name_open_none(tmp_path: Path) -> Non
     ]
     doc = parse_pdf(build_lines(tmp_path / "memo.pdf", pages))
     assert {s.path for s in doc.sections} <= {("MEMORANDUM",), ("MEMORANDUM", "Discussion")}
+
+
+def test_treaty_parts_hold_their_titles(tmp_path: Path) -> None:
+    """A treaty set out as the EU's are, ``PART THREE`` over ``TITLE II`` over ``CHAPTER 3``: the Part holds its
+    Titles (the U.S. Code's Title holds its Parts); the next Title closes the one before, not the Part."""
+    pages = [
+        [
+            Ln("PART THREE", x=260.0, before=6),
+            Ln("UNION POLICIES AND INTERNAL ACTIONS", bold=True, x=190.0),
+            Ln("TITLE II", x=275.0, before=10),
+            Ln("FREE MOVEMENT OF GOODS", bold=True, x=225.0),
+            Ln("Article 28", x=275.0, before=8),
+            Ln("The Union shall comprise a customs union which shall cover all trade in goods.", before=4),
+            Ln("CHAPTER 3", x=272.0, before=10),
+            Ln("PROHIBITION OF QUANTITATIVE RESTRICTIONS", bold=True, x=180.0),
+            Ln("Article 34", x=275.0, before=8),
+            Ln("Quantitative restrictions on imports shall be prohibited between Member States.", before=4),
+            Ln("TITLE IV", x=275.0, before=10),
+            Ln("FREE MOVEMENT OF PERSONS", bold=True, x=220.0),
+            Ln("Article 45", x=275.0, before=8),
+            Ln("Freedom of movement for workers shall be secured within the Union.", before=4),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "treaty.pdf", pages))
+    assert _path_of(doc, "Quantitative restrictions on imports") == (
+        "PART THREE",
+        "TITLE II",
+        "CHAPTER 3",
+        "Article 34",
+    )
+    assert _path_of(doc, "Freedom of movement for workers") == ("PART THREE", "TITLE IV", "Article 45")

@@ -103,8 +103,8 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: a review's invented prints: a court's "IKUTA, Circuit Judge:" and its siblings, a contract's ARTICLE holding its
 #: SECTIONs, an article quoted after "… provides:", block quotes not centred lines, letter-spaced words kept
 #: apart, "ARTICLE II" / "Article 2A", a side note a pica off its text, a table's small last column kept in its
-#: row, "Title VII's …" a sentence).
-PARSER_VERSION = 36
+#: row, "Title VII's …" a sentence; 37: a treaty's PART THREE holds its TITLE II where the Part is open further out).
+PARSER_VERSION = 37
 
 Summarizer = Callable[[ParsedDocument], str]
 

@@ -565,18 +565,31 @@ def close_outdented(stack: list[Heading], x0: float) -> bool:
     return closed
 
 
-_ARTICLES_OUTER = [k for k in RANKED_KINDS if k != "article"]
-_ARTICLES_OUTER.insert(RANKED_KINDS.index("section"), "article")
+# Two pairs of named levels that documents nest either way round, (inner by default, outer by default). The U.S.
+# Code's Title holds Parts, the EU treaties' PART THREE holds its TITLE II; an EU regulation's SECTION 2 holds its
+# articles, a credit agreement's ARTICLE 2 its SECTION 2.01.
+_EITHER_WAY = (("article", "section"), ("part", "title"))
 
 
-def _rank_order(stack: list[Heading]) -> list[str]:
-    """The named levels' order on this path: an EU regulation's sections hold its articles (``SECTION 2`` /
-    ``Article 5``), a credit agreement's articles hold its sections (``ARTICLE 2`` / ``SECTION 2.01.``). Whichever
-    of the two is open further out is the outer one; with only one open, the other nests under it."""
+def _flipped(stack: list[Heading]) -> set[tuple[str, str]]:
+    """The pairs of ``_EITHER_WAY`` this path nests the other way round, ``(now outer, now inner)``: the one that
+    is inner by default is open further out than the other, or open with the other not open at all."""
     kinds = [h.kind for h in stack]
-    if "article" in kinds and ("section" not in kinds or kinds.index("article") < kinds.index("section")):
-        return _ARTICLES_OUTER
-    return RANKED_KINDS
+    return {
+        (inner, outer)
+        for inner, outer in _EITHER_WAY
+        if inner in kinds and (outer not in kinds or kinds.index(inner) < kinds.index(outer))
+    }
+
+
+def _closes(new: str, open_kind: str, flipped: set[tuple[str, str]]) -> bool:
+    """Whether a named level ``new`` closes an open named level ``open_kind``: one of the same or a lower rank,
+    the ranks of a pair this path nests the other way round (:func:`_flipped`) taken so."""
+    if (open_kind, new) in flipped:  # the open one holds the new one here
+        return False
+    if (new, open_kind) in flipped:
+        return True
+    return RANKED_KINDS.index(open_kind) >= RANKED_KINDS.index(new)
 
 
 def push(stack: list[Heading], heading: Heading, right_under: bool = False) -> None:
@@ -587,15 +600,15 @@ def push(stack: list[Heading], heading: Heading, right_under: bool = False) -> N
     heading line with no text between them (``CHAPTER 373`` / ``PREVENTION OF MONEY LAUNDERING ACT``): a
     display title there names what the level holds and never closes it.
     """
-    ranked = _rank_order(stack)
+    ranked = RANKED_KINDS
     if heading.kind == OPINION:
         stack.clear()
     elif heading.kind in ranked:
-        rank = ranked.index(heading.kind)
+        flipped = _flipped(stack)
         while (
             _open(stack)
             and stack[-1].kind != SCHEDULE  # a schedule's own Parts nest under it
-            and (stack[-1].kind not in ranked or ranked.index(stack[-1].kind) >= rank)
+            and (stack[-1].kind not in ranked or _closes(heading.kind, stack[-1].kind, flipped))
         ):
             stack.pop()
     elif heading.kind.startswith("size"):
