@@ -1457,6 +1457,25 @@ def test_side_notes_in_the_left_margin_and_over_a_page_break(tmp_path: Path) -> 
     )
 
 
+def _on_baselines(path: Path, x: float, rows: list[list[tuple[float, str, float]]]) -> Path:
+    """Four filler lines at ``x``, then ``rows``: each a baseline's pieces ``(x, text, size)``, drawn left to right
+    as the text's own line (PDFium reads pieces drawn so as one line)."""
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    lead = round(BODY_SIZE * 1.29, 1)
+    y = TOP
+    for text in _filler(1, 4):
+        _draw(c, x, y, text, BODY_SIZE)
+        y -= lead
+    for pieces in rows:
+        for px, ptext, size in sorted(pieces):
+            _draw(c, px, y, ptext, size)
+        y -= lead
+    _draw(c, PAGE_W - 100, 40, "page 1", 9.0)
+    c.showPage()
+    c.save()
+    return path
+
+
 @pytest.mark.parametrize("note_x", [40.0, 556.0])
 def test_side_note_on_the_texts_baseline_is_read_apart(tmp_path: Path, note_x: float) -> None:
     """A side note printed on the baseline of its section's first line, in the left or the right margin, is not
@@ -1472,22 +1491,10 @@ def test_side_note_on_the_texts_baseline_is_read_apart(tmp_path: Path, note_x: f
         (x, "5. (1) The Minister may make regulations for the purposes of this Act."),
     ]
     notes = {0: "Keeping of records.", 2: "Short title.", 4: "Regulations."}
-    path = tmp_path / "act.pdf"
-    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
-    lead = round(BODY_SIZE * 1.29, 1)
-    y = TOP
-    for text in _filler(1, 4):
-        _draw(c, x, y, text, BODY_SIZE)
-        y -= lead
-    for row, (x0, text) in enumerate(body):
-        # drawn in reading order with the text's line, left to right: PDFium reads the two as one line
-        pieces = [(x0, text, BODY_SIZE), *([(note_x, notes[row], 8.0)] if row in notes else [])]
-        for px, ptext, size in sorted(pieces):
-            _draw(c, px, y, ptext, size)
-        y -= lead
-    _draw(c, PAGE_W - 100, 40, "page 1", 9.0)
-    c.showPage()
-    c.save()
+    rows = [
+        [(x0, text, BODY_SIZE), *([(note_x, notes[k], 8.0)] if k in notes else [])] for k, (x0, text) in enumerate(body)
+    ]
+    path = _on_baselines(tmp_path / "act.pdf", x, rows)
     doc = parse_pdf(path)
     assert _path_of(doc, "This Act may be cited")[-1].startswith("4. This Act may be cited")
     assert _path_of(doc, "The Minister may make")[-2] == "5."
@@ -1964,30 +1971,19 @@ def test_side_note_a_pica_off_its_text_and_a_tables_small_last_column(tmp_path: 
     """A side note set right-aligned a pica (12 pt) left of its text is read apart too; a table's last column
     set smaller and out past the text block stays in its row (the row has white between its cells: no prose)."""
     x = LEFT + 60
-    path = tmp_path / "act.pdf"
-    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
-    lead = round(BODY_SIZE * 1.29, 1)
-    y = TOP
-    for text in _filler(1, 4):
-        _draw(c, x, y, text, BODY_SIZE)
-        y -= lead
     note = "Short title."
-    _draw(c, x - 12 - c.stringWidth(note, "Times-Roman", 8.0), y, note, 8.0)
-    _draw(c, x, y, "4. This Act may be cited as the Records Act, and it comes", BODY_SIZE)
-    y -= lead
-    _draw(c, x + 10, y, "into force on the day it receives the Royal Assent.", BODY_SIZE)
-    y -= lead
-    for a, b, d in (("Count One", "Wire fraud, the March transfer", "Guilty by jury verdict"),):
-        _draw(c, x, y, a, BODY_SIZE)
-        _draw(c, x + 90, y, b, BODY_SIZE)
-        _draw(c, 495, y, d, 9.0)
-        y -= lead
-    for text in _filler(5, 3):
-        _draw(c, x, y, text, BODY_SIZE)
-        y -= lead
-    c.showPage()
-    c.save()
-    doc = parse_pdf(path)
+    note_x = x - 12 - canvas.Canvas(str(tmp_path / "m.pdf")).stringWidth(note, "Times-Roman", 8.0)
+    rows = [
+        [(note_x, note, 8.0), (x, "4. This Act may be cited as the Records Act, and it comes", BODY_SIZE)],
+        [(x + 10, "into force on the day it receives the Royal Assent.", BODY_SIZE)],
+        [
+            (x, "Count One", BODY_SIZE),
+            (x + 90, "Wire fraud, the March transfer", BODY_SIZE),
+            (495, "Guilty by jury verdict", 9.0),
+        ],
+        *[[(x, text, BODY_SIZE)] for text in _filler(5, 3)],
+    ]
+    doc = parse_pdf(_on_baselines(tmp_path / "act.pdf", x, rows))
     text = " ".join(" ".join(s.text.split()) for s in doc.sections)
     assert "Short title. 4." not in text and "Royal Assent. Short title." in text
     assert "Count One Wire fraud, the March transfer Guilty by jury verdict" in text
