@@ -1093,6 +1093,16 @@ def test_au_opinions_are_top_level_sections(au):
         ),
         ("McKEOWN, Circuit Judge. This appeal asks", "McKEOWN, Circuit Judge."),
         ("M. SMITH, Circuit Judge. This appeal asks", "M. SMITH, Circuit Judge."),
+        ("MILAN D. SMITH, JR., Circuit Judge:", "MILAN D. SMITH, JR., Circuit Judge:"),
+        ("N.R. SMITH, Circuit Judge:", "N.R. SMITH, Circuit Judge:"),
+        ("LEWIS A. KAPLAN, District Judge.", "LEWIS A. KAPLAN, District Judge."),
+        ("ROGERS, Circuit Judge, specially concurring.", "ROGERS, Circuit Judge, specially concurring."),
+        ("WARDLAW and PAEZ, Circuit Judges, concurring:", "WARDLAW and PAEZ, Circuit Judges, concurring:"),
+        (
+            "IKUTA, Circuit Judge, with whom CALLAHAN, M. SMITH, and BEA, Circuit Judges, join, dissenting:",
+            "IKUTA, Circuit Judge, with whom CALLAHAN, M. SMITH, and BEA, Circuit Judges, join, dissenting:",
+        ),
+        ("SMITH, Circuit Judge, wrote the opinion of the court in which the panel joined.", None),
         ("Selya and Barron, Circuit Judges.", None),  # the bench on the cover
         ("LYNCH, Circuit Judge, wrote that the statute", None),  # a sentence about a judge
     ],

@@ -1091,7 +1091,8 @@ def test_a_numbered_paragraph_introducing_a_quotation_is_no_heading(tmp_path: Pa
 
 def test_decimal_clauses_with_run_in_subjects_nest_by_depth(tmp_path: Path) -> None:
     """F6: a contract's ``5.1 Term.`` (a bold subject run into its clause), ``5.2.1 Breach.`` (an italic one) and a
-    bold ``5.3 Survival`` on a line of its own open levels under the article, nested by the number's depth; a body
+    bold ``5.3 Survival`` on a line of its own open levels under the article (a named level, at the path's root),
+    nested by the number's depth; a body
     line opening ``1.5 million dollars …`` or ``2.5 percent of the price …`` opens none."""
     term = "This Agreement begins on the start date and runs for three years unless it is ended earlier."
     cause = "Either party may end this Agreement for cause as set out in this clause."
@@ -1119,7 +1120,8 @@ def test_decimal_clauses_with_run_in_subjects_nest_by_depth(tmp_path: Path) -> N
         ]
     ]
     doc = parse_pdf(build_lines(tmp_path / "msa.pdf", pages))
-    top = ("SUPPLY AGREEMENT", "ARTICLE 5 TERM AND TERMINATION")
+    # an article is a named level (stop 55): like an Act's PART under the Act's title, it opens the path
+    top = ("ARTICLE 5 TERM AND TERMINATION",)
     assert _path_of(doc, term) == (*top, "5.1 Term.")
     assert _path_of(doc, million) == (*top, "5.1 Term.")
     assert _path_of(doc, cause) == (*top, "5.2 Termination for Cause.")
@@ -1127,7 +1129,7 @@ def test_decimal_clauses_with_run_in_subjects_nest_by_depth(tmp_path: Path) -> N
     assert _path_of(doc, percent) == (*top, "5.2 Termination for Cause.", "5.2.1 Material Breach.")
     assert _path_of(doc, insolvency) == (*top, "5.2 Termination for Cause.", "5.2.2 Insolvency.")
     assert _path_of(doc, survive) == (*top, "5.3 Survival")
-    assert _path_of(doc, fees) == ("SUPPLY AGREEMENT", "ARTICLE 6 FEES", "6.1 Fees.")
+    assert _path_of(doc, fees) == ("ARTICLE 6 FEES", "6.1 Fees.")
 
 
 def test_unranked_heading_as_large_as_the_chapter_closes_it(tmp_path: Path) -> None:
@@ -2035,3 +2037,200 @@ def test_treaty_parts_hold_their_titles(tmp_path: Path) -> None:
         "Article 34",
     )
     assert _path_of(doc, "Freedom of movement for workers") == ("PART THREE", "TITLE IV", "Article 45")
+
+
+# --- a second review's invented prints (stop 55) --------------------------------------------------------------------
+
+
+def test_articles_quoted_in_a_judgment_after_read_as_follows(tmp_path: Path) -> None:
+    """A judgment quoting ``Article 6`` and ``Article 8`` after ``The relevant provisions … read as follows:``
+    (naming neither): a label alone that does not start its kind's numbering opens no level where none of its
+    kind is open, so the Court's paragraphs and its next heading stay under its own outline."""
+    q = LEFT + 36
+    pages = [
+        [
+            Ln("THE LAW", bold=True, x=270.0),
+            Ln("I. ALLEGED VIOLATION OF ARTICLES 6 AND 8 OF THE CONVENTION", bold=True, before=8),
+            Ln("44. The applicant complained that the proceedings had been unfair. The relevant provisions", before=6),
+            Ln("of the Convention read as follows:"),
+            Ln("Article 6", x=280.0, before=6),
+            Ln("Right to a fair trial", x=262.0),
+            Ln("1. Everyone is entitled to a fair and public hearing within a reasonable time.", x=q, before=4),
+            Ln("Article 8", x=280.0, before=6),
+            Ln("Right to respect for private and family life", x=222.0),
+            Ln("1. Everyone has the right to respect for his private and family life.", x=q, before=4),
+            Ln("45. The Government contested that argument and submitted that the search had been lawful.", before=8),
+            Ln("II. APPLICATION OF ARTICLE 41 OF THE CONVENTION", bold=True, before=8),
+            Ln("46. The applicant claimed 10,000 euros in respect of non-pecuniary damage.", before=6),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "echr.pdf", pages))
+    assert not [s.path for s in doc.sections if any(t.startswith("Article") for t in s.path)]
+    assert _path_of(doc, "non-pecuniary damage") == ("THE LAW", "II. APPLICATION OF ARTICLE 41 OF THE CONVENTION")
+
+
+def test_regulation_article_1_after_a_recital_citing_article_16(tmp_path: Path) -> None:
+    """The last recital cites ``Article 16 of the Charter`` before ``HAVE ADOPTED THIS REGULATION:``: the
+    regulation's own ``Article 1`` starts its numbering and opens its level."""
+    pages = [
+        [
+            Ln("(44) This Regulation respects the rights recognised in Article 16 of the Charter.", before=4),
+            Ln("HAVE ADOPTED THIS REGULATION:", before=6),
+            Ln("Article 1", x=280.0, before=8),
+            Ln("Subject matter", bold=True, x=265.0),
+            Ln("This Regulation lays down rules on the processing of personal data.", before=4),
+            Ln("Article 2", x=280.0, before=8),
+            Ln("Scope", bold=True, x=285.0),
+            Ln("This Regulation applies to the processing of personal data by automated means.", before=4),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "regulation.pdf", pages))
+    assert _path_of(doc, "lays down rules")[0] == "Article 1"
+    assert _path_of(doc, "by automated means")[0] == "Article 2"
+
+
+def test_uk_act_parts_hold_their_chapters(tmp_path: Path) -> None:
+    """A UK Act's ``PART 1`` holds ``CHAPTER 1`` and ``CHAPTER 2`` (an Australian Act's Chapter holds its Parts),
+    and ``PART 2`` closes Part 1's chapters."""
+    pages = [
+        [
+            Ln("PART 1", x=285.0, before=6),
+            Ln("FORMATION OF COMPANIES", x=230.0),
+            Ln("CHAPTER 1", x=280.0, before=8),
+            Ln("GENERAL", x=285.0),
+            Ln("1. Method of forming a company", bold=True, before=6),
+            Ln("(1) A company is formed under this Act by one or more persons subscribing their names.", before=2),
+            Ln("CHAPTER 2", x=280.0, before=8),
+            Ln("REGISTRATION", x=275.0),
+            Ln("2. Registration documents", bold=True, before=6),
+            Ln("(1) The memorandum of association must be delivered to the registrar.", before=2),
+            Ln("PART 2", x=285.0, before=10),
+            Ln("A COMPANY'S CONSTITUTION", x=225.0),
+            Ln("CHAPTER 1", x=280.0, before=8),
+            Ln("INTRODUCTORY", x=272.0),
+            Ln("3. A company's constitution", bold=True, before=6),
+            Ln("(1) References in the Companies Acts to a company's constitution include the articles.", before=2),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "act.pdf", pages))
+    assert _path_of(doc, "delivered to the registrar")[:2] == ("PART 1", "CHAPTER 2")
+    assert _path_of(doc, "include the articles")[:2] == ("PART 2", "CHAPTER 1")
+
+
+def test_excerpt_opening_inside_a_title_keeps_titles_outermost(tmp_path: Path) -> None:
+    """An excerpt of a public law that opens inside Title I (its ``PART 4`` holding sections), then ``TITLE II``:
+    the Title closes the Part; a Part holds a Title only where the Title comes right under it."""
+    pages = [
+        [
+            Ln("PART 4—CLEAN VEHICLES", bold=True),
+            Ln("SEC. 13401. CLEAN VEHICLE CREDIT.", before=6),
+            Ln("(a) IN GENERAL.—Section 30D(a) is amended to read as follows.", before=2),
+            Ln("TITLE II—COMMITTEE ON ENERGY AND NATURAL RESOURCES", bold=True, before=12),
+            Ln("SEC. 50111. GRID RESILIENCE.", before=6),
+            Ln("(a) APPROPRIATION.—In addition to amounts otherwise available, there is appropriated.", before=2),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "excerpt.pdf", pages))
+    assert _path_of(doc, "otherwise available")[0] == "TITLE II—COMMITTEE ON ENERGY AND NATURAL RESOURCES"
+
+
+def test_credit_agreement_article_titled_on_its_line(tmp_path: Path) -> None:
+    """``ARTICLE I — DEFINITIONS`` in bold, its title on the same line, is an article that holds its sections;
+    a later ``ARTICLE III`` / ``CONDITIONS PRECEDENT`` closes Article II's sections."""
+    pages = [
+        [
+            Ln("ARTICLE I — DEFINITIONS", bold=True, x=220.0),
+            Ln("SECTION 1.01. Defined Terms. As used in this Agreement, terms have these meanings.", before=6),
+            Ln("ARTICLE II — THE CREDITS", bold=True, x=225.0, before=10),
+            Ln("SECTION 2.01. Commitments. Each Lender agrees to make Revolving Loans to the Borrower.", before=6),
+            Ln("ARTICLE III", x=275.0, before=10),
+            Ln("CONDITIONS PRECEDENT", x=240.0),
+            Ln("SECTION 3.01. Effective Date. The obligations of the Lenders become effective on that date.", before=6),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "credit.pdf", pages))
+    assert _path_of(doc, "these meanings") == ("ARTICLE I — DEFINITIONS", "SECTION 1.01.")
+    assert _path_of(doc, "become effective") == ("ARTICLE III", "SECTION 3.01.")
+
+
+def test_centred_caption_over_two_lines_is_one_block(tmp_path: Path) -> None:
+    """A caption centred over two lines, ``IN THE MATTER OF AN APPLICATION UNDER`` / ``SECTION 8 OF THE CHILDREN
+    ACT 1989``: its second line is centred with the first, so it opens no paragraph (and no SECTION level)."""
+    path = tmp_path / "caption.pdf"
+    c = canvas.Canvas(str(path), pagesize=letter, invariant=1)
+    y = TOP
+    for text in ("IN THE MATTER OF AN APPLICATION UNDER", "SECTION 8 OF THE CHILDREN ACT 1989"):
+        _draw(c, 306 - c.stringWidth(text, "Times-Roman", BODY_SIZE) / 2, y, text, BODY_SIZE)  # centred on 72-540
+        y -= BODY_LEAD
+    _draw(c, 306 - c.stringWidth("JUDGMENT", "Times-Bold", BODY_SIZE) / 2, y - 12, "JUDGMENT", BODY_SIZE, "Times-Bold")
+    y -= 12 + BODY_LEAD + 8
+    for k, text in enumerate(_filler(0, 4)):  # justified to the measure, 72-540 pt
+        t = c.beginText(LEFT, y)
+        t.setFont("Times-Roman", BODY_SIZE)
+        t.setWordSpace((468 - c.stringWidth(text, "Times-Roman", BODY_SIZE)) / text.count(" "))
+        t.textOut(("1. " if k == 0 else "") + text)
+        c.drawText(t)
+        y -= BODY_LEAD
+    c.showPage()
+    c.save()
+    doc = parse_pdf(path)
+    assert not [s.path for s in doc.sections if any(t.startswith("SECTION 8") for t in s.path)]
+
+
+def test_plain_part_titles_without_a_separator_open_their_parts(tmp_path: Path) -> None:
+    """``Part 2 Application and interpretation``, a short plain line with no dash, is Part 2's heading, not a
+    sentence about it (a sentence runs on or ends as one)."""
+    pages = [
+        [
+            Ln("Part 1 Preliminary", before=6),
+            Ln("1. Name of Act. This Act is the Residential Tenancies Act.", before=4),
+            Ln("Part 2 Application and interpretation", before=10),
+            Ln("3. Definitions. In this Act, bond means money paid as security.", before=4),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "act.pdf", pages))
+    assert _path_of(doc, "bond means money")[0] == "Part 2 Application and interpretation"
+
+
+def test_short_two_column_table_in_body_type_keeps_its_rows(tmp_path: Path) -> None:
+    """A six-row table of two columns in the body's type keeps each row's cells together (a short band of
+    columns is read column by column only in a smaller type: notes)."""
+    rows = [
+        ("Failing to keep records of a transaction", "Fine of 500 penalty units for a body"),
+        ("Failing to report a suspicious matter", "Fine of 1,000 penalty units or prison"),
+        ("Tipping off a customer about a report", "Imprisonment for two years at most"),
+        ("Giving false information to the Unit", "Fine of 200 penalty units for a person"),
+        ("Obstructing an authorised officer", "Fine of 100 penalty units for a person"),
+        ("Structuring a transaction to avoid it", "Imprisonment for five years at most"),
+    ]
+    at = []
+    y = TOP - 6 * BODY_LEAD - 10
+    for a, b in rows:
+        at += [(LEFT, y, a, BODY_SIZE), (LEFT + 250, y, b, BODY_SIZE)]
+        y -= BODY_LEAD
+    body = [*_filler(0, 6)]
+    after = []
+    y -= 10
+    for text in _filler(6, 6):  # the body's text goes on under the table
+        after.append((LEFT, y, text, BODY_SIZE))
+        y -= BODY_LEAD
+    got = build(tmp_path / "table.pdf", [Page(body=body, at=at + after)])
+    text = " ".join(" ".join(s.text.split()) for s in parse_pdf(got).sections)
+    assert "Tipping off a customer about a report Imprisonment for two years at most" in text
+
+
+def test_opinion_word_over_the_judges_line_joins_no_name(tmp_path: Path) -> None:
+    """A court of appeals' centred ``OPINION`` over ``IKUTA, Circuit Judge: We must decide …``: the opinion is
+    Judge Ikuta's; the word above is not read into the name (``OPINION IKUTA, Circuit Judge:``)."""
+    pages = [
+        [
+            Ln("OPINION", bold=True, x=280.0),
+            Ln("IKUTA, Circuit Judge: We must decide whether the lower court erred in granting the", before=8),
+            Ln("motion, and we hold that it did not."),
+            Ln("BEA, Circuit Judge, dissenting:", before=12),
+            Ln("I would reverse the order of the district court for the reasons that follow.", before=4),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "opinion.pdf", pages))
+    assert _path_of(doc, "we hold that it did not")[0] == "IKUTA, Circuit Judge:"
+    assert _path_of(doc, "I would reverse the order")[0] == "BEA, Circuit Judge, dissenting:"

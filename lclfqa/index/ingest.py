@@ -103,8 +103,11 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: a review's invented prints: a court's "IKUTA, Circuit Judge:" and its siblings, a contract's ARTICLE holding its
 #: SECTIONs, an article quoted after "… provides:", block quotes not centred lines, letter-spaced words kept
 #: apart, "ARTICLE II" / "Article 2A", a side note a pica off its text, a table's small last column kept in its
-#: row, "Title VII's …" a sentence; 37: a treaty's PART THREE holds its TITLE II where the Part is open further out).
-PARSER_VERSION = 37
+#: row, "Title VII's …" a sentence; 37: a treaty's PART THREE holds its TITLE II where the Part is open further out;
+#: 38: a second review's prints: articles quoted after "… read as follows:", "ARTICLE I — DEFINITIONS", a UK Act's
+#: PART holding its CHAPTERs, an excerpt's PART under a later TITLE, a centred caption, "Part 2 Application …",
+#: a short table in the body's type, court names with initials and "JR.", "OPINION" over the judge's line).
+PARSER_VERSION = 38
 
 Summarizer = Callable[[ParsedDocument], str]
 

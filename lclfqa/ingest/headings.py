@@ -14,7 +14,7 @@ from lclfqa.ingest.layout import Line
 # section (eCFR: Title 26 > Chapter I > Subchapter A > Part 1 > § 1.25A-1; the IRA: TITLE I > Subtitle D >
 # PART 4 > SEC. 13401). A level may be skipped; each one closes the levels at or below its rank.
 # a named level's number: "IV", "21", "2A", "5bis", "B"
-_LEVEL_LABEL = r"(?:[IVXLC]{1,6}|\d{1,3}(?:[A-Za-z]|bis|ter|quater)?|[A-Z])"
+_NAMED_LABEL = r"(?:[IVXLC]{1,6}|\d{1,3}(?:[A-Za-z]|bis|ter|quater)?|[A-Z])"
 _RANKED = [
     (re.compile(r"^(?:TITLE|Title)\s+[IVXLC\d]+\b"), "title"),
     (re.compile(r"^(?:Subtitle|SUBTITLE)\s+[A-Z\dIVX]+\b"), "subtitle"),
@@ -22,10 +22,14 @@ _RANKED = [
     (re.compile(r"^(?:Subchapter|SUBCHAPTER)\s+[A-Z\dIVX]+\b"), "subchapter"),
     (re.compile(r"^(?:PART|Part)\s+[A-Z\dIVX]+\b"), "part"),
     (re.compile(r"^(?:Subpart|SUBPART)\s+[A-Z\dIVX]+\b"), "subpart"),
-    (re.compile(r"^(?:SEC\.|Sec\.|SECTION|§)\s*\d"), "section"),
+    (re.compile(r"^(?:SEC\.|Sec\.|SECTION|§)\s*\d|^Section\s+\d{1,3}$"), "section"),  # an EU "Section 1" alone
     # an EU regulation's or a convention's "Article 21", a constitution's "ARTICLE IV", an inserted "Article 2A" or
     # "Article 5bis", on a line of its own above the article's title
-    (re.compile(r"^(?:ARTICLE|Article)\s+" + _LEVEL_LABEL + "$"), "article"),
+    # or its title on the same line after a separator or in capitals ("ARTICLE I — DEFINITIONS", "ARTICLE 5 TERM")
+    (
+        re.compile(r"^(?:ARTICLE|Article)\s+" + _NAMED_LABEL + r"(?:\s*[—–:.-]\s*\S.*|\s+[A-Z][A-Z0-9 ,'’&()-]+)?$"),
+        "article",
+    ),
 ]
 RANKED_KINDS = [k for _, k in _RANKED]
 # A named level's label on a line of its own, nothing after it ("CHAPTER II", "Article 21"): a level of the
@@ -33,7 +37,7 @@ RANKED_KINDS = [k for _, k in _RANKED]
 # a "Sec. 12." or "§ 41" line may be a statute quoted in an opinion (see ``_opens_named_level``).
 _LEVEL_ALONE = re.compile(
     r"^(?:TITLE|Title|SUBTITLE|Subtitle|CHAPTER|Chapter|SUBCHAPTER|Subchapter|PART|Part|SUBPART|Subpart|ARTICLE"
-    r"|Article)\s+" + _LEVEL_LABEL + "$"
+    r"|Article)\s+" + _NAMED_LABEL + "$"
 )
 _QUOTED = r"^[‘'“\"]*"  # statutes quote inserted text: ‘‘(1) IN GENERAL.—
 # A section an Act inserts into the Code, printed inside quotation marks under the amending paragraph
@@ -163,17 +167,29 @@ def _same_paragraph(ln: Line, nxt: Line, pitch: float) -> bool:
 
 
 _NUMBERED_START = re.compile(_QUOTED + r"(?:\(\w{1,5}\)|\d{1,3}\.|[A-Z]\.|[IVXL]{1,6}\.)\s")
-# a named level's label that runs on into a lower-case word before any title separator is a sentence about the
-# level, not its heading: "Chapter 2 of the Criminal Code applies …", "Title I implements the WIPO treaties.",
-# "Title VII's anti-retaliation provision …", "Chapter 11, unlike Chapter 7, allows …" (not "PART 1—Preliminary")
-_TITLE_SEPARATOR = re.compile(r"[—–:]|\.\s")
-_WORD = re.compile(r"[A-Za-z][\w'’-]*")
+# A named level's label followed by a verb or preposition is a sentence about the level, not its heading
+# ("Chapter 2 of the Criminal Code applies …"); so is one followed by any lower-case word before a title separator
+# in a line that runs on as a sentence does ("Title I implements the WIPO treaties.", "Title VII's anti-retaliation
+# provision …", "Chapter 11, unlike Chapter 7, allows …"), but not a short title line ("Part 2 Application and
+# interpretation", "PART 1—Preliminary").
+_CITES_LEVEL = re.compile(r"^[\w.()-]*\s+(?:of|to|and|or|in|is|applies|does|provides|has|was|were)\b")
+_ABBREVIATION = re.compile(r"(?:[A-Z]\.)+$")  # "U.S.C.", "C.F.R.": its full stops end no title
 
 
-def _cites_level(rest: str) -> bool:
-    """Whether what follows a named level's label runs on as a sentence (see ``_TITLE_SEPARATOR``)."""
-    head = _TITLE_SEPARATOR.split(rest, maxsplit=1)[0]
-    return any(w[0].islower() for w in _WORD.findall(head))
+def _cites_level(rest: str, runs_on: bool) -> bool:
+    """Whether what follows a named level's label makes the line a sentence about the level (see above)."""
+    if _CITES_LEVEL.match(rest):
+        return True
+    if not runs_on:
+        return False
+    for token in rest.split():
+        if token[0] in "—–:":
+            return False
+        if token[0].isalpha() and token[0].islower():
+            return True
+        if token.endswith((":", "—", "–")) or (token.endswith(".") and not _ABBREVIATION.search(token)):
+            return False
+    return False
 
 
 _COLON_TITLE = re.compile(r"^(?:\S+\s+){0,5}\S*:(?:\s|$)")  # a short title closed by a colon
@@ -323,15 +339,41 @@ def is_banner(text: str) -> bool:
     return bool(words) and all(_BANNER_WORD.fullmatch(w) for w in words)
 
 
-def _introduced(label: str, page: PageView, index: int) -> bool:
-    """The lines before ``page.lines[index]`` end with a colon and name ``label`` (``… Article 8 of the Convention
-    provides:``): the line opening with that label is the provision quoted, not a level of this document (an EU
-    regulation's ``HAVE ADOPTED THIS REGULATION:`` names no ``CHAPTER I``)."""
-    before = page.lines[max(0, index - 2) : index]
-    if not before or not before[-1].text.rstrip().endswith(":"):
+_NUMBER_WORDS = {w: n for n, w in enumerate("ONE TWO THREE FOUR FIVE SIX SEVEN EIGHT NINE TEN".split(), start=1)}
+_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
+
+
+def _level_number(title: str) -> int | None:
+    """The number of a named level's heading, ``Article 21`` → 21, ``CHAPTER IV`` → 4, ``PART THREE`` → 3,
+    ``Article 2A`` → 2; ``None`` where it has none."""
+    words = title.split()
+    if len(words) < 2:
+        return None
+    label = words[1].strip(".:—–-").upper()
+    if m := re.match(r"\d+", label):
+        return int(m.group())
+    if label in _NUMBER_WORDS:
+        return _NUMBER_WORDS[label]
+    if label and all(c in _ROMAN for c in label):
+        values = [_ROMAN[c] for c in label]
+        return sum(-v if v < w else v for v, w in zip(values, [*values[1:], 0], strict=True))
+    return None
+
+
+def _quoted_level(kind: str, stripped: str, before: str, stack: list[Heading]) -> bool:
+    """A named level's heading right after a line ending in a colon (``… Article 8 of the Convention provides:``,
+    ``The relevant provisions … read as follows:``) that neither starts its kind's numbering nor follows the one
+    open on the path (``Article 8`` while no ``Article 7`` is): the provision quoted, not a level of this
+    document. An EU regulation's ``HAVE ADOPTED THIS REGULATION:`` / ``CHAPTER I`` and a contract's ``… agree as
+    follows:`` / ``ARTICLE 1`` start their numbering, so they open their levels."""
+    if not before.rstrip().endswith(":"):
         return False
-    words = " ".join(ln.text for ln in before).split()
-    return " ".join(label.split()).lower() in " ".join(words).lower()
+    number = _level_number(stripped)
+    if number is None or number == 1:
+        return False
+    last = next((h for h in reversed(stack) if h.kind == kind), None)
+    previous = _level_number(last.title) if last is not None else None
+    return previous is None or number not in (previous, previous + 1)
 
 
 def classify(
@@ -345,8 +387,10 @@ def classify(
     has_line_numbers: bool = False,
     numbered_paragraphs: bool = False,
     outline: bool = False,
+    before: str = "",
 ) -> Heading | None:
-    """The heading ``ln`` opens, if any; ``page.lines[index]`` is ``ln``.
+    """The heading ``ln`` opens, if any; ``page.lines[index]`` is ``ln``, ``before`` the text's line before it
+    (on the page before, at a page's top).
 
     A numbered line that is a list item or a quoted clause (``_in_flow``) comes back with ``runs_on`` set:
     body text that closes the item before it. Parenthesised numbers of an ``outline`` document are exempt.
@@ -364,11 +408,15 @@ def classify(
         if m := pattern.match(stripped):
             # "Chapter 2 of the Criminal Code applies to all offences against" is a sentence that cites a
             # level, not the level: its label runs on into lower-case words
-            cites = not display and _cites_level(stripped[m.end() :])
+            # a sentence's end, or a line running most of the way to the text's right edge
+            runs_on = stripped.endswith((".", ",", ";")) or ln.x1 - ln.x0 > 0.7 * (page.right - ln.x0)
+            cites = not display and _cites_level(stripped[m.end() :], runs_on)
             # after "… Article 8 of the Convention provides:" a plain "Article 8" line is the provision quoted
-            quoted = not display and _introduced(stripped[: m.end()], page, index)
+            quoted = not display and _quoted_level(kind, stripped, before, stack)
             in_opinion = any(h.kind == OPINION for h in stack)  # a judgment's text quotes levels, has none
-            alone = para_start and not in_opinion and _LEVEL_ALONE.match(stripped) is not None
+            # alone on its line and starting its numbering ("CHAPTER I" after the recitals): a level though no
+            # named level encloses the path yet; a later one ("Article 8") is quoted unless its kind is open
+            alone = para_start and not in_opinion and _LEVEL_ALONE.match(stripped) and _level_number(stripped) == 1
             if quoted:
                 break
             if display or alone or (para_start and _opens_named_level(stack) and not cites):
@@ -565,21 +613,28 @@ def close_outdented(stack: list[Heading], x0: float) -> bool:
     return closed
 
 
-# Two pairs of named levels that documents nest either way round, (inner by default, outer by default). The U.S.
-# Code's Title holds Parts, the EU treaties' PART THREE holds its TITLE II; an EU regulation's SECTION 2 holds its
-# articles, a credit agreement's ARTICLE 2 its SECTION 2.01.
-_EITHER_WAY = (("article", "section"), ("part", "title"))
+# Pairs of named levels that documents nest either way round, (inner by default, outer by default). The U.S.
+# Code's Title holds Parts, the EU treaties' PART THREE holds its TITLE II; an Australian Act's Chapter holds Parts,
+# a UK Act's PART 1 its CHAPTER 1; an EU regulation's SECTION 2 holds its articles, a credit agreement's ARTICLE 2
+# its SECTION 2.01.
+_EITHER_WAY = (("article", "section"), ("part", "title"), ("part", "chapter"))
 
 
 def _flipped(stack: list[Heading]) -> set[tuple[str, str]]:
     """The pairs of ``_EITHER_WAY`` this path nests the other way round, ``(now outer, now inner)``: the one that
-    is inner by default is open further out than the other, or open with the other not open at all."""
+    is inner by default is open further out than the other, or is the path's last level with the other not open
+    at all (``PART THREE`` / its display title / ``TITLE II``; not an excerpt's ``PART 4`` holding sections when
+    ``TITLE II`` comes)."""
     kinds = [h.kind for h in stack]
-    return {
-        (inner, outer)
-        for inner, outer in _EITHER_WAY
-        if inner in kinds and (outer not in kinds or kinds.index(inner) < kinds.index(outer))
-    }
+    out = set()
+    for inner, outer in _EITHER_WAY:
+        if inner not in kinds:
+            continue
+        at = len(kinds) - 1 - kinds[::-1].index(inner)
+        last = all(k == "bold" or k.startswith("size") for k in kinds[at + 1 :])
+        if (outer in kinds and kinds.index(inner) < kinds.index(outer)) or (outer not in kinds and last):
+            out.add((inner, outer))
+    return out
 
 
 def _closes(new: str, open_kind: str, flipped: set[tuple[str, str]]) -> bool:

@@ -569,6 +569,17 @@ def _strip_gutters(runs: list[tuple[float, float, float, float]], candidates: bo
 MIN_BAND_RUNS = 12  # a band of columns: two columns of six lines (two short notes in each, at a page's foot)
 
 
+def _set_smaller(band: list[tuple[float, float, float, float]], page: list[tuple[float, float, float, float]]) -> bool:
+    """Whether a band's runs are set smaller than most of the page's other runs (notes, not the body's type)."""
+
+    def middle(runs: list[tuple[float, float, float, float]]) -> float:
+        return sorted(r[3] - r[2] for r in runs)[len(runs) // 2]
+
+    inside = set(band)
+    rest = [r for r in page if r not in inside]
+    return bool(rest) and middle(band) < 0.9 * middle(rest)
+
+
 def _banded(order: list[tuple[float, float, float, float]], start: int, end: int, bands: list[Band]) -> None:
     """Bands of columns among ``order[start:end]`` (the page's runs, top to bottom), under, over or between
     full-width text (a title and an abstract above, a block of notes across the page under them), added
@@ -606,6 +617,8 @@ def _banded(order: list[tuple[float, float, float, float]], start: int, end: int
         if best is None or (best == (0, n) and (start, end) == (0, len(order))):
             continue  # the whole page: its own strips were tried before
         band = part[best[0] : best[1]]
+        if len(band) < 20 and not _set_smaller(band, order):
+            continue  # a short band is a foot's notes in two columns, never a table's rows in the body's type
         gutters = _strip_gutters(band)
         if not gutters or not _like_widths(band, gutters):
             continue

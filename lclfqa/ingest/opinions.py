@@ -42,13 +42,16 @@ _JUSTICE_STYLE = re.compile(
     r"|^(PER\s+CURIAM\.)$"
 )
 
-# A U.S. court's judge: "McKEOWN", "O'SCANNLAIN", "M. SMITH", "WILLIAM PRYOR" (capitals, a Mc/Mac prefix, initials)
-_US_NAME = r"(?:[A-Z]\.\s+)?(?:M[a]?c)?[A-Z][A-Z'’\-]+(?:\s+(?:M[a]?c)?[A-Z][A-Z'’\-]+)?"
-_US_ROLE = r"(?:(?:Chief|Senior)\s+)?(?:Circuit|District|Bankruptcy|Magistrate)\s+Judge|Chief\s+Judge"
+# A U.S. court's judge: "McKEOWN", "O'SCANNLAIN", "M. SMITH", "N.R. SMITH", "MILAN D. SMITH, JR.", "DE ALBA"
+# (words in capitals, a Mc/Mac prefix, initials, a suffix); judges sharing an opinion: "WARDLAW and PAEZ"
+_US_WORD = r"(?:[A-Z]\.(?:\s?[A-Z]\.)*|(?:M[a]?c)?[A-Z][A-Z'’\-]+)"
+_US_NAME = rf"{_US_WORD}(?:\s+{_US_WORD}){{0,3}}(?:,\s+(?:JR|SR)\.|\s+(?:II|III|IV))?"
+_US_NAMES = rf"{_US_NAME}(?:(?:,\s+|,?\s+and\s+){_US_NAME})*"
+_US_ROLE = r"(?:(?:Chief|Senior)\s+)?(?:(?:Senior\s+)?Circuit|District|Bankruptcy|Magistrate)\s+Judges?|Chief\s+Judge"
 _COURT_JUDGE = re.compile(
-    rf"^({_US_NAME},\s+(?:{_US_ROLE})"
-    rf"(?:,\s+with\s+whom\s+[^.:]{{1,160}}?\s+joins?)?"  # "…, with whom BEA, Circuit Judge, joins"
-    r"(?:,?\s+\(?(?:[Cc]oncurring|[Dd]issenting)[^.:()]{0,120}\)?)?"  # ", dissenting", " (Dissenting)"
+    rf"^({_US_NAMES},\s+(?:{_US_ROLE})"
+    r"(?:,\s+with\s+whom\s+.{1,200}?\s+joins?,?)?"  # "…, with whom CALLAHAN, M. SMITH, and BEA, …, join,"
+    r"(?:,?\s+\(?(?:(?:specially|partially)\s+)?(?:[Cc]oncurring|[Dd]issenting)[^.:()]{0,120}\)?)?"
     r"[.:])(?:\s+[A-Z“\"(]|$)"  # the role ends at its full stop or colon: the opinion's text follows
 )
 

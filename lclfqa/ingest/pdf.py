@@ -158,14 +158,15 @@ _ITEM_CLOSE = re.compile(r";\s*(?:and|or)$")  # "(A) …; and" / "(i) …; or": 
 
 
 def _centred(prev: Line, ln: Line, margin: float, right: float) -> bool:
-    """``prev`` is centred between the page's margins, well in from both, and ``ln`` does not start where it
-    starts (a date line, a title; not a block quote's lines, indented alike on both sides): a line of its own,
+    """``prev`` is centred between the page's margins, well in from both, and ``ln`` neither starts where it
+    starts nor is centred with it (a date line, a title; not a block quote's lines, indented alike on both
+    sides, nor a centred caption's next line): a line of its own,
     never a paragraph's line that runs on, so ``ln`` opens a paragraph (across a page break too, where no gap
     is measured: ``December 22, 2020`` ending one page, ``SELYA, Circuit Judge. This …`` opening the next)."""
     width = right - margin
     left_in, right_in = prev.x0 - margin, right - prev.x1
-    if width <= 0 or abs(ln.x0 - prev.x0) <= 2:
-        return False
+    if width <= 0 or abs(ln.x0 - prev.x0) <= 2 or abs((ln.x0 + ln.x1) - (prev.x0 + prev.x1)) <= 4:
+        return False  # the next line starts where it starts (a block quote), or is centred with it (a caption)
     return min(left_in, right_in) > 0.15 * width and abs(left_in - right_in) < 0.05 * width
 
 
@@ -375,7 +376,9 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
             elif para_start and (title := _opinion(text, body_lines, index, has_line_numbers)):
                 heading = Heading(OPINION, title, "")
             else:
-                heading = classify(ln, text, body, stack, para_start, view, index, has_line_numbers, numbered, outline)
+                heading = classify(
+                    ln, text, body, stack, para_start, view, index, has_line_numbers, numbered, outline, prev_text
+                )
             if heading is not None and heading.runs_on:
                 # A list item or quoted clause that runs on into its sentence is body text, but a level of
                 # its list all the same, kept out of the path: it ends the item before it ("1. The appeal
@@ -542,7 +545,15 @@ def _opinion(text: str, lines: list[Line], index: int, has_line_numbers: bool) -
     if not text[:1].isupper() and not text[:1].isdigit() and text[:1] != "[":
         return None
     title = opinion_title(text)
-    if title is None and index + 1 < len(lines) and not text.rstrip().endswith("."):
+    # names printed over two lines break after a comma or "and" ("JUSTICE BREYER, JUSTICE SOTOMAYOR, and" /
+    # "JUSTICE KAGAN, dissenting."); a lone "OPINION" or "MEMORANDUM" over "IKUTA, Circuit Judge:" joins nothing
+    first = text.rstrip()
+    if (
+        title is None
+        and index + 1 < len(lines)
+        and not first.endswith(".")
+        and ("," in first or first.endswith(" and"))
+    ):
         title = opinion_title(f"{text} {strip_line_number(lines[index + 1].text, has_line_numbers)}")
     return title
 
