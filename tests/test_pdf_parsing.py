@@ -1103,6 +1103,14 @@ def test_au_opinions_are_top_level_sections(au):
             "IKUTA, Circuit Judge, with whom CALLAHAN, M. SMITH, and BEA, Circuit Judges, join, dissenting:",
         ),
         ("SMITH, Circuit Judge, wrote the opinion of the court in which the panel joined.", None),
+        ("JESSE M. FURMAN, United States District Judge:", "JESSE M. FURMAN, United States District Judge:"),
+        ("P. KEVIN CASTEL, U.S.D.J.:", "P. KEVIN CASTEL, U.S.D.J.:"),
+        ("HAROLD R. DeMOSS, JR., Circuit Judge:", "HAROLD R. DeMOSS, JR., Circuit Judge:"),
+        ("PER CURIAM: The district court dismissed the complaint.", "PER CURIAM:"),
+        (
+            "JUSTICE GORSUCH, with whom JUSTICE THOMAS joins, concurring.",
+            "JUSTICE GORSUCH, with whom JUSTICE THOMAS joins, concurring.",
+        ),
         ("Selya and Barron, Circuit Judges.", None),  # the bench on the cover
         ("LYNCH, Circuit Judge, wrote that the statute", None),  # a sentence about a judge
     ],

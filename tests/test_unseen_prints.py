@@ -2234,3 +2234,130 @@ def test_opinion_word_over_the_judges_line_joins_no_name(tmp_path: Path) -> None
     doc = parse_pdf(build_lines(tmp_path / "opinion.pdf", pages))
     assert _path_of(doc, "we hold that it did not")[0] == "IKUTA, Circuit Judge:"
     assert _path_of(doc, "I would reverse the order")[0] == "BEA, Circuit Judge, dissenting:"
+
+
+# --- a third review's invented prints (stop 55) ---------------------------------------------------------------------
+
+
+def test_sections_with_run_in_titles_open_their_levels(tmp_path: Path) -> None:
+    """``SECTION 2.02 Loans and Borrowings. (a) Each Loan …`` and a plain ``§ 1.61-2 Compensation for services,
+    including fees …`` are sections with run-in titles, not sentences about a section."""
+    pages = [
+        [
+            Ln("ARTICLE II", x=280.0, before=6),
+            Ln("SECTION 2.01 Commitments. Subject to the terms hereof, each Lender agrees to make Loans.", before=6),
+            Ln("SECTION 2.02 Loans and Borrowings. (a) Each Loan shall be made as part of a Borrowing.", before=6),
+            Ln("PART 1—INCOME TAXES", bold=True, before=12),
+            Ln("§ 1.61-2 Compensation for services, including fees, commissions, and similar items.", before=6),
+            Ln("(a) In general. Wages, salaries, commissions paid salesmen, and fees are income.", before=4),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "sections.pdf", pages))
+    assert _path_of(doc, "part of a Borrowing")[-1].startswith("SECTION 2.02")
+    assert any(t.startswith("§ 1.61-2") for t in _path_of(doc, "commissions paid salesmen"))
+
+
+def test_short_table_in_smaller_type_inside_the_text_keeps_its_rows(tmp_path: Path) -> None:
+    """A six-row table of two columns set in 9 pt inside 11 pt text (an Act's or a regulation's table) keeps its
+    rows: a short band read column by column must be the page's notes, at its foot."""
+    rows = [
+        (f"Offence number {k} under the Act in force", f"Fine of {k}00 penalty units for a person") for k in range(1, 7)
+    ]
+    at, y = [], TOP - 6 * BODY_LEAD - 10
+    for a, b in rows:
+        at += [(LEFT, y, a, 9.0), (LEFT + 250, y, b, 9.0)]
+        y -= 11.0
+    y -= 10
+    for text in _filler(6, 6):
+        at.append((LEFT, y, text, BODY_SIZE))
+        y -= BODY_LEAD
+    text = " ".join(
+        " ".join(s.text.split()) for s in parse_pdf(build(tmp_path / "t.pdf", [Page(_filler(0, 6), at=at)])).sections
+    )
+    assert "Offence number 3 under the Act in force Fine of 300 penalty units for a person" in text
+
+
+def test_bold_article_subheadings_in_a_judgment_are_its_own(tmp_path: Path) -> None:
+    """A judgment's bold sub-headings ``Article 8``, ``Article 14``, ``Conclusion``: headings of the opinion, not
+    levels of a law, so ``Conclusion`` is ``Article 14``'s sibling and holds its paragraph."""
+    pages = [
+        [
+            Ln("CHAMBERLAIN J:"),
+            Ln("Article 8", bold=True, before=8),
+            Ln(
+                "2. The appellants contend that the cap interferes with their right to respect for family life.",
+                before=4,
+            ),
+            Ln("Article 14", bold=True, before=8),
+            Ln("4. The question under Article 14 is whether the difference in treatment was justified.", before=4),
+            Ln("Conclusion", bold=True, before=8),
+            Ln("5. For these reasons I would dismiss the appeal.", before=4),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "judgment.pdf", pages))
+    assert _path_of(doc, "I would dismiss the appeal") == ("CHAMBERLAIN J:", "Conclusion")
+
+
+def test_treaty_part_one_with_an_article_before_its_titles(tmp_path: Path) -> None:
+    """The TFEU's ``PART ONE`` / ``Article 1`` / ``TITLE I``: Title I starts its numbering under the Part, so the
+    Part holds it (and ``PART TWO`` comes back to the root)."""
+    pages = [
+        [
+            Ln("PART ONE", x=270.0, before=6),
+            Ln("PRINCIPLES", bold=True, x=265.0),
+            Ln("Article 1", x=280.0, before=8),
+            Ln("This Treaty organises the functioning of the Union.", before=4),
+            Ln("TITLE I", x=278.0, before=10),
+            Ln("CATEGORIES AND AREAS OF UNION COMPETENCE", bold=True, x=170.0),
+            Ln("Article 2", x=280.0, before=8),
+            Ln("When the Treaties confer on the Union exclusive competence, only the Union may legislate.", before=4),
+            Ln("PART TWO", x=270.0, before=10),
+            Ln("Article 18", x=278.0, before=8),
+            Ln("Any discrimination on grounds of nationality shall be prohibited.", before=4),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "tfeu.pdf", pages))
+    assert [t for t in _path_of(doc, "only the Union may legislate") if t[:4] in ("PART", "TITL", "Arti")] == [
+        "PART ONE",
+        "TITLE I",
+        "Article 2",
+    ]
+    assert _path_of(doc, "grounds of nationality")[0] == "PART TWO"
+
+
+def test_quoted_article_1_inside_the_judgments_outline_opens_nothing(tmp_path: Path) -> None:
+    """Under ``II. RELEVANT DOMESTIC LAW``, ``… read as follows:`` then ``Article 1``: the judgment's own outline
+    is open, so the quoted ``Article 1`` starts no level, and ``THE LAW`` stays at the root."""
+    pages = [
+        [
+            Ln("II. RELEVANT DOMESTIC LAW", bold=True),
+            Ln("12. The relevant provisions of the Property Act read as follows:", before=6),
+            Ln("Article 1", x=280.0, before=6),
+            Ln("Everyone has the right to the peaceful enjoyment of his possessions.", x=LEFT + 36, before=4),
+            Ln("Article 2", x=280.0, before=6),
+            Ln("No one shall be deprived of his possessions except in the public interest.", x=LEFT + 36, before=4),
+            Ln("THE LAW", bold=True, x=270.0, before=12),
+            Ln("13. The applicant complained that the expropriation had been unlawful.", before=6),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "judgment.pdf", pages))
+    assert not [s.path for s in doc.sections if any(t.startswith("Article") for t in s.path)]
+
+
+def test_ucc_articles_hold_their_parts(tmp_path: Path) -> None:
+    """The UCC's ``ARTICLE 2 SALES`` holds ``PART 1`` and ``PART 2`` (a Part holds Articles elsewhere), and
+    ``ARTICLE 2A LEASES`` comes back to the root."""
+    pages = [
+        [
+            Ln("ARTICLE 2 SALES", bold=True, x=250.0),
+            Ln("PART 1 SHORT TITLE AND SUBJECT MATTER", bold=True, x=180.0, before=8),
+            Ln("§ 2-101. Short Title. This Article shall be known as Uniform Commercial Code—Sales.", before=6),
+            Ln("PART 2 FORM AND FORMATION OF CONTRACT", bold=True, x=180.0, before=8),
+            Ln("§ 2-201. Formal Requirements. A contract for the sale of goods must be in writing.", before=6),
+            Ln("ARTICLE 2A LEASES", bold=True, x=250.0, before=12),
+            Ln("§ 2A-101. Short Title. This Article shall be known as Uniform Commercial Code—Leases.", before=6),
+        ]
+    ]
+    doc = parse_pdf(build_lines(tmp_path / "ucc.pdf", pages))
+    assert _path_of(doc, "must be in writing")[:2] == ("ARTICLE 2 SALES", "PART 2 FORM AND FORMATION OF CONTRACT")
+    assert _path_of(doc, "Commercial Code—Leases")[0] == "ARTICLE 2A LEASES"

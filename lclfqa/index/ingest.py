@@ -106,8 +106,11 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: row, "Title VII's …" a sentence; 37: a treaty's PART THREE holds its TITLE II where the Part is open further out;
 #: 38: a second review's prints: articles quoted after "… read as follows:", "ARTICLE I — DEFINITIONS", a UK Act's
 #: PART holding its CHAPTERs, an excerpt's PART under a later TITLE, a centred caption, "Part 2 Application …",
-#: a short table in the body's type, court names with initials and "JR.", "OPINION" over the judge's line).
-PARSER_VERSION = 38
+#: a short table in the body's type, court names with initials and "JR.", "OPINION" over the judge's line; 39: a
+#: third review's: sections' run-in titles, tables in smaller type, a judgment's bold "Article 14", the TFEU's PART
+#: ONE / Article 1 / TITLE I, a quoted "Article 1" in a judgment's outline, the UCC's ARTICLE over PART, two-column
+#: pages' full lines, "PER CURIAM:", "United States District Judge", SCOTUS "with whom … joins").
+PARSER_VERSION = 39
 
 Summarizer = Callable[[ParsedDocument], str]
 

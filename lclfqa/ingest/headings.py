@@ -360,6 +360,18 @@ def _level_number(title: str) -> int | None:
     return None
 
 
+def _in_own_outline(stack: list[Heading]) -> bool:
+    """Whether the path is inside the document's own numbered outline (``II. RELEVANT DOMESTIC LAW``, ``A.``,
+    ``1.``), not a regulation's recitals ``(83)``."""
+    return any(h.kind in ("I.", "A.", "1.") for h in stack)
+
+
+def _fills_its_column(ln: Line, page: PageView) -> bool:
+    """Whether ``ln`` runs most of the way to the right edge of its column (a line of running text)."""
+    right = max((x.x1 for x in page.lines if x.column == ln.column), default=page.right)
+    return ln.x1 - ln.x0 > 0.7 * (right - ln.x0)
+
+
 def _quoted_level(kind: str, stripped: str, before: str, stack: list[Heading]) -> bool:
     """A named level's heading right after a line ending in a colon (``… Article 8 of the Convention provides:``,
     ``The relevant provisions … read as follows:``) that neither starts its kind's numbering nor follows the one
@@ -369,7 +381,7 @@ def _quoted_level(kind: str, stripped: str, before: str, stack: list[Heading]) -
     if not before.rstrip().endswith(":"):
         return False
     number = _level_number(stripped)
-    if number is None or number == 1:
+    if number is None or (number == 1 and not _in_own_outline(stack)):
         return False
     last = next((h for h in reversed(stack) if h.kind == kind), None)
     previous = _level_number(last.title) if last is not None else None
@@ -407,16 +419,25 @@ def classify(
     for pattern, kind in _RANKED:
         if m := pattern.match(stripped):
             # "Chapter 2 of the Criminal Code applies to all offences against" is a sentence that cites a
-            # level, not the level: its label runs on into lower-case words
-            # a sentence's end, or a line running most of the way to the text's right edge
-            runs_on = stripped.endswith((".", ",", ";")) or ln.x1 - ln.x0 > 0.7 * (page.right - ln.x0)
-            cites = not display and _cites_level(stripped[m.end() :], runs_on)
+            # level, not the level: its label runs on into lower-case words (a section's run-in title, "SECTION
+            # 2.02 Loans and Borrowings.", is no sentence: only a Title's, Chapter's or Part's label is read so)
+            runs_on = stripped.endswith((".", ",", ";")) or _fills_its_column(ln, page)
+            cites = not display and _cites_level(stripped[m.end() :], runs_on and kind not in ("section", "article"))
             # after "… Article 8 of the Convention provides:" a plain "Article 8" line is the provision quoted
             quoted = not display and _quoted_level(kind, stripped, before, stack)
             in_opinion = any(h.kind == OPINION for h in stack)  # a judgment's text quotes levels, has none
+            if kind == "article" and (in_opinion or quoted):
+                break  # a judgment's bold "Article 14" sub-heading is its own heading, not a level of the law
             # alone on its line and starting its numbering ("CHAPTER I" after the recitals): a level though no
-            # named level encloses the path yet; a later one ("Article 8") is quoted unless its kind is open
-            alone = para_start and not in_opinion and _LEVEL_ALONE.match(stripped) and _level_number(stripped) == 1
+            # named level encloses the path yet (not inside the document's own outline, "II. RELEVANT LAW",
+            # where a quoted "Article 1" starts nothing); a later one ("Article 8") is quoted unless its kind is open
+            alone = (
+                para_start
+                and not in_opinion
+                and not _in_own_outline(stack)
+                and _LEVEL_ALONE.match(stripped)
+                and _level_number(stripped) == 1
+            )
             if quoted:
                 break
             if display or alone or (para_start and _opens_named_level(stack) and not cites):
@@ -616,23 +637,29 @@ def close_outdented(stack: list[Heading], x0: float) -> bool:
 # Pairs of named levels that documents nest either way round, (inner by default, outer by default). The U.S.
 # Code's Title holds Parts, the EU treaties' PART THREE holds its TITLE II; an Australian Act's Chapter holds Parts,
 # a UK Act's PART 1 its CHAPTER 1; an EU regulation's SECTION 2 holds its articles, a credit agreement's ARTICLE 2
-# its SECTION 2.01.
-_EITHER_WAY = (("article", "section"), ("part", "title"), ("part", "chapter"))
+# its SECTION 2.01.; the UCC's ARTICLE 2 holds its PART 1.
+_EITHER_WAY = (("article", "section"), ("part", "title"), ("part", "chapter"), ("article", "part"))
 
 
-def _flipped(stack: list[Heading]) -> set[tuple[str, str]]:
+def _flipped(stack: list[Heading], new: Heading | None = None) -> set[tuple[str, str]]:
     """The pairs of ``_EITHER_WAY`` this path nests the other way round, ``(now outer, now inner)``: the one that
-    is inner by default is open further out than the other, or is the path's last level with the other not open
-    at all (``PART THREE`` / its display title / ``TITLE II``; not an excerpt's ``PART 4`` holding sections when
-    ``TITLE II`` comes)."""
+    is inner by default is open further out than the other, or, with the other not open at all, is the path's
+    last level (``PART THREE`` / its display title / ``TITLE II``) or its outermost named level while ``new``
+    starts the other's numbering (``PART ONE`` / ``Article 1`` / ``TITLE I``); not an excerpt's ``PART 4``
+    holding sections when ``TITLE II`` comes."""
     kinds = [h.kind for h in stack]
+    ranked = [k for k in kinds if k in RANKED_KINDS]
+    starts = new is not None and _level_number(new.title) == 1
     out = set()
     for inner, outer in _EITHER_WAY:
         if inner not in kinds:
             continue
         at = len(kinds) - 1 - kinds[::-1].index(inner)
         last = all(k == "bold" or k.startswith("size") for k in kinds[at + 1 :])
-        if (outer in kinds and kinds.index(inner) < kinds.index(outer)) or (outer not in kinds and last):
+        # or the new one starts its numbering under the outermost named level ("PART ONE" / "Article 1" /
+        # "TITLE I"): the document's own order, not an excerpt's
+        first = starts and new is not None and new.kind == outer and ranked[:1] == [inner]
+        if (outer in kinds and kinds.index(inner) < kinds.index(outer)) or (outer not in kinds and (last or first)):
             out.add((inner, outer))
     return out
 
@@ -659,7 +686,7 @@ def push(stack: list[Heading], heading: Heading, right_under: bool = False) -> N
     if heading.kind == OPINION:
         stack.clear()
     elif heading.kind in ranked:
-        flipped = _flipped(stack)
+        flipped = _flipped(stack, heading)
         while (
             _open(stack)
             and stack[-1].kind != SCHEDULE  # a schedule's own Parts nest under it

@@ -569,15 +569,24 @@ def _strip_gutters(runs: list[tuple[float, float, float, float]], candidates: bo
 MIN_BAND_RUNS = 12  # a band of columns: two columns of six lines (two short notes in each, at a page's foot)
 
 
-def _set_smaller(band: list[tuple[float, float, float, float]], page: list[tuple[float, float, float, float]]) -> bool:
-    """Whether a band's runs are set smaller than most of the page's other runs (notes, not the body's type)."""
+Run = tuple[float, float, float, float]  # a run of text: left, right, bottom, top
 
-    def middle(runs: list[tuple[float, float, float, float]]) -> float:
-        return sorted(r[3] - r[2] for r in runs)[len(runs) // 2]
 
+def _notes_at_foot(band: list[Run], page: list[Run]) -> bool:
+    """Whether a short band is the page's notes: set smaller than most of the page's other runs, and at its foot
+    (nothing under it but a line or two, a page number), not a table in the text."""
     inside = set(band)
     rest = [r for r in page if r not in inside]
-    return bool(rest) and middle(band) < 0.9 * middle(rest)
+    if not rest:
+        return False
+    bottom = min(r[2] for r in band)
+    if sum(1 for r in rest if r[3] <= bottom) > 2:
+        return False
+
+    def middle(runs: list[Run]) -> float:
+        return sorted(r[3] - r[2] for r in runs)[len(runs) // 2]
+
+    return middle(band) < 0.9 * middle(rest)
 
 
 def _banded(order: list[tuple[float, float, float, float]], start: int, end: int, bands: list[Band]) -> None:
@@ -617,8 +626,8 @@ def _banded(order: list[tuple[float, float, float, float]], start: int, end: int
         if best is None or (best == (0, n) and (start, end) == (0, len(order))):
             continue  # the whole page: its own strips were tried before
         band = part[best[0] : best[1]]
-        if len(band) < 20 and not _set_smaller(band, order):
-            continue  # a short band is a foot's notes in two columns, never a table's rows in the body's type
+        if len(band) < 20 and not _notes_at_foot(band, order):
+            continue  # a short band is a foot's notes in two columns, never a table's rows
         gutters = _strip_gutters(band)
         if not gutters or not _like_widths(band, gutters):
             continue

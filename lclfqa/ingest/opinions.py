@@ -37,17 +37,21 @@ _TITLED = re.compile(
 _JUSTICE = r"(?:MR\.\s+)?(?:CHIEF\s+)?JUSTICE\s+[A-Z][A-Z'’\-]+"
 _JUSTICE_STYLE = re.compile(
     rf"^((?:{_JUSTICE}(?:,?\s+(?:and\s+)?{_JUSTICE})*)"
+    r"(?:,\s+with\s+whom\s+.{1,200}?\s+joins?(?:\s+as\s+to\s+[^,]{1,80})?,)?"  # ", with whom JUSTICE THOMAS joins,"
     r"(?:,?\s+(?:concurring|dissenting)(?:\s+in\s+(?:part|the\s+judgment)[^.]{0,80})?"
     r"|\s+(?:delivered|announced)\s+the\s+(?:opinion|judgment)\s+of\s+the\s+Court[^.]{0,120})\.)$"
-    r"|^(PER\s+CURIAM\.)$"
+    r"|^(PER\s+CURIAM[.:])(?:\s+[A-Z“\"(].*)?$"  # a circuit's "PER CURIAM:" opens its opinion's first sentence
 )
 
-# A U.S. court's judge: "McKEOWN", "O'SCANNLAIN", "M. SMITH", "N.R. SMITH", "MILAN D. SMITH, JR.", "DE ALBA"
+# A U.S. court's judge: "McKEOWN", "O'SCANNLAIN", "DeMOSS", "M. SMITH", "N.R. SMITH", "MILAN D. SMITH, JR.", "DE ALBA"
 # (words in capitals, a Mc/Mac prefix, initials, a suffix); judges sharing an opinion: "WARDLAW and PAEZ"
-_US_WORD = r"(?:[A-Z]\.(?:\s?[A-Z]\.)*|(?:M[a]?c)?[A-Z][A-Z'’\-]+)"
+_US_WORD = r"(?:[A-Z]\.(?:\s?[A-Z]\.)*|(?:M[a]?c|De|Di|La|Le)?[A-Z][A-Z'’\-]+)"
 _US_NAME = rf"{_US_WORD}(?:\s+{_US_WORD}){{0,3}}(?:,\s+(?:JR|SR)\.|\s+(?:II|III|IV))?"
 _US_NAMES = rf"{_US_NAME}(?:(?:,\s+|,?\s+and\s+){_US_NAME})*"
-_US_ROLE = r"(?:(?:Chief|Senior)\s+)?(?:(?:Senior\s+)?Circuit|District|Bankruptcy|Magistrate)\s+Judges?|Chief\s+Judge"
+_US_ROLE = (
+    r"(?:(?:Chief|Senior)\s+)?(?:United\s+States\s+|U\.S\.\s+)?(?:(?:Senior\s+)?Circuit|District|Bankruptcy|Magistrate)"
+    r"\s+Judges?|Chief\s+Judge|U\.S\.[DM]\.J\."  # "United States District Judge", "U.S.D.J."
+)
 _COURT_JUDGE = re.compile(
     rf"^({_US_NAMES},\s+(?:{_US_ROLE})"
     r"(?:,\s+with\s+whom\s+.{1,200}?\s+joins?,?)?"  # "…, with whom CALLAHAN, M. SMITH, and BEA, …, join,"
