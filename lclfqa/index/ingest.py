@@ -96,11 +96,11 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: with "[1] …" at the foot, a figure hyphenated after its thousands comma read whole; 30: measured and reverted,
 #: twice; 31: a side note printed on the baseline of its text's line, beside the text block, is read apart;
 #: 32: an EU regulation's "Article 21" on a line of its own opens its level, and so does "CHAPTER II" alone;
-#: 33: a line's size from its letters' boxes alone, a court of appeals' "BARRON, Circuit Judge, concurring …"
+#: 33: a line's size from its letters' boxes alone, a court of appeals' "NAME, Circuit Judge, concurring …"
 #: opens an opinion, "Title I implements …" is a sentence, not Title I's heading; 34: a centred line (a date
 #: line ending a cover page) ends its paragraph, across a page break too; 35: "J U D G M E N T" reads "JUDGMENT";
 #: 36: a band of columns as short as two columns of six lines, notes in two columns under a one-column page; and
-#: a review's invented prints: a court's "IKUTA, Circuit Judge:" and its siblings, a contract's ARTICLE holding its
+#: a review's invented prints: a court's "NAME, Circuit Judge:" and its siblings, a contract's ARTICLE holding its
 #: SECTIONs, an article quoted after "… provides:", block quotes not centred lines, letter-spaced words kept
 #: apart, "ARTICLE II" / "Article 2A", a side note a pica off its text, a table's small last column kept in its
 #: row, "Title VII's …" a sentence; 37: a treaty's PART THREE holds its TITLE II where the Part is open further out;

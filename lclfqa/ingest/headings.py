@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from lclfqa.ingest.layout import Line
+from lclfqa.ingest.plain_outline import roman_value
 
 # --- headings --------------------------------------------------------------------------------
 
@@ -169,7 +170,7 @@ def _same_paragraph(ln: Line, nxt: Line, pitch: float) -> bool:
 _NUMBERED_START = re.compile(_QUOTED + r"(?:\(\w{1,5}\)|\d{1,3}\.|[A-Z]\.|[IVXL]{1,6}\.)\s")
 # A named level's label followed by a verb or preposition is a sentence about the level, not its heading
 # ("Chapter 2 of the Criminal Code applies …"); so is one followed by any lower-case word before a title separator
-# in a line that runs on as a sentence does ("Title I implements the WIPO treaties.", "Title VII's anti-retaliation
+# in a line that runs on as a sentence does ("Title III governs the transfer of assets.", "Title VII's anti-retaliation
 # provision …", "Chapter 11, unlike Chapter 7, allows …"), but not a short title line ("Part 2 Application and
 # interpretation", "PART 1—Preliminary").
 _CITES_LEVEL = re.compile(r"^[\w.()-]*\s+(?:of|to|and|or|in|is|applies|does|provides|has|was|were)\b")
@@ -340,7 +341,6 @@ def is_banner(text: str) -> bool:
 
 
 _NUMBER_WORDS = {w: n for n, w in enumerate("ONE TWO THREE FOUR FIVE SIX SEVEN EIGHT NINE TEN".split(), start=1)}
-_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
 
 
 def _level_number(title: str) -> int | None:
@@ -354,10 +354,7 @@ def _level_number(title: str) -> int | None:
         return int(m.group())
     if label in _NUMBER_WORDS:
         return _NUMBER_WORDS[label]
-    if label and all(c in _ROMAN for c in label):
-        values = [_ROMAN[c] for c in label]
-        return sum(-v if v < w else v for v, w in zip(values, [*values[1:], 0], strict=True))
-    return None
+    return roman_value(label)
 
 
 def _in_own_outline(stack: list[Heading]) -> bool:
@@ -426,8 +423,8 @@ def classify(
             # after "… Article 8 of the Convention provides:" a plain "Article 8" line is the provision quoted
             quoted = not display and _quoted_level(kind, stripped, before, stack)
             in_opinion = any(h.kind == OPINION for h in stack)  # a judgment's text quotes levels, has none
-            if kind == "article" and (in_opinion or quoted):
-                break  # a judgment's bold "Article 14" sub-heading is its own heading, not a level of the law
+            if quoted or (kind == "article" and in_opinion):
+                break  # a quoted provision; a judgment's bold "Article 14" is its own heading, not a law's level
             # alone on its line and starting its numbering ("CHAPTER I" after the recitals): a level though no
             # named level encloses the path yet (not inside the document's own outline, "II. RELEVANT LAW",
             # where a quoted "Article 1" starts nothing); a later one ("Article 8") is quoted unless its kind is open
@@ -438,8 +435,6 @@ def classify(
                 and _LEVEL_ALONE.match(stripped)
                 and _level_number(stripped) == 1
             )
-            if quoted:
-                break
             if display or alone or (para_start and _opens_named_level(stack) and not cites):
                 return Heading(kind, _title(stripped, ln, display), "", size=round(ln.height) if larger else 0)
             break
@@ -641,7 +636,7 @@ def close_outdented(stack: list[Heading], x0: float) -> bool:
 _EITHER_WAY = (("article", "section"), ("part", "title"), ("part", "chapter"), ("article", "part"))
 
 
-def _flipped(stack: list[Heading], new: Heading | None = None) -> set[tuple[str, str]]:
+def _flipped(stack: list[Heading], new: Heading) -> set[tuple[str, str]]:
     """The pairs of ``_EITHER_WAY`` this path nests the other way round, ``(now outer, now inner)``: the one that
     is inner by default is open further out than the other, or, with the other not open at all, is the path's
     last level (``PART THREE`` / its display title / ``TITLE II``) or its outermost named level while ``new``
@@ -649,7 +644,7 @@ def _flipped(stack: list[Heading], new: Heading | None = None) -> set[tuple[str,
     holding sections when ``TITLE II`` comes."""
     kinds = [h.kind for h in stack]
     ranked = [k for k in kinds if k in RANKED_KINDS]
-    starts = new is not None and _level_number(new.title) == 1
+    starts = _level_number(new.title) == 1
     out = set()
     for inner, outer in _EITHER_WAY:
         if inner not in kinds:
@@ -658,7 +653,7 @@ def _flipped(stack: list[Heading], new: Heading | None = None) -> set[tuple[str,
         last = all(k == "bold" or k.startswith("size") for k in kinds[at + 1 :])
         # or the new one starts its numbering under the outermost named level ("PART ONE" / "Article 1" /
         # "TITLE I"): the document's own order, not an excerpt's
-        first = starts and new is not None and new.kind == outer and ranked[:1] == [inner]
+        first = starts and new.kind == outer and ranked[:1] == [inner]
         if (outer in kinds and kinds.index(inner) < kinds.index(outer)) or (outer not in kinds and (last or first)):
             out.add((inner, outer))
     return out

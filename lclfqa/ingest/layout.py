@@ -322,6 +322,13 @@ def _main_band(group: list[_Char]) -> tuple[float, float, float]:
     return h, min(c.bottom for c in body), max(c.top for c in body)
 
 
+def block_edges(starts: list[float], ends: list[float]) -> tuple[float, float]:
+    """A page's text block: the left edge nine in ten of its lines start at or right of, and the right edge nine
+    in ten end at or left of (not a title's or a side note's)."""
+    starts, ends = sorted(starts), sorted(ends)
+    return starts[len(starts) // 10], ends[-1 - len(ends) // 10]
+
+
 def _split_beside(groups: list[list[_Char]], angles: list[float]) -> tuple[list[list[_Char]], list[float]]:
     """A line that holds a side note and the text beside it, set on one baseline, is two lines.
 
@@ -333,7 +340,7 @@ def _split_beside(groups: list[list[_Char]], angles: list[float]) -> tuple[list[
     one line's pieces), each with two letters or more; the smaller piece lies wholly beside the page's text
     block (the edges most lines of the common size start and end at), as a side note does, and the larger
     is a line of prose, with no such strip of its own (a table's row, its last column set smaller and out
-    past the block, is not cut); a running head's small ``(Slip Opinion)`` at the text's margin stays whole.
+    past the block, is not cut); a running head's smaller first words at the text's own margin stay in its line.
     """
     strips = {k: found for k, g in enumerate(groups) if not angles[k] and (found := _strips(g))}
     if not strips:  # most pages: no line holds two sizes a wide strip apart
@@ -346,8 +353,8 @@ def _split_beside(groups: list[list[_Char]], angles: list[float]) -> tuple[list[
     level = [groups[k] for k, size in sized if abs(size - common) < 0.5 and k not in strips]
     if not level:
         return groups, angles
-    starts, ends = sorted(g[0].left for g in level), sorted(g[-1].right for g in level)
-    block = (starts[len(starts) // 10] - 6, ends[-1 - len(ends) // 10] + 6)
+    left, right = block_edges([g[0].left for g in level], [g[-1].right for g in level])
+    block = (left - 6, right + 6)
     out_g: list[list[_Char]] = []
     out_a: list[float] = []
     for k, (g, a) in enumerate(zip(groups, angles, strict=True)):
@@ -391,7 +398,7 @@ def _beside(g: list[_Char], b: int, block: tuple[float, float]) -> bool:
     a = max(k for k in range(b) if g[k].index >= 0)
     if g[b].left - g[a].right <= 0.75 * max(first, second):
         return False
-    note, text = (g[:b], g[b:]) if first < second else (g[b:], g[:b])
+    text = g[b:] if first < second else g[:b]
     if _strips_within(text, max(first, second)):  # a table's row: white between its cells, not prose
         return False
     return (first < second and g[a].right < block[0]) or (second < first and g[b].left > block[1])
@@ -522,7 +529,7 @@ def _gutters(groups: list[list[_Char]], angles: list[float]) -> list[Band]:
     bands (:func:`_banded`).
     """
     runs = _runs(groups, angles)
-    if len(runs) < 20:
+    if len(runs) < BAND_RUNS:
         return []
     gutters = _strip_gutters(runs)
     if gutters:
@@ -566,7 +573,8 @@ def _strip_gutters(runs: list[tuple[float, float, float, float]], candidates: bo
     return []
 
 
-MIN_BAND_RUNS = 12  # a band of columns: two columns of six lines (two short notes in each, at a page's foot)
+BAND_RUNS = 20  # a band of columns: enough runs to tell columns of text from a table's or a list's
+MIN_BAND_RUNS = 12  # the shortest, at a page's foot: two columns of six lines (two short notes in each)
 
 
 Run = tuple[float, float, float, float]  # a run of text: left, right, bottom, top
@@ -603,7 +611,7 @@ def _banded(order: list[tuple[float, float, float, float]], start: int, end: int
     it; the stretches above and below it, less those runs, are searched the same way.
     """
     part = order[start:end]
-    if len(part) < 20:
+    if len(part) < BAND_RUNS:
         return
     width = max(r[1] for r in part) - min(r[0] for r in part)
     narrow = [r for r in part if r[1] - r[0] < 0.6 * width]
@@ -626,7 +634,7 @@ def _banded(order: list[tuple[float, float, float, float]], start: int, end: int
         if best is None or (best == (0, n) and (start, end) == (0, len(order))):
             continue  # the whole page: its own strips were tried before
         band = part[best[0] : best[1]]
-        if len(band) < 20 and not _notes_at_foot(band, order):
+        if len(band) < BAND_RUNS and not _notes_at_foot(band, order):
             continue  # a short band is a foot's notes in two columns, never a table's rows
         gutters = _strip_gutters(band)
         if not gutters or not _like_widths(band, gutters):
@@ -843,7 +851,7 @@ def _make_line(chars: list[_Char], raw, page_number: int, buf, flags, colour, an
             light=_is_light(*(v.value for v in colour)),
         )
     # the line's size is its letters' and digits' (a bullet from a symbol font can have a huge box, or one of
-    # about their size set lower: "\uf0b7 Executive Order 14, …" measured 15.7 pt over letters of 13.6)
+    # about their size set lower, which would raise a bulleted line's height above its letters')
     main_h = max([c.height for c in alnum or visible])
     cut, cap = 0.85 * main_h, 1.15 * main_h
     body = [c for c in alnum or visible if cut <= c.height <= cap]

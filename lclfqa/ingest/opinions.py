@@ -13,11 +13,11 @@ recognised by their shape alone, with no list of judges or jurisdictions:
   and JUSTICE NGUYEN, dissenting.`` (over two lines), ``PER CURIAM.``: a paragraph that is nothing but
   that sentence.
 - A U.S. court of appeals' or district court's: the judge's name in capitals, a comma and the court's title,
-  alone or opening the opinion's first paragraph, ending at a full stop or a colon: ``SELYA, Circuit Judge.
-  This interlocutory appeal …``, ``IKUTA, Circuit Judge:``, ``HOWARD, Chief Judge.``, ``BARRON, Circuit Judge,
-  concurring in part and concurring in the judgment.``, ``TORRUELLA, Circuit Judge (Dissenting).``,
-  ``O'SCANNLAIN, Circuit Judge, with whom BEA, Circuit Judge, joins, dissenting.``, ``NGUYEN, District Judge.``
-  The bench listed on the cover (``Selya and Barron, Circuit Judges.``) opens nothing.
+  alone or opening the opinion's first paragraph, ending at a full stop or a colon: ``HALLORAN, Circuit Judge.
+  This appeal …``, ``VOSS, Circuit Judge:``, ``MARCHETTI, Chief Judge.``, ``OKAFOR, Circuit Judge, concurring in
+  part and concurring in the judgment.``, ``LINDQVIST, Circuit Judge (Dissenting).``, ``O'DWYER, Circuit Judge,
+  with whom PRAKASH, Circuit Judge, joins, dissenting.``, ``TAN, District Judge.`` The bench listed on the cover
+  (``Halloran and Voss, Circuit Judges.``) opens nothing.
 
 The title is the names with the role (``JUSTICE JONES, concurring.``; ``PATEL J.``), so every section
 path under it says whose opinion it is.
@@ -37,14 +37,14 @@ _TITLED = re.compile(
 _JUSTICE = r"(?:MR\.\s+)?(?:CHIEF\s+)?JUSTICE\s+[A-Z][A-Z'’\-]+"
 _JUSTICE_STYLE = re.compile(
     rf"^((?:{_JUSTICE}(?:,?\s+(?:and\s+)?{_JUSTICE})*)"
-    r"(?:,\s+with\s+whom\s+.{1,200}?\s+joins?(?:\s+as\s+to\s+[^,]{1,80})?,)?"  # ", with whom JUSTICE THOMAS joins,"
+    r"(?:,\s+with\s+whom\s+.{1,200}?\s+joins?(?:\s+as\s+to\s+[^,]{1,80})?,)?"  # ", with whom JUSTICE VOSS joins,"
     r"(?:,?\s+(?:concurring|dissenting)(?:\s+in\s+(?:part|the\s+judgment)[^.]{0,80})?"
     r"|\s+(?:delivered|announced)\s+the\s+(?:opinion|judgment)\s+of\s+the\s+Court[^.]{0,120})\.)$"
     r"|^(PER\s+CURIAM[.:])(?:\s+[A-Z“\"(].*)?$"  # a circuit's "PER CURIAM:" opens its opinion's first sentence
 )
 
-# A U.S. court's judge: "McKEOWN", "O'SCANNLAIN", "DeMOSS", "M. SMITH", "N.R. SMITH", "MILAN D. SMITH, JR.", "DE ALBA"
-# (words in capitals, a Mc/Mac prefix, initials, a suffix); judges sharing an opinion: "WARDLAW and PAEZ"
+# A U.S. court's judge: "McALLISTER", "O'DWYER", "DeLUCA", "R. TAN", "J.R. TAN", "ANNA K. BRENNER, JR.", "DE SOTO"
+# (words in capitals, a Mc/Mac prefix, initials, a suffix); judges sharing an opinion: "HALLORAN and VOSS"
 _US_WORD = r"(?:[A-Z]\.(?:\s?[A-Z]\.)*|(?:M[a]?c|De|Di|La|Le)?[A-Z][A-Z'’\-]+)"
 _US_NAME = rf"{_US_WORD}(?:\s+{_US_WORD}){{0,3}}(?:,\s+(?:JR|SR)\.|\s+(?:II|III|IV))?"
 _US_NAMES = rf"{_US_NAME}(?:(?:,\s+|,?\s+and\s+){_US_NAME})*"
@@ -54,7 +54,7 @@ _US_ROLE = (
 )
 _COURT_JUDGE = re.compile(
     rf"^({_US_NAMES},\s+(?:{_US_ROLE})"
-    r"(?:,\s+with\s+whom\s+.{1,200}?\s+joins?,?)?"  # "…, with whom CALLAHAN, M. SMITH, and BEA, …, join,"
+    r"(?:,\s+with\s+whom\s+.{1,200}?\s+joins?,?)?"  # "…, with whom VOSS, R. TAN, and OKAFOR, …, join,"
     r"(?:,?\s+\(?(?:(?:specially|partially)\s+)?(?:[Cc]oncurring|[Dd]issenting)[^.:()]{0,120}\)?)?"
     r"[.:])(?:\s+[A-Z“\"(]|$)"  # the role ends at its full stop or colon: the opinion's text follows
 )
@@ -67,8 +67,8 @@ def opinion_title(paragraph: str) -> str | None:
     'PATEL J.'
     >>> opinion_title("JUSTICE PATEL, JUSTICE LEE, and JUSTICE NGUYEN, dissenting.")
     'JUSTICE PATEL, JUSTICE LEE, and JUSTICE NGUYEN, dissenting.'
-    >>> opinion_title("NGUYEN, Circuit Judge, dissenting. The majority reads the statute")
-    'NGUYEN, Circuit Judge, dissenting.'
+    >>> opinion_title("TAN, Circuit Judge, dissenting. The majority reads the statute")
+    'TAN, Circuit Judge, dissenting.'
     """
     text = re.sub(r"\s+", " ", paragraph.strip())
     m = _TITLED.match(text)

@@ -102,7 +102,7 @@ from lclfqa.ingest.headings import (
     push,
     strip_line_number,
 )
-from lclfqa.ingest.layout import SOFT_HYPHEN, Line, page_lines
+from lclfqa.ingest.layout import SOFT_HYPHEN, Line, block_edges, page_lines
 from lclfqa.ingest.opinions import opinion_title
 from lclfqa.ingest.running import find_running_lines
 from lclfqa.ingest.textjoin import (
@@ -160,9 +160,9 @@ _ITEM_CLOSE = re.compile(r";\s*(?:and|or)$")  # "(A) …; and" / "(i) …; or": 
 def _centred(prev: Line, ln: Line, margin: float, right: float) -> bool:
     """``prev`` is centred between the page's margins, well in from both, and ``ln`` neither starts where it
     starts nor is centred with it (a date line, a title; not a block quote's lines, indented alike on both
-    sides, nor a centred caption's next line): a line of its own,
-    never a paragraph's line that runs on, so ``ln`` opens a paragraph (across a page break too, where no gap
-    is measured: ``December 22, 2020`` ending one page, ``SELYA, Circuit Judge. This …`` opening the next)."""
+    sides, nor a centred caption's next line): a line of its own, never a paragraph's line that runs on, so
+    ``ln`` opens a paragraph (across a page break too, where no gap is measured: a cover's date line ending
+    one page, ``HALLORAN, Circuit Judge. This …`` opening the next)."""
     width = right - margin
     left_in, right_in = prev.x0 - margin, right - prev.x1
     if width <= 0 or abs(ln.x0 - prev.x0) <= 2 or abs((ln.x0 + ln.x1) - (prev.x0 + prev.x1)) <= 4:
@@ -197,8 +197,7 @@ def _set_side_notes_apart(
     text = [x for x in lines if abs(x.height - body) < 0.5 and not x.rotated]
     side: list[Line] = []
     if len(text) >= 5:
-        starts, ends = sorted(x.x0 for x in text), sorted(x.x1 for x in text)
-        left, right = starts[len(starts) // 10], ends[-1 - len(ends) // 10]  # the block's edges, not a title's
+        left, right = block_edges([x.x0 for x in text], [x.x1 for x in text])  # not a title's edges
         narrow = SIDE_NOTE_WIDTH * (right - left)
         side = [
             x
@@ -347,9 +346,9 @@ def _assemble(path: Path, pages: list[list[Line]], heights: list[float]) -> Pars
         )
         in_body = {id(x) for x in body_lines}
         in_order = [ln for ln in listed if id(ln) in toc or id(ln) in in_body] if toc else body_lines
-        starts = sorted(x.x0 for x in body_lines)
         edges_before = edges  # the page before's text block: where its last line is measured
-        edges = (starts[len(starts) // 10] if starts else 0.0, view.right)  # the lines' start (not indents), end
+        # where the page's lines start (not their indents) and its widest line ends
+        edges = (block_edges([x.x0 for x in body_lines], [0.0])[0] if body_lines else 0.0, view.right)
         index = -1
         for ln in in_order:
             if id(ln) in toc:  # kept whole, as one "Contents" section, never as headings
@@ -546,7 +545,7 @@ def _opinion(text: str, lines: list[Line], index: int, has_line_numbers: bool) -
         return None
     title = opinion_title(text)
     # names printed over two lines break after a comma or "and" ("JUSTICE BREYER, JUSTICE SOTOMAYOR, and" /
-    # "JUSTICE KAGAN, dissenting."); a lone "OPINION" or "MEMORANDUM" over "IKUTA, Circuit Judge:" joins nothing
+    # "JUSTICE KAGAN, dissenting."); a lone "OPINION" or "MEMORANDUM" over "VOSS, Circuit Judge:" joins nothing
     first = text.rstrip()
     if (
         title is None

@@ -81,7 +81,7 @@ _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000
 _PART_STYLE = {"part": "part", "chapter": "chapter"}  # ARTICLE, SCHEDULE, EXHIBIT… are one style
 
 
-def _roman_value(s: str) -> int | None:
+def roman_value(s: str) -> int | None:
     """Integer value of a well-formed Roman numeral (either case), else ``None``."""
     s = s.lower()
     if not s or any(c not in _ROMAN_VALUES for c in s):
@@ -226,7 +226,7 @@ class Outline:
     def _letter_or_roman(self, raw: str, letter_style: str, roman_style: str) -> tuple[str, str]:
         """(style, value) for an enumerator that may be a letter or a Roman numeral: i, v, x, I, C…"""
         value = raw.lower()
-        rv = _roman_value(value)
+        rv = roman_value(value)
         if rv is None:
             return letter_style, value
         if len(value) > 1:
@@ -235,7 +235,7 @@ class Outline:
         if last_letter is not None and len(last_letter) == 1 and ord(last_letter) + 1 == ord(value):
             return letter_style, value
         last_roman = self._last_value(roman_style)
-        if last_roman is not None and _roman_value(last_roman) == rv - 1:
+        if last_roman is not None and roman_value(last_roman) == rv - 1:
             return roman_style, value
         if value == "i":
             return roman_style, value
