@@ -159,12 +159,24 @@ def test_a_set_without_keys_has_no_figures() -> None:
     assert math.isnan(s["key_fact_recall"]) and s["rows"] == 0
 
 
-@pytest.mark.skipif(not DEV.exists(), reason="needs ../shared/data")
-def test_every_gold_answer_scores_full_marks_on_its_own_key() -> None:
-    """The forms come from the gold answers' own wording: a checker that misses them is broken."""
-    items = load_qa_jsonl(DEV)
+FROZEN = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
+
+
+@pytest.mark.parametrize(
+    ("path", "rows"),
+    [
+        pytest.param(DEV, 17, marks=pytest.mark.skipif(not DEV.exists(), reason="needs ../shared/data"), id="dev"),
+        pytest.param(FROZEN / "validation.jsonl", 32, id="validation"),
+        pytest.param(FROZEN / "fresh.jsonl", 15, id="fresh"),
+        pytest.param(FROZEN / "unanswerable-probes.jsonl", 10, id="probes"),
+    ],
+)
+def test_every_gold_answer_scores_full_marks_on_its_own_key(path: Path, rows: int) -> None:
+    """The forms come from the gold answers' own wording: a checker that misses them, or a row whose key its own
+    gold answer fails, is broken."""
+    items = load_qa_jsonl(path)
     keyed = [i for i in items if i.key is not None]
-    assert len(keyed) == len(items) == 17
+    assert len(keyed) == len(items) == rows
     for item in keyed:
         s = score_item(item, item.gold_answer, refused=item.key.unanswerable)
         if item.key.unanswerable:
