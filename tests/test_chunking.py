@@ -153,6 +153,51 @@ def test_small_items_join_their_lead_in_and_a_heading_joins_the_section_after_it
     assert next(c for c in children if "Body text of B" in c.text).section_path == ("B",)
 
 
+def test_no_child_ends_on_a_lead_in_when_its_items_fit_with_it():
+    # Pub. L. 117-169, § 13403 (IRC § 45W(b)(1)), as the enrolled print sets it: an item over 0.3 × child_size
+    sec = ("SEC. 45W.", "(b) PER VEHICLE AMOUNT.", "(1) IN GENERAL.")
+    sections = [
+        Section(sec[:2], "‘‘(b) PER VEHICLE AMOUNT.—", 1, 1),
+        Section(
+            sec,
+            "‘‘(1) IN GENERAL.—Subject to paragraph (4), the amount determined under this subsection with respect "
+            "to any qualified commercial clean vehicle shall be equal to the lesser of—",
+            1,
+            1,
+        ),
+        Section(
+            (*sec, "(A)"),
+            "‘‘(A) 15 percent of the basis of such vehicle (30 percent in the case of a vehicle not powered by a "
+            "gasoline or diesel internal combustion engine), or",
+            1,
+            1,
+        ),
+        Section((*sec, "(B)"), "‘‘(B) the incremental cost of such vehicle.", 1, 1),
+        Section(
+            (*sec[:2], "(2) INCREMENTAL COST."),
+            "‘‘(2) INCREMENTAL COST.—For purposes of paragraph (1)(B), the incremental cost of any qualified "
+            "commercial clean vehicle is an amount equal to the excess of the purchase price for such vehicle over "
+            "such price of a comparable vehicle." * 2,
+            1,
+            1,
+        ),
+    ]
+    children = [c for c in chunk_document(_doc(sections), child_size=500) if c.kind == CHILD]
+    rule = next(c for c in children if "the lesser of—" in c.text)
+    assert "(A) 15 percent of the basis" in rule.text and rule.text.endswith("the incremental cost of such vehicle.")
+    assert rule.section_path == sec and "INCREMENTAL COST" not in rule.text
+    assert all(len(c.text) <= 650 for c in children)
+    # inside one section's text: the lead-in opens the next span with its items instead of ending the one before
+    body = "The Secretary shall prescribe rules for the program in general. " * 5
+    items = "(A) $1,000,000 for each project carried out by an eligible entity under this section, or\n\n(B) the "
+    text = body + "\n\nThe amount of the grant shall be the lesser of—\n\n" + items + "cost of the project as approved."
+    spans = [text[a:b] for a, b in split_spans(text, 400)]
+    assert len(spans) == 2 and spans[0].endswith("in general.") and spans[1].startswith("The amount of the grant")
+    assert spans[1].endswith("(B) the cost of the project as approved.")
+    plain = text.replace("lesser of—", "lesser of the following.")  # no lead-in: packed as before
+    assert [plain[a:b] for a, b in split_spans(plain, 400)][0].endswith("lesser of the following.")
+
+
 def test_footnote_chunks_link_page_parents_and_the_marker_parent():
     sections = _sections()
     notes = [Footnote("1", 1, "Treas. Reg. § 1.25A-1."), Footnote("2", 2, "Form 8863 instructions.")]

@@ -109,8 +109,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: a short table in the body's type, court names with initials and "JR.", "OPINION" over the judge's line; 39: a
 #: third review's: sections' run-in titles, tables in smaller type, a judgment's bold "Article 14", the TFEU's PART
 #: ONE / Article 1 / TITLE I, a quoted "Article 1" in a judgment's outline, the UCC's ARTICLE over PART, two-column
-#: pages' full lines, "PER CURIAM:", "United States District Judge", SCOTUS "with whom … joins").
-PARSER_VERSION = 39
+#: pages' full lines, "PER CURIAM:", "United States District Judge", SCOTUS "with whom … joins"); 40: no child
+#: ends on a lead-in ("… the lesser of—") when its items fit with it (the chunker's, not the parser's).
+PARSER_VERSION = 40
 
 Summarizer = Callable[[ParsedDocument], str]
 

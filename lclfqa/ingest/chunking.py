@@ -9,8 +9,11 @@
   ``<section-header>…</section-header>``. A bit too small to stand alone (under 0.3 × ``child_size``)
   joins a neighbour: a heading the section after it (the child takes that section's path), an item or a
   tail the child before it (the child takes the common ancestor's path: a lead-in "such
-  consideration—" keeps its "(1) shall be paid in cash," "(2) …" items). A section that sits in
-  two parents (the overlap) yields its children once, linked to both parents.
+  consideration—" keeps its "(1) shall be paid in cash," "(2) …" items). Whatever their size, the bits
+  after a child that ends on a lead-in ("… the lesser of—") join it while it stays within 1.3 ×
+  ``child_size``, and inside one section's text a lead-in paragraph opens the span of the items it
+  introduces. A section that sits in two parents (the overlap) yields its children once, linked to both
+  parents.
 - **Footnotes**: each page's footnotes form one footnote child (or one per footnote), linked to
   every parent on that page and to the parent holding the footnote's marker — see
   :func:`link_footnotes`.
@@ -36,6 +39,7 @@ _PARAGRAPH = re.compile(r"\n\s*\n")
 # ("U. S.", "v.", "Id.") split early, which the packing below repairs by merging small pieces.
 _SENTENCE = re.compile(r"(?<=[.!?;:])[\"”’)]*\s+(?=[A-Z(“\"‘§\d])")
 _MIN_CHILD_FRACTION = 0.3
+_LEAD_IN = re.compile(r"[—–:][\"”’']*\s*$")  # "… the lesser of—", "… when due:"
 
 
 @dataclass(frozen=True)
@@ -58,18 +62,29 @@ def split_spans(text: str, size: int) -> list[tuple[int, int]]:
     """Split ``text`` into ``(start, end)`` spans of at most ~``size`` characters.
 
     Breaks at paragraphs first, then sentences, then spaces; a span longer than ``size`` is only
-    produced when a single word is. Spans are stripped of surrounding whitespace and cover every
+    produced when a single word is, or when a lead-in ("… the lesser of—") moves to the span of the item it
+    introduces (at most 1.3 × ``size``). Spans are stripped of surrounding whitespace and cover every
     non-space character, in order.
     """
     if size <= 0:
         raise ValueError("size must be positive")
     units = _units(text, 0, len(text), size)
     spans: list[tuple[int, int]] = []
+    last_unit = (0, 0)  # the unit that ends spans[-1]
     for a, b in units:
         if spans and b - spans[-1][0] <= size:
             spans[-1] = (spans[-1][0], b)  # pack small units up to size
+        elif (
+            spans
+            and spans[-1][0] < last_unit[0]
+            and _LEAD_IN.search(text[last_unit[0] : last_unit[1]])
+            and b - last_unit[0] <= (1 + _MIN_CHILD_FRACTION) * size
+        ):  # a lead-in ("… the lesser of—") opens the span of the item it introduces, not ends the one before
+            spans[-1] = strip_span(text, spans[-1][0], last_unit[0])
+            spans.append((last_unit[0], b))
         else:
             spans.append((a, b))
+        last_unit = (a, b)
     # a tiny tail joins the previous span rather than standing alone
     if len(spans) >= 2 and spans[-1][1] - spans[-1][0] < _MIN_CHILD_FRACTION * size:
         tail = spans.pop()
@@ -250,8 +265,9 @@ def _section_children(
             # a heading: the next section lies under this one
             nxt = pieces[k + 1].section.path if k + 1 < len(pieces) else ()
             leads = len(nxt) > len(sec.path) and _within(nxt, sec.path)
-            if small and not carry and not leads and last is not None:
-                joined = _trailing(last, [(sec, sa, sb)], pids, child_size)
+            after_lead_in = _leads_in(last)  # its items join it, whatever their size
+            if ((small and not leads) or after_lead_in) and not carry and last is not None:
+                joined = _trailing(last, [(sec, sa, sb)], pids, child_size, after_lead_in)
                 if joined is not None:  # an item or a tail of the child before: it joins that child
                     children.pop()
                     emit(*joined)
@@ -280,6 +296,15 @@ class _Built:
     pids: list[str]
 
 
+def _leads_in(built: _Built | None) -> bool:
+    """Whether the child ``built`` ends on a lead-in ("… shall be equal to the lesser of—", "… when due:"):
+    its items belong with it, whatever their size."""
+    if built is None:
+        return False
+    sec, a, b = built.bits[-1]
+    return bool(_LEAD_IN.search(sec.text[a:b]))
+
+
 def _path_of(bits: list[tuple[Section, int, int]]) -> tuple[str, ...]:
     """A carried child's path: its last bit's, when every bit before is a heading above it; else the
     bits' common ancestor (a lead-in carried with two sibling items is the lead-in's, not the last item's)."""
@@ -295,7 +320,7 @@ def _within(path: tuple[str, ...], outer: tuple[str, ...]) -> bool:
 
 
 def _trailing(
-    last: _Built, bits: list[tuple[Section, int, int]], pids: list[str], child_size: int
+    last: _Built, bits: list[tuple[Section, int, int]], pids: list[str], child_size: int, introduced: bool = False
 ) -> tuple[list[tuple[Section, int, int]], tuple[str, ...], list[str]] | None:
     """The child ``last`` with small trailing ``bits`` joined, or ``None`` when they may not join.
 
@@ -303,13 +328,17 @@ def _trailing(
     be paid in cash," / "(2) …"; a source credit at a section's end) belong with the text before them,
     not — as a heading does — with the next section: they join the last child when the first lies in that
     child's section or beside it (a sibling), both sit in a common parent, and the child stays within
-    1.3 × ``child_size``. The child's path becomes the paths' common ancestor.
+    1.3 × ``child_size``. The child's path becomes the paths' common ancestor. Bits that the child
+    ``introduced`` (it ends on a lead-in, "… the lesser of—") join it whatever their size and section, on the
+    same two conditions: a lead-in's items are the rest of its sentence.
     """
     shared = [p for p in last.pids if p in pids]
     size = sum(y - x for _, x, y in [*last.bits, *bits])
     path = bits[0][0].path
     if not shared or size > (1 + _MIN_CHILD_FRACTION) * child_size:
         return None
+    if introduced:
+        return [*last.bits, *bits], tuple(os.path.commonprefix([last.path, path])), shared
     if not (_within(path, last.path) or (path[:-1] == last.path[:-1] and len(path) == len(last.path) > 1)):
         return None
     common = last.path if _within(path, last.path) else last.path[:-1]
