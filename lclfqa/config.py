@@ -131,6 +131,11 @@ class Settings:
         "the CoT filter call before the extractor (lclf, longrag); off: the extractor reads the retrieved "
         "children directly and the reader is told they are relevant, as rag's is",
     )
+    extractor: bool = setting(
+        True,
+        "the extractor call after the CoT filter (lclf, longrag); off: the reader reads the retrieved "
+        "children in the filter's own prompt (evaluated once for filter, verdict and answer), as rag+ does",
+    )
     filter_thought: bool = setting(
         True,
         "the CoT filter writes a short thought before its booleans (LongRAG's chain of thought); off: it "

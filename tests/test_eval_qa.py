@@ -221,7 +221,8 @@ def test_bootstrap_and_exact_paired_permutation_test():
 def test_variant_selection():
     names = [v.name for v in select_variants("lclf,rag", "basic-reader,no-rewriter")]
     assert names == ["lclf", "rag", "basic-reader", "no-rewriter"]
-    assert len(select_variants("", "all")) == 6 + len(READ_STAGES)  # the four, no-filter, no-thought, each read stage
+    # the four, no-filter, no-extract, no-thought, each read stage
+    assert len(select_variants("", "all")) == 7 + len(READ_STAGES)
     with pytest.raises(ValueError, match="unknown pipeline.*known: lclf"):
         select_variants("lclf,gpt")
 

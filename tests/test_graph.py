@@ -764,6 +764,24 @@ def test_a_statement_no_quote_decides_gets_no_verdict(sample_index: Path):
     assert result["verdict"] == "" and result.answer == "Yes, a joint return is needed [1]."
 
 
+def test_without_the_extractor_the_reader_continues_the_filters_prompt(sample_index: Path):
+    # setting extractor off (ablation no-extract): no extractor call; the verdict call and the answer call
+    # read the retrieved children in the filter's own prompt (one prefix, evaluated once by llama.cpp), and the
+    # answer cites them by their source numbers, as rag's does
+    yes_no = json.dumps({"rule": "Married taxpayers must file a joint return.", "verdict": "no"})
+    graph, llm = graph_with(
+        sample_index, good_script(yes_no=yes_no, answer="Married taxpayers must file jointly [1]."), extractor=False
+    )
+    result = graph.invoke({"question": QUESTION})
+    assert llm.routes()[-3:] == ["verdicts", "yes_no", "answer"] and "quotes" not in llm.routes()
+    calls = {key: m for key, m, _ in llm.calls}
+    shared = [m.content for m in calls["verdicts"][:-1]]
+    assert [m.content for m in calls["yes_no"][:-1]] == shared == [m.content for m in calls["answer"][:-1]]
+    assert "[1.1]" not in shared[-1]  # the references as rag reads them, not numbered by sentence
+    assert result["verdict"] == "no" and result.answer.startswith("No. Married taxpayers must file jointly [1].")
+    assert result["quotes"] == [] and result.citations and result["steps"]["extract"]["skipped"] is True
+
+
 def test_a_failed_verdict_call_leaves_the_readers_own_opening(sample_index: Path):
     script = good_script(yes_no=RuntimeError("endpoint down"), answer="Yes, a joint return is required [1].")
     graph, _ = graph_with(sample_index, script)

@@ -48,7 +48,7 @@ def qa(
         typer.Option(
             "--ablations",
             help="Comma-separated: no-rewriter, 1-rewrite, no-layout (needs --plain-index), basic-reader, "
-            "no-filter, no-thought, "
+            "no-filter, no-thought, no-extract, "
             "no-<stage> for a read stage switched off (cite, support, verdict, sources, refuse), 'stages' "
             "for every one of them; "
             "or all.",

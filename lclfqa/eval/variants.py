@@ -58,6 +58,12 @@ ABLATIONS: dict[str, Variant] = {
         description="LCLF-QA without the CoT filter call (the extractor reads the retrieved children directly)",
         ablation=True,
     ),
+    "no-extract": Variant(
+        "no-extract",
+        {"pipeline": "lclf", "extractor": False},
+        description="LCLF-QA without the extractor: the reader reads the retrieved children in the filter's prompt",
+        ablation=True,
+    ),
     "no-thought": Variant(
         "no-thought",
         {"pipeline": "lclf", "filter_thought": False},

@@ -44,9 +44,10 @@ def plan_for(settings: Settings) -> Plan:
     off = frozenset(s.strip() for s in settings.stages_off.split(",") if s.strip())
     if settings.pipeline in ("rag", "rag+"):
         return Plan(0, False, False, False, False, settings.reader, settings.pipeline == "rag+", off)
+    extract = settings.extractor
     if settings.pipeline == "longrag":
-        return Plan(0, False, True, settings.cot_filter, True, "basic", True, off)
-    return Plan(settings.query_rewrites, True, True, settings.cot_filter, True, settings.reader, True, off)
+        return Plan(0, False, True, settings.cot_filter, extract, "basic", True, off)
+    return Plan(settings.query_rewrites, True, True, settings.cot_filter, extract, settings.reader, True, off)
 
 
 class Resources:

@@ -152,11 +152,11 @@ def _filter_judged_relevant(ctx: QAContext, state: QAState) -> bool:
 def _verdict(
     runtime: Runtime[QAContext], shared: list, asked: str, texts: list[str], meter: Meter, notes: dict[str, Any]
 ) -> tuple[str, str | None]:
-    """``(verdict, rule)`` of the verdict call for a yes/no question with the extractor and the ``verdict``
-    stage on (``("", None)`` otherwise); a decided verdict goes to the stream at once
-    (``stream_mode="custom"``), before the answer call, so a display may show it."""
+    """``(verdict, rule)`` of the verdict call for a yes/no question in a pipeline with the filter or the
+    extractor (not the baselines) and the ``verdict`` stage on (``("", None)`` otherwise); a decided verdict
+    goes to the stream at once (``stream_mode="custom"``), before the answer call, so a display may show it."""
     ctx = runtime.context
-    if not ctx.plan.extract or "verdict" in ctx.plan.off or not prompts.is_yes_no(asked):
+    if not (ctx.plan.extract or ctx.plan.filter) or "verdict" in ctx.plan.off or not prompts.is_yes_no(asked):
         return "", None
     verdict, rule = decide(ctx.resources.llm, shared, asked, texts, meter)
     notes["verdict"] = verdict
