@@ -142,3 +142,47 @@ def test_the_cli_prints_the_comparison_and_refuses_what_it_cannot_compare(tmp_pa
 def test_the_answers_p90_is_a_nearest_rank_value(values, p90):
     got = nearest_rank(values, 0.9)
     assert (math.isnan(got) and math.isnan(p90)) or got == p90
+
+
+def test_runs_of_two_sets_pool_with_their_own_names_and_a_paired_test():
+    from lclfqa.eval.compare import pool_runs, render_pool
+
+    first = [
+        *BEFORE,
+        row("Q2", "Yes, a joint return is not needed [1].", variant="rag"),
+        row("Q3", "The documents provided do not answer this question.", variant="rag", refused=True),
+    ]
+    second = [
+        row("Q1", "Within sixty days, in writing [1]."),
+        row("Q1", "In writing [1].", variant="rag"),
+        row("Q2", "No, a joint return is needed [1]."),
+        row("Q2", "Yes [1].", variant="rag"),
+    ]
+    pooled = {p.variant: p for p in pool_runs([("a", first), ("b", second)], baseline="rag")}
+    assert set(pooled) == {"lclf", "rag"} and pooled["lclf"].rows == 5 and pooled["rag"].rows == 5
+    lclf, rag = pooled["lclf"], pooled["rag"]
+    assert lclf.side.stated["whole"] == 1 + 1 + 2 + 1 and rag.side.stated["whole"] == 1 + 0 + 1 + 1
+    assert lclf.verdicts_by_expected == {"no": (2, 2)} and rag.verdicts_by_expected == {"no": (0, 2)}
+    assert lclf.questions == 4 and 0 < lclf.p_vs_baseline <= 1 and math.isnan(rag.p_vs_baseline)
+    text = render_pool(list(pooled.values()), ["a", "b"])
+    assert '| verdicts right where "no" is expected | 2/2 | 0/2 |' in text
+    with pytest.raises(ValueError, match="its own name"):
+        pool_runs([("a", first), ("a", second)])
+
+
+def test_the_cli_pools_named_runs_and_refuses_what_it_cannot_pool(tmp_path):
+    one = _write(tmp_path / "one", BEFORE)
+    two = _write(tmp_path / "two", [row("Q1", "Within 60 days, in writing [1]."), row("Q1", "No [1].", variant="rag")])
+    runner = CliRunner()
+    result = runner.invoke(app, ["eval", "pool", str(one), f"second={two}", "--baseline", "rag"])
+    assert result.exit_code == 0, result.output
+    assert "Pooled over 2 runs (one, second)" in result.output and "| p vs `rag`" in result.output
+    as_json = runner.invoke(app, ["eval", "pool", str(one), str(two), "--json"])
+    assert {p["variant"] for p in json.loads(as_json.output)} == {"lclf", "rag"}
+    alone = runner.invoke(app, ["eval", "pool", str(one)])
+    assert alone.exit_code == 2 and "two runs or more" in alone.output and "Traceback" not in alone.output
+    same = runner.invoke(app, ["eval", "pool", str(one), f"one={two}"])
+    assert same.exit_code == 2 and "share a name" in same.output
+    other = _write(tmp_path / "other", [row("Q2", "No [1].", variant="rag+")])
+    unrelated = runner.invoke(app, ["eval", "pool", str(one), str(other)])
+    assert unrelated.exit_code == 2 and "share no variant" in unrelated.output

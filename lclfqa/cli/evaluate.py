@@ -244,3 +244,42 @@ def diff(
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
         return
     sys.stdout.write(render_comparison(comparisons, str(before), str(after)))
+
+
+@eval_app.command("pool")
+def pool(
+    runs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="'eval qa --out' folders (or their results.jsonl) of different QA sets; NAME=PATH names one."
+        ),
+    ],
+    baseline: Annotated[str, typer.Option("--baseline", help="The variant each is tested against.")] = "rag",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the pooled figures as JSON.")] = False,
+) -> None:
+    """Pool runs of different QA sets: the judge-free figures of every variant they share over all their
+    questions, a paired test against the baseline, and verdicts by the answer expected."""
+    from dataclasses import asdict
+
+    from lclfqa.eval.compare import pool_runs, render_pool
+    from lclfqa.eval.qa_runner import finite
+
+    named: list[tuple[str, list[dict]]] = []
+    for run in runs:
+        text = str(run)  # NAME=PATH, unless the whole text is a path that exists
+        name, _, path = ("", "", text) if run.exists() or "=" not in text else text.partition("=")
+        path_ = Path(path)
+        named.append((name or (path_.name if path_.is_dir() else path_.parent.name), _results(path_)))
+    names = [n for n, _ in named]
+    if len(set(names)) != len(names):
+        fail(f"two runs share a name ({', '.join(names)}): name them NAME=PATH")
+    if len(named) < 2:
+        fail("give two runs or more, of different QA sets (one run's figures are in its report.md)")
+    pooled = pool_runs(named, baseline)
+    if not pooled:
+        fail("the runs share no variant: were they run with the same --pipeline?")
+    if as_json:
+        data = finite([asdict(p) for p in pooled])
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+        return
+    sys.stdout.write(render_pool(pooled, names, baseline))

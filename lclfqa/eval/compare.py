@@ -9,6 +9,11 @@ identical, a paired permutation test on the whole answer's key-fact recall, and 
 changed.
 :func:`render_comparison` writes it as Markdown (``lclfqa eval diff BEFORE AFTER``).
 
+:func:`pool_runs` puts runs of *different* sets together (``lclfqa eval pool RUN …``): one small set cannot tell
+0.03 of recall apart, several together can. Each question keeps its set's name, every variant the runs share is
+summed up over all their rows, and each is tested against a baseline variant question by question; verdicts are
+counted by the answer expected, where a pipeline that always says "True" shows at once.
+
 On 15 answerable dev questions a change that should not matter to a reader moved the whole answer's recall
 by up to 0.02 and the model's own words by 0.13 (``benchmarks/log/2026-11-29-budgets-and-labels.md``): the test
 and the changed questions say whether a difference is more than that.
@@ -23,7 +28,7 @@ from typing import Any
 from lclfqa.eval.report import key_fact_recall_by_question, summarize_variant
 from lclfqa.eval.stats import paired_permutation_test
 
-__all__ = ["Changed", "Comparison", "Side", "compare_runs", "render_comparison"]
+__all__ = ["Changed", "Comparison", "Pooled", "Side", "compare_runs", "pool_runs", "render_comparison", "render_pool"]
 
 VIEWS = (("whole", "key_facts", "whole"), ("own", "key_facts_model", "model"), ("added", "key_facts_added", "added"))
 """The three views of an answer's key facts: name here, the metric and the ``facts_stated`` key in the report's
@@ -231,3 +236,87 @@ def render_comparison(comparisons: Sequence[Comparison], before: str = "before",
                 lines.append(f"| {name} | {' | '.join(cells)} | {refused} |")
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """One variant over the rows of several runs of different sets."""
+
+    variant: str
+    rows: int
+    side: Side
+    p_vs_baseline: float
+    """Paired permutation test of the whole answer's key-fact recall against the baseline (``nan`` for itself)."""
+    questions: int
+    """Questions the test pairs (answerable, with key facts)."""
+    verdicts_by_expected: dict[str, tuple[int, int]]
+    """Expected verdict (``true``, ``false``, ``yes``, ``no``) → ``(right, asked)``."""
+
+
+def pool_runs(runs: Sequence[tuple[str, Iterable[dict[str, Any]]]], baseline: str = "rag") -> list[Pooled]:
+    """The variants every run of ``runs`` (``(set name, rows)``) holds, each over all their scored rows, with a
+    paired test against ``baseline`` where the runs hold it. A question is ``"set/id"``, so two sets' ids
+    never meet."""
+    if len({name for name, _ in runs}) != len(runs):
+        raise ValueError("each run needs its own name: two runs of one set would pair a question with itself")
+    pooled: dict[str, list[dict[str, Any]]] = {}
+    shared: set[str] | None = None
+    for name, rows in runs:
+        scored = [r for r in rows if not r.get("error") and "metrics" in r and "id" in r and "variant" in r]
+        variants = {str(r["variant"]) for r in scored}
+        shared = variants if shared is None else shared & variants
+        for r in scored:
+            pooled.setdefault(str(r["variant"]), []).append(r | {"id": f"{name}/{r['id']}"})
+    names = [v for v in pooled if shared and v in shared]
+    facts = {v: key_fact_recall_by_question(pooled[v]) for v in names}
+    out = []
+    for v in names:
+        paired = [q for q in facts[v] if q in facts.get(baseline, {})] if v != baseline else []
+        by_expected: dict[str, list[int]] = {}
+        for r in pooled[v]:
+            kf = r["metrics"].get("key_facts") or {}
+            if kf.get("verdict_expected"):
+                tally = by_expected.setdefault(str(kf["verdict_expected"]), [0, 0])
+                tally[0] += bool(kf.get("verdict_correct"))
+                tally[1] += 1
+        out.append(
+            Pooled(
+                variant=v,
+                rows=len(pooled[v]),
+                side=side(pooled[v]),
+                p_vs_baseline=paired_permutation_test(
+                    [facts[v][q] for q in paired], [facts[baseline][q] for q in paired]
+                )
+                if paired
+                else float("nan"),
+                questions=len(paired),
+                verdicts_by_expected={k: (a, n) for k, (a, n) in sorted(by_expected.items())},
+            )
+        )
+    return out
+
+
+def render_pool(pooled: Sequence[Pooled], sets: Sequence[str], baseline: str = "rag") -> str:
+    """The pooled figures as Markdown: one column per variant."""
+    names = [p.variant for p in pooled]
+    expected = sorted({k for p in pooled for k in p.verdicts_by_expected})
+    lines = [
+        f"Pooled over {len(sets)} runs ({', '.join(sets)}); baseline `{baseline}`.",
+        "",
+        "| | " + " | ".join(f"{n} ({p.rows} rows)" for n, p in zip(names, pooled, strict=True)) + " |",
+        "|---|" + "---|" * len(names),
+    ]
+    figures = [_figures(p.side) for p in pooled]
+    lines += [f"| {label} | " + " | ".join(f[i] for f in figures) + " |" for i, label in enumerate(LABELS)]
+    lines.append(
+        f"| p vs `{baseline}` (whole answer, paired) | "
+        + " | ".join("–" if p.variant == baseline else f"{_n(p.p_vs_baseline, 3)} ({p.questions} q)" for p in pooled)
+        + " |"
+    )
+    for e in expected:
+        cells = [
+            f"{p.verdicts_by_expected[e][0]}/{p.verdicts_by_expected[e][1]}" if e in p.verdicts_by_expected else "–"
+            for p in pooled
+        ]
+        lines.append(f'| verdicts right where "{e}" is expected | ' + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
