@@ -177,3 +177,40 @@ def test_docs_pages_open_with_a_summary():
         lines = page.read_text(encoding="utf-8").splitlines()
         assert lines[0].startswith("# "), page.name
         assert lines[2].startswith("**In short.**"), f"{page.name} does not open with its summary"
+
+
+def _table_rows(page: Path) -> list[list[tuple[int, int]]]:
+    """Each Markdown table of ``page`` (code blocks aside): its rows as (line number, cells)."""
+    tables: list[list[tuple[int, int]]] = []
+    inside = False
+    previous_row = False
+    for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            inside = not inside
+        is_row = not inside and line.startswith("|")
+        if is_row:
+            cells = len(re.findall(r"(?<!\\)\|", line.strip())) - 1
+            if not previous_row:
+                tables.append([])
+            tables[-1].append((number, cells))
+        previous_row = is_row
+    return tables
+
+
+@pytest.mark.parametrize("page", LINKED_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_table_row_has_its_headers_cells(page: Path):
+    """Two rows joined on one line, or a cell's stray "|", break a table on GitHub without any other test
+    noticing."""
+    bad = [
+        f"line {number}: {cells} cells, the header has {rows[0][1]}"
+        for rows in _table_rows(page)
+        for number, cells in rows[1:]
+        if cells != rows[0][1]
+    ]
+    assert not bad, f"{page.relative_to(ROOT)}: {bad}"
+
+
+def test_a_joined_table_row_is_found(tmp_path: Path):
+    page = tmp_path / "page.md"
+    page.write_text("| a | b |\n|---|---|\n| 1 | 2 || 3 | 4 |\n| `x\\|y` | 5 |\n", encoding="utf-8")
+    assert [cells for _, cells in _table_rows(page)[0]] == [2, 2, 5, 2]
