@@ -166,7 +166,7 @@ def test_runs_of_two_sets_pool_with_their_own_names_and_a_paired_test():
     assert lclf.questions == 4 and 0 < lclf.p_vs_baseline <= 1 and math.isnan(rag.p_vs_baseline)
     text = render_pool(list(pooled.values()), ["a", "b"])
     assert '| verdicts right where "no" is expected | 2/2 | 0/2 |' in text
-    with pytest.raises(ValueError, match="its own name"):
+    with pytest.raises(ValueError, match="share a name"):
         pool_runs([("a", first), ("a", second)])
 
 

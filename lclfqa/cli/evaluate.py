@@ -270,16 +270,16 @@ def pool(
         name, _, path = ("", "", text) if run.exists() or "=" not in text else text.partition("=")
         path_ = Path(path)
         named.append((name or (path_.name if path_.is_dir() else path_.parent.name), _results(path_)))
-    names = [n for n, _ in named]
-    if len(set(names)) != len(names):
-        fail(f"two runs share a name ({', '.join(names)}): name them NAME=PATH")
     if len(named) < 2:
         fail("give two runs or more, of different QA sets (one run's figures are in its report.md)")
-    pooled = pool_runs(named, baseline)
+    try:
+        pooled = pool_runs(named, baseline)
+    except ValueError as exc:
+        fail(f"{exc}; name them NAME=PATH")
     if not pooled:
         fail("the runs share no variant: were they run with the same --pipeline?")
     if as_json:
         data = finite([asdict(p) for p in pooled])
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
         return
-    sys.stdout.write(render_pool(pooled, names, baseline))
+    sys.stdout.write(render_pool(pooled, [n for n, _ in named], baseline))

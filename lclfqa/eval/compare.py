@@ -86,6 +86,11 @@ class Comparison:
     changed: list[Changed] = field(default_factory=list)
 
 
+def _scored(row: dict[str, Any]) -> bool:
+    """Whether ``row`` was answered and scored (a failed row carries ``error`` and no ``metrics``)."""
+    return not row.get("error") and "metrics" in row and "id" in row and "variant" in row
+
+
 def _key(row: dict[str, Any]) -> tuple[str, str, int]:
     return str(row["id"]), str(row["variant"]), int(row.get("run", 0))
 
@@ -127,10 +132,7 @@ def compare_runs(
 ) -> list[Comparison]:
     """Per variant both runs share (those in ``variants``, when given; in the first run's order), the figures
     of each run over the rows both hold. Rows that failed (``error``) or were not scored are left out."""
-    scored = [
-        {_key(r): r for r in rows if not r.get("error") and "metrics" in r and "id" in r and "variant" in r}
-        for rows in (before, after)
-    ]
+    scored = [{_key(r): r for r in rows if _scored(r)} for rows in (before, after)]
     common = [k for k in scored[0] if k in scored[1]]
     names = list(dict.fromkeys(v for _, v, _ in common))
     if variants:
@@ -258,11 +260,12 @@ def pool_runs(runs: Sequence[tuple[str, Iterable[dict[str, Any]]]], baseline: st
     paired test against ``baseline`` where the runs hold it. A question is ``"set/id"``, so two sets' ids
     never meet."""
     if len({name for name, _ in runs}) != len(runs):
-        raise ValueError("each run needs its own name: two runs of one set would pair a question with itself")
+        names = ", ".join(name for name, _ in runs)
+        raise ValueError(f"two runs share a name ({names}): a question would be paired with itself")
     pooled: dict[str, list[dict[str, Any]]] = {}
     shared: set[str] | None = None
     for name, rows in runs:
-        scored = [r for r in rows if not r.get("error") and "metrics" in r and "id" in r and "variant" in r]
+        scored = [r for r in rows if _scored(r)]
         variants = {str(r["variant"]) for r in scored}
         shared = variants if shared is None else shared & variants
         for r in scored:
