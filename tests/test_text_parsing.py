@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import socket
 from pathlib import Path
 
@@ -52,13 +53,24 @@ def assert_tiles(doc) -> None:
     assert not src[prev:].strip(INSIGNIFICANT), "text lost at the end"
 
 
+def assert_same_text_but_running_lines(doc, text: str) -> None:
+    """``source_text`` is the file's text, its running lines (only) blanked: the same length and lines."""
+    src = doc.source_text
+    assert src is not None and len(src) == len(text)
+    lines, read = src.split("\n"), text.split("\n")
+    assert len(lines) == len(read)
+    changed = [(a, b) for a, b in zip(lines, read, strict=True) if a != b]
+    assert all(not a.strip() for a, _ in changed)
+    assert len(changed) == doc.dropped_footers == sum(n for _, n in doc.dropped_by_rule)
+
+
 @needs_corpus
 @pytest.mark.parametrize("rel", REAL_FILES)
 def test_offsets_reproduce_real_corpus_text(rel: str) -> None:
     path = CORPUS / rel
     doc = parse_text_file(path)
     # the coordinate system of the LegalBench-RAG spans: Python text mode, universal newlines
-    assert doc.source_text == path.read_text(encoding="utf-8")
+    assert_same_text_but_running_lines(doc, path.read_text(encoding="utf-8"))
     assert doc.name == path.name and doc.pages == 1
     assert_tiles(doc)
     assert len(doc.sections) <= min(MAX_SECTIONS, max(24, len(doc.source_text) // 250))
@@ -70,7 +82,7 @@ def test_offsets_reproduce_every_corpus_file() -> None:
     assert len(files) >= 23
     for path in files:
         doc = parse_text_file(path)
-        assert doc.source_text == path.read_text(encoding="utf-8"), path
+        assert_same_text_but_running_lines(doc, path.read_text(encoding="utf-8"))
         assert_tiles(doc)
 
 
@@ -113,6 +125,55 @@ def test_contract_headings_found_without_over_splitting() -> None:
 
     fiverr = parse_text_file(CORPUS / "privacy_qa/Fiverr.txt")
     assert len(fiverr.sections) == 1 and fiverr.sections[0].path == ()  # no headings: one running section
+
+
+@needs_corpus
+def test_running_lines_of_real_filings_reach_no_section() -> None:
+    """EDGAR exhibits print a page number and "Source: FILER, FORM, DATE" at each page break; merger agreements a
+    page number. Both are blanked; headings and enumerators stay; prints without running lines are untouched."""
+    for path in sorted(CORPUS.glob("cuad/*.txt")):
+        doc = parse_text_file(path)
+        filer_lines = [ln for ln in path.read_text(encoding="utf-8").split("\n") if ln.startswith("Source: ")]
+        assert len(filer_lines) >= 8 and dict(doc.dropped_by_rule)["same words on every page"] == len(filer_lines)
+        assert not any("Source: " in s.text for s in doc.sections), path.name
+    cybergy = parse_text_file(next(CORPUS.glob("cuad/Cybergy*.txt")))
+    assert dict(cybergy.dropped_by_rule)["page numbers"] == 16
+    assert "\n1.\n\n2.\n" in cybergy.source_text  # enumerators on lines of their own are no page numbers
+    hms = parse_text_file(CORPUS / "maud/HMS Holdings Corp._Veritas Capital.txt")
+    assert dict(hms.dropped_by_rule) == {"page numbers": 81}
+    assert not any(re.search(r"\n\s*2[0-3]\s*\n", s.text) for s in hms.sections)  # pages 20-23, mid-sentence
+    for rel in ("contractnli/EFCAConfidentialityAgreement.txt", "privacy_qa/Fiverr.txt"):
+        assert parse_text_file(CORPUS / rel).dropped_footers == 0
+
+
+def _page(n: int, body: str) -> str:
+    return f"ACME SUPPLY AGREEMENT - CONFIDENTIAL\n\n{body}\n\nPage {n} of 6\n"
+
+
+def test_running_lines_are_the_pages_furniture_not_repeated_text(tmp_path: Path) -> None:
+    notices = "Notices go to the Buyer,\n" + "\n".join(f"with a copy to:\nCounsel {c}" for c in "ABC")
+    pages = [
+        "1.\nDefinitions\n\nThe Seller sells the goods to the Buyer.",
+        "2.\nPrice\n\nThe price is 40 dollars a unit.",
+        f"3.\nNotices\n\n{notices}",
+        "4.\nTerm\n\nThe agreement runs until the goods are delivered.",
+        "5.\nLaw\n\nThe law of the place of delivery governs.",
+        "6.\nSignatures\n\nSigned by both parties.",
+    ]
+    text = "\f".join(_page(i, body) for i, body in enumerate(pages, 1))
+    f = tmp_path / "supply.txt"
+    f.write_text(text, encoding="utf-8")
+    doc = parse_text_file(f)
+    assert dict(doc.dropped_by_rule) == {"page numbers": 6, "same words on every page": 6}
+    assert_same_text_but_running_lines(doc, text)
+    assert "ACME SUPPLY" not in doc.source_text and "Page 3 of 6" not in doc.source_text
+    assert doc.source_text.count("with a copy to:") == 3  # repeated within one clause: text
+    assert doc.pages == 6 and "40 dollars" in doc.source_text
+    assert "\n1.\nDefinitions\n" in doc.source_text
+    # two page numbers and a running line on two pages only are no pattern: kept
+    short = tmp_path / "short.txt"
+    short.write_text(_page(1, "Body one.") + "\f" + _page(2, "Body two."), encoding="utf-8")
+    assert parse_text_file(short).dropped_footers == 0
 
 
 NESTED = """MASTER SERVICES AGREEMENT

@@ -110,8 +110,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: third review's: sections' run-in titles, tables in smaller type, a judgment's bold "Article 14", the TFEU's PART
 #: ONE / Article 1 / TITLE I, a quoted "Article 1" in a judgment's outline, the UCC's ARTICLE over PART, two-column
 #: pages' full lines, "PER CURIAM:", "United States District Judge", SCOTUS "with whom … joins"); 40: no child
-#: ends on a lead-in ("… the lesser of—") when its items fit with it (the chunker's, not the parser's).
-PARSER_VERSION = 40
+#: ends on a lead-in ("… the lesser of—") when its items fit with it (the chunker's, not the parser's); 41: a
+#: plain-text print's running lines (page numbers, a filer's line at each page break) are blanked.
+PARSER_VERSION = 41
 
 Summarizer = Callable[[ParsedDocument], str]
 

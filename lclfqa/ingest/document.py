@@ -66,7 +66,8 @@ class ParsedDocument:
 
     ``name`` is the file name (what answers cite); ``source`` the path it was read from;
     ``sha256`` the hash of the file's bytes (what incremental ingest compares);
-    ``source_text`` the decoded text for plain-text sources, which character offsets index into.
+    ``source_text`` the decoded text for plain-text sources, which character offsets index into (its
+    running lines blanked to spaces: the same length as the file's text, the same line breaks).
     """
 
     name: str
@@ -77,7 +78,7 @@ class ParsedDocument:
     footnotes: tuple[Footnote, ...] = ()
     dropped_headers: int = 0
     dropped_footers: int = 0
-    dropped_by_rule: tuple[tuple[str, int], ...] = ()  # running lines dropped by each rule (PDFs)
+    dropped_by_rule: tuple[tuple[str, int], ...] = ()  # running lines dropped by each rule
     source_text: str | None = field(default=None, repr=False)
 
     def to_json(self) -> dict:

@@ -427,6 +427,53 @@ def repeated_lines(units: list[Unit]) -> frozenset[str]:
     return frozenset(k for k, n in counts.items() if n >= 3)
 
 
+_PAGE_NUMBER_RE = re.compile(  # "7", "- 7 -", "Page 7", "Page 7 of 20"
+    r"(?:page" + _WS_CLASS + r"*)?(?:[-–—]" + _WS_CLASS + r"*)?(?P<n>\d{1,4})(?:" + _WS_CLASS + r"*[-–—])?"
+    r"(?:" + _WS_CLASS + r"+of" + _WS_CLASS + r"+\d{1,4})?",
+    re.IGNORECASE,
+)
+_LONG_WORD_RE = re.compile(r"[^\W\d_]{3,}")
+
+
+def running_lines(units: list[Unit], length: int) -> dict[str, list[Unit]]:
+    """A print's running lines, the page furniture an export left among the text, by rule:
+
+    - **The same words on every page**: a whole line with a word of three letters or more, repeated
+      verbatim three times or more, from the first quarter of the text to its last ("Source: FILER,
+      10-K, 3/30/2016" at each page break of an EDGAR exhibit). A line repeated within one part of the
+      text ("with a copy to …" in a notice clause) is text.
+    - **Page numbers**: whole lines that are a bare number ("7", "- 7 -", "Page 7 of 20") in a run of
+      three or more that counts up by one, other lines between them.
+    ``length`` is the text's length in characters.
+    """
+    same: dict[str, list[Unit]] = {}
+    chains: dict[int, list[Unit]] = {}  # by the number a chain would take next
+    done: list[list[Unit]] = []
+    for u in units:
+        if not u.whole_line or len(u.text) > 100:
+            continue
+        m = _PAGE_NUMBER_RE.fullmatch(u.text)
+        if m:
+            n = int(m["n"])
+            chain = chains.pop(n, None)
+            if chain is None:
+                chain = []
+                done.append(chain)
+            chain.append(u)
+            chains[n + 1] = chain
+        elif _LONG_WORD_RE.search(u.text):
+            same.setdefault(" ".join(u.text.split()), []).append(u)
+    return {
+        "page numbers": [u for chain in done if len(chain) >= 3 for u in chain],
+        "same words on every page": [
+            u
+            for us in same.values()
+            if len(us) >= 3 and us[0].start <= length / 4 and us[-1].start >= length * 3 / 4
+            for u in us
+        ],
+    }
+
+
 def absorb_captions(units: list[Unit], heads: list[Heading | None]) -> None:
     """Join heading lines that belong together; drop bare numbers that head nothing.
 

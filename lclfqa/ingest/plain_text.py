@@ -2,7 +2,9 @@
 
 Plain text is parsed here, by rules, because it is where exact character offsets are possible: the
 LegalBench-RAG gold spans index into the text as Python reads it, so every section keeps
-``source_text[start:end] == text``.
+``source_text[start:end] == text``. A print's running lines (page numbers, a filer's line at every page
+break: :func:`~lclfqa.ingest.plain_outline.running_lines`) are blanked to spaces in ``source_text``, line
+breaks kept, so they reach no chunk and every offset still indexes the file.
 """
 
 from __future__ import annotations
@@ -14,7 +16,15 @@ from pathlib import Path
 
 from lclfqa.ingest.decoding import decode_text
 from lclfqa.ingest.document import ParsedDocument, Section, UnreadableDocument, file_sha256
-from lclfqa.ingest.plain_outline import Heading, Outline, Unit, absorb_captions, repeated_lines, text_units
+from lclfqa.ingest.plain_outline import (
+    Heading,
+    Outline,
+    Unit,
+    absorb_captions,
+    repeated_lines,
+    running_lines,
+    text_units,
+)
 
 # A document cut into more pieces than this is over-split: the deepest headings become body text.
 MAX_SECTIONS = 400
@@ -158,6 +168,23 @@ def sections_from_text(text: str) -> tuple[list[Section], int]:
     return sections, len(feeds) + 1
 
 
+def blank_running_lines(text: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+    """``text`` with its running lines replaced by as many spaces (same length, same line breaks), and how
+    many lines each rule blanked."""
+    by_rule = running_lines(text_units(text), len(text))
+    lines = sorted((u for us in by_rule.values() for u in us), key=lambda u: u.start)
+    counts = tuple((rule, len(us)) for rule, us in by_rule.items() if us)
+    if not lines:
+        return text, counts
+    parts: list[str] = []
+    pos = 0
+    for u in lines:
+        parts += [text[pos : u.start], " " * (u.end - u.start)]
+        pos = u.end
+    parts.append(text[pos:])
+    return "".join(parts), counts
+
+
 def parse_text_file(path: str | Path) -> ParsedDocument:
     """Parse a plain-text file into sections with exact offsets into ``source_text``."""
     p = Path(path)
@@ -165,7 +192,7 @@ def parse_text_file(path: str | Path) -> ParsedDocument:
         data = p.read_bytes()
     except OSError as exc:
         raise UnreadableDocument(p, f"cannot be read ({exc.strerror}); check that it is readable") from exc
-    text = decode_text(data, p)
+    text, blanked = blank_running_lines(decode_text(data, p))
     sections, pages = sections_from_text(text)
     return ParsedDocument(
         name=p.name,
@@ -173,5 +200,7 @@ def parse_text_file(path: str | Path) -> ParsedDocument:
         sha256=file_sha256(p),
         pages=pages,
         sections=tuple(sections),
+        dropped_footers=sum(n for _, n in blanked),
+        dropped_by_rule=blanked,
         source_text=text,
     )
