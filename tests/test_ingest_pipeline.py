@@ -55,6 +55,21 @@ def test_a_batch_with_bad_files_indexes_the_rest_and_says_why(corpus: Path, tmp_
     assert hits and all(h.chunk.kind != "parent" for h in hits)
 
 
+def test_a_file_reached_from_another_folder_keeps_its_name_and_one_copy(tmp_path: Path):
+    top = tmp_path / "corpus"
+    (top / "nda").mkdir(parents=True)
+    (top / "nda" / "mutual.txt").write_text("1. Term\n\nThe obligations last five years.\n", encoding="utf-8")
+    (top / "leases").mkdir()
+    (top / "leases" / "office.txt").write_text("1. Rent\n\nRent is due monthly in advance.\n", encoding="utf-8")
+    emb = CountingEmbeddings(size=16)
+    ingest([top / "nda"], tmp_path / "idx", Settings(), embeddings=emb)
+    again = ingest([top], tmp_path / "idx", Settings(), embeddings=emb)  # the parent: "nda/mutual.txt"
+    assert again.documents == 2 and again.reused_documents == 1
+    idx = EmbeddedBackend.load(tmp_path / "idx")
+    assert set(idx.documents) == {"mutual.txt", "leases/office.txt"}
+    assert sum("five years" in c.text for c in idx.chunks() if c.kind != "parent") == 1
+
+
 @needs_data
 def test_reingest_embeds_only_new_or_changed_text(corpus: Path, tmp_path: Path):
     for bad in ("corrupt.pdf", "empty.txt", "binary.txt"):

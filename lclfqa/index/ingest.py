@@ -283,6 +283,7 @@ def _ingest_locked(
     stale = _stale_documents(existing) if has_index else set()
 
     records: dict[str, DocumentRecord] = dict(existing.documents)
+    files = _keep_stored_names(files, records)
     # documents whose stored chunks were made with these settings, and those (re)made in this run
     current = {name for name in records if name not in stale} if same_chunking else set()
     made: dict[str, list[Chunk]] = {}
@@ -359,6 +360,26 @@ def _ingest_locked(
     report.parents = stats.parents
     report.children = stats.children
     report.footnote_chunks = stats.footnotes
+
+
+def _keep_stored_names(files: list[tuple[Path, str]], records: dict[str, DocumentRecord]) -> list[tuple[Path, str]]:
+    """``files`` with each file already indexed under another name given that name back.
+
+    A file's name is its path below the folder given, so the same file reached through its folder's parent
+    ("cuad/x.txt") or its folder ("x.txt") gets two names; without this it would be indexed twice, every
+    passage found twice. It keeps the name it was indexed under, so its citations do not change, unless
+    another file given in this run takes that name.
+    """
+    by_source = {rec.source: name for name, rec in records.items()}
+    given = {name for _, name in files}
+    out = []
+    for path, name in files:
+        stored = by_source.get(os.path.abspath(path))
+        if stored is not None and stored != name and stored not in given:
+            log.info("%s is indexed as %s already: it keeps that name", path, stored)
+            name = stored
+        out.append((path, name))
+    return out
 
 
 def _stored_source(record: DocumentRecord) -> Path:
