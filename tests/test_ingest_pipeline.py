@@ -70,6 +70,53 @@ def test_a_file_reached_from_another_folder_keeps_its_name_and_one_copy(tmp_path
     assert sum("five years" in c.text for c in idx.chunks() if c.kind != "parent") == 1
 
 
+def _two_folders(tmp_path: Path) -> tuple[Path, Path]:
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "x.txt").write_text("1. Term\n\nThe obligations last five years.\n", encoding="utf-8")
+    (b / "x.txt").write_text("1. Rent\n\nRent is due monthly in advance.\n", encoding="utf-8")
+    return a, b
+
+
+def _texts(index: Path) -> dict[str, str]:
+    idx = EmbeddedBackend.load(index)
+    return {name: " ".join(c.text for c in idx.chunks(document=name) if c.kind != "parent") for name in idx.documents}
+
+
+def test_two_files_of_one_name_are_both_indexed(tmp_path: Path):
+    a, b = _two_folders(tmp_path)
+    emb = CountingEmbeddings(size=16)
+    ingest([a, b], tmp_path / "one-run", Settings(), embeddings=emb)  # one run: the second was dropped unsaid
+    texts = _texts(tmp_path / "one-run")
+    assert set(texts) == {"x.txt", "b/x.txt"} and "Rent" in texts["b/x.txt"]
+    ingest([a], tmp_path / "two-runs", Settings(), embeddings=emb)
+    report = ingest([b], tmp_path / "two-runs", Settings(), embeddings=emb)  # two runs: it replaced the first
+    texts = _texts(tmp_path / "two-runs")
+    assert set(texts) == {"x.txt", "b/x.txt"} and "five years" in texts["x.txt"] and "Rent" in texts["b/x.txt"]
+    assert report.ok and [(Path(p).parent.name, n) for p, n, _ in report.renamed] == [("b", "b/x.txt")]
+    out = CliRunner().invoke(app, ["ingest", str(b), "--index", str(tmp_path / "cli")])
+    assert out.exit_code == 0
+    out = CliRunner().invoke(app, ["ingest", str(a), str(b), "--index", str(tmp_path / "cli")])
+    assert out.exit_code == 0 and "named a/x.txt" in out.output.replace("\n", "")
+    texts = _texts(tmp_path / "cli")  # b, indexed first, keeps "x.txt"; a is told apart, and nothing is twice
+    assert set(texts) == {"x.txt", "a/x.txt"} and "Rent" in texts["x.txt"] and "five years" in texts["a/x.txt"]
+
+
+def test_a_moved_or_copied_file_is_one_document(tmp_path: Path):
+    a, _ = _two_folders(tmp_path)
+    emb = CountingEmbeddings(size=16)
+    ingest([a], tmp_path / "idx", Settings(), embeddings=emb)
+    copy = tmp_path / "copy"
+    shutil.copytree(a, copy)
+    assert ingest([copy], tmp_path / "idx", Settings(), embeddings=emb).reused_documents == 1
+    moved = tmp_path / "moved"
+    a.rename(moved)
+    (moved / "x.txt").write_text("1. Term\n\nThe obligations last ten years.\n", encoding="utf-8")
+    ingest([moved], tmp_path / "idx", Settings(), embeddings=emb)
+    assert _texts(tmp_path / "idx") == {"x.txt": "1. Term\n\nThe obligations last ten years."}
+
+
 @needs_data
 def test_reingest_embeds_only_new_or_changed_text(corpus: Path, tmp_path: Path):
     for bad in ("corrupt.pdf", "empty.txt", "binary.txt"):

@@ -148,6 +148,8 @@ def ingest(
             fail("interrupted: the previous index (if any) is unchanged", 130)
     where = index if settings.index_backend == "embedded" else f"{index} (milvus)"
     console.print(f"[green]indexed[/] {report.summary_line()} -> {where}", highlight=False)
+    for path, name, why in report.renamed:
+        console.print(f"[yellow]named {name}[/] ({why}): {path}", highlight=False)
     if not report.ok:
         _print_problems(report)
         raise typer.Exit(1)

@@ -29,7 +29,7 @@ from lclfqa.index.lock import writer_lock
 from lclfqa.index.protocol import IndexBackend
 from lclfqa.index.records import DocumentBatch, DocumentRecord, embedding_text, text_sha256
 from lclfqa.ingest.chunking import chunk_document, document_prefix
-from lclfqa.ingest.discovery import find_sources
+from lclfqa.ingest.discovery import distinct_name, find_sources
 from lclfqa.ingest.document import (
     PARENT,
     Chunk,
@@ -125,6 +125,8 @@ class IngestReport:
     version could not be made (source moved, changed, unreadable or over a limit), so their previous
     chunks were kept, (name, reason). ``damaged``: files indexed from a damaged source (a PDF PDFium had
     to repair), (path, reason). Any of them makes the run incomplete: ``ok`` is false and the CLI exits 1.
+    ``renamed``: files indexed under a longer name than their path below the folder given, because another
+    file has that name, (path, name, why); the run is still complete.
     """
 
     documents: int = 0
@@ -139,6 +141,7 @@ class IngestReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     kept: list[tuple[str, str]] = field(default_factory=list)
     damaged: list[tuple[str, str]] = field(default_factory=list)
+    renamed: list[tuple[str, str, str]] = field(default_factory=list)
     seconds: float = 0.0
     index_dir: str = ""
 
@@ -250,6 +253,7 @@ def ingest(
 
     found = find_sources(paths, SUPPORTED_SUFFIXES, follow_symlinks=follow_symlinks)
     report.skipped.extend(found.problems)
+    report.renamed.extend(found.renamed)
     for path, reason in found.problems:
         log.warning("skipped %s: %s", path, reason)
 
@@ -283,7 +287,7 @@ def _ingest_locked(
     stale = _stale_documents(existing) if has_index else set()
 
     records: dict[str, DocumentRecord] = dict(existing.documents)
-    files = _keep_stored_names(files, records)
+    files = _names_against_index(files, records, report)
     # documents whose stored chunks were made with these settings, and those (re)made in this run
     current = {name for name in records if name not in stale} if same_chunking else set()
     made: dict[str, list[Chunk]] = {}
@@ -362,24 +366,46 @@ def _ingest_locked(
     report.footnote_chunks = stats.footnotes
 
 
-def _keep_stored_names(files: list[tuple[Path, str]], records: dict[str, DocumentRecord]) -> list[tuple[Path, str]]:
-    """``files`` with each file already indexed under another name given that name back.
+def _names_against_index(
+    files: list[tuple[Path, str]], records: dict[str, DocumentRecord], report: IngestReport
+) -> list[tuple[Path, str]]:
+    """``files`` named so that no file given is indexed twice and none replaces another file's document.
 
-    A file's name is its path below the folder given, so the same file reached through its folder's parent
-    ("cuad/x.txt") or its folder ("x.txt") gets two names; without this it would be indexed twice, every
-    passage found twice. It keeps the name it was indexed under, so its citations do not change, unless
-    another file given in this run takes that name.
+    A file's name is its path below the folder given, so one file can get two names and two files one:
+    - a file indexed already under another name (reached now through its folder's parent: "cuad/x.txt" where
+      it was "x.txt") keeps the name it was indexed under: one copy, the same citations;
+    - a file whose name is a different file's in the index ("x.txt" from folder b, where folder a's "x.txt"
+      is indexed and still there, with other bytes), or a file that is indexed and given in this run keeps,
+      is named by more of its path ("b/x.txt", in ``report.renamed``) instead of replacing that document.
+    A document whose file is gone, or has the same bytes, is the same document moved or copied: it is
+    replaced or kept as before.
     """
     by_source = {rec.source: name for name, rec in records.items()}
-    given = {name for _, name in files}
-    out = []
-    for path, name in files:
-        stored = by_source.get(os.path.abspath(path))
-        if stored is not None and stored != name and stored not in given:
-            log.info("%s is indexed as %s already: it keeps that name", path, stored)
-            name = stored
-        out.append((path, name))
-    return out
+    stored = [by_source.get(os.path.abspath(path)) for path, _ in files]
+    names = [old or name for (_, name), old in zip(files, stored, strict=True)]
+    claimed = {old for old in stored if old is not None}  # names files given keep from the index
+    taken = set(records) | set(names)
+    for i, ((path, name), old) in enumerate(zip(files, stored, strict=True)):
+        if old is None and (name in claimed or (name in records and _another_file(records[name], path))):
+            names[i] = distinct_name(path, name, taken)
+            taken.add(names[i])
+            owner = records[name].source if name in records else "another file given"
+            report.renamed.append((str(path), names[i], f"{name} is the name of {owner} in the index"))
+    final = {str(path): name for (path, _), name in zip(files, names, strict=True)}
+    # a name the folder walk gave to tell two files apart is void where the file keeps its name in the index
+    report.renamed[:] = [r for r in report.renamed if final.get(r[0], r[1]) == r[1]]
+    return [(path, name) for (path, _), name in zip(files, names, strict=True)]
+
+
+def _another_file(record: DocumentRecord, path: Path) -> bool:
+    """Whether ``record``'s source is still there, is not ``path``, and holds other bytes."""
+    source = _stored_source(record)
+    try:
+        if not source.is_file() or os.path.samefile(source, path):
+            return False
+        return file_sha256(path) != record.sha256
+    except OSError:
+        return False
 
 
 def _stored_source(record: DocumentRecord) -> Path:

@@ -10,17 +10,30 @@ skipped without a word. Hidden files and folders (``.name``) are skipped on purp
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 
 @dataclass
 class Discovery:
-    """``files``: (path, name it is cited by) to ingest; ``problems``: (path, reason) not ingested."""
+    """``files``: (path, name it is cited by) to ingest; ``problems``: (path, reason) not ingested;
+    ``renamed``: (path, name, why) for a file named by more of its path because its name was taken."""
 
     files: list[tuple[Path, str]] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)
+    renamed: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def distinct_name(path: Path, name: str, taken: Container[str]) -> str:
+    """``name`` lengthened by the folders above ``path``, as few as make it unique among ``taken`` ("b/x.txt"
+    where "x.txt" is another file's); the absolute path when no shorter name is free."""
+    parts = Path(os.path.abspath(path)).parts
+    for k in range(len(Path(name).parts) + 1, len(parts)):
+        candidate = "/".join(parts[-k:])
+        if candidate not in taken:
+            return candidate
+    return Path(os.path.abspath(path)).as_posix()
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -29,7 +42,8 @@ def _inside(path: Path, root: Path) -> bool:
 
 def find_sources(paths: Iterable[str | Path], suffixes: Iterable[str], *, follow_symlinks: bool = False) -> Discovery:
     """Files to ingest under ``paths`` (files or folders), each named by its path relative to the folder
-    given (a file given directly: its file name), and what was left out and why.
+    given (a file given directly: its file name), and what was left out and why. Names are unique: a file
+    whose name another file took already is named by more of its path (:func:`distinct_name`).
 
     Raises ``FileNotFoundError`` for a path that does not exist and ``PermissionError`` for a folder given
     that cannot be listed: those are mistakes in the command, not in the folder.
@@ -41,16 +55,18 @@ def find_sources(paths: Iterable[str | Path], suffixes: Iterable[str], *, follow
 
     def add(path: Path, name: str, via_link: bool = False) -> None:
         real = path.resolve()
-        if name in seen_names:
-            return
         if real in by_real:  # the same file reached twice: keep the name of the file itself, not a link's
             position, first_via_link = by_real[real]
-            if first_via_link and not via_link:
+            if first_via_link and not via_link and name not in seen_names:
                 seen_names.discard(out.files[position][1])
                 out.files[position] = (path, name)
                 by_real[real] = (position, False)
                 seen_names.add(name)
             return
+        if name in seen_names:  # another file has this name ("a/x.txt" and "b/x.txt" given as a and b)
+            longer = distinct_name(path, name, seen_names)
+            out.renamed.append((str(path), longer, f"{name} is another file's name in this run"))
+            name = longer
         seen_names.add(name)
         by_real[real] = (len(out.files), via_link)
         out.files.append((path, name))
