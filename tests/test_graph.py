@@ -536,6 +536,19 @@ def test_an_answer_stating_what_no_quote_contains_is_cut_without_another_call(sa
     assert result.citations == [] and result["steps"]["read"]["refused_by"] == "nothing but a verdict survives"
 
 
+def test_a_negative_statement_of_law_is_an_answer_and_a_refusal_speaks_of_the_documents(sample_index: Path):
+    # "does not cover" said of the law is an answer: it goes through the stages (cited), not shown as a refusal
+    law = "No. A separate return does not cover the education credits: married taxpayers must file a joint return."
+    graph, _ = graph_with(sample_index, good_script(answer=law))
+    result = graph.invoke({"question": QUESTION})
+    assert result["refused"] is False and result.citations and "[1]" in result.answer
+    # the same words said of the documents are a refusal, with no citation
+    docs = "The documents provided do not cover separate returns. The sources found do not mention the AOTC."
+    graph, _ = graph_with(sample_index, good_script(answer=docs))
+    result = graph.invoke({"question": QUESTION})
+    assert result["refused"] is True and result.citations == []
+
+
 def test_every_answer_sentence_names_the_stage_that_last_wrote_it(sample_index: Path):
     decided = json.dumps({"rule": "Married taxpayers must file a joint return.", "verdict": "no"})
     written = "Yes. It is 45% [1]. Spouses must file jointly."

@@ -26,9 +26,17 @@ from lclfqa.llm import parsing
 from lclfqa.llm.calls import Meter, chat
 from lclfqa.llm.parsing import split_sentences as sentences
 
+# What a refusal speaks of: the material given to the model, not the law it reads ("this ceiling does not cover
+# interest" is an answer, and goes through every stage like one).
+_MATERIAL = (
+    r"(?:documents?|sources?|quotes?|quotations?|references?|texts?|passages?|excerpts?|materials?|context"
+    r"|information (?:given|provided))"
+)
 _REFUSAL = re.compile(
-    r"(do(?:es)?|did) not (?:answer|address|contain|discuss|cover|mention)|no information (?:about|on|regarding)"
-    r"|not (?:addressed|answered|covered|discussed) (?:in|by) the",
+    rf"\b{_MATERIAL}(?:\s+(?:provided|given|found|above|here|cited|quoted))?(?:\s*\[\d+\])*\s+(?:do(?:es)?|did) not "
+    r"(?:answer|address|contain|cover|discuss|mention)\b"
+    rf"|no information (?:about|on|regarding)|not (?:addressed|answered|covered|discussed) (?:in|by) the "
+    rf"(?:\w+ )?{_MATERIAL}",
     re.I,
 )
 _VERDICT_ONLY = re.compile(r"(?:\W*(?:generally,?\s+)?(?:yes|no|not|true|false)\W*(?:\[\d+\]\W*)*)+", re.I)
@@ -44,7 +52,9 @@ _WHOLE = re.compile(r"(?:do(?:es)?|did) not (?:answer|address) (?:this|the|your)
 
 
 def refuses(sentence: str, whole: bool = False) -> bool:
-    """Whether ``sentence`` says the documents do not answer the question (``whole``: at all, not a part of it)."""
+    """Whether ``sentence`` says the documents do not answer the question (``whole``: at all, not a part of it).
+    The documents (sources, quotes, references …) must be what does not answer: a negative statement about
+    the law or the instrument read ("the cap does not cover interest") is an answer."""
     return sentence.strip().startswith(prompts.refusal()[:30]) or bool((_WHOLE if whole else _REFUSAL).search(sentence))
 
 
