@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from lclfqa.cli import app
 from lclfqa.config import READ_STAGES
 from lclfqa.eval import answer_metrics as am
+from lclfqa.eval import qa_runner
 from lclfqa.eval.datasets import Evidence, QAItem, load_qa_jsonl
 from lclfqa.eval.judge import (
     GoldAnswer,
@@ -377,6 +378,30 @@ def test_resuming_with_another_judge_is_refused(sample_index: Path, tmp_path: Pa
     other = _config(sample_index, out, dataset, "rag", judge_model="openai:gpt-4o")
     with pytest.raises(EvalConfigMismatch, match="judge_model"):
         run_qa_eval(items, other, llm=_answering(), judge=_judge(), embeddings=emb)
+
+
+def test_resuming_with_other_settings_or_code_is_refused(
+    sample_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    dataset = _dataset(tmp_path / "set.jsonl")
+    items = load_qa_jsonl(dataset)[:1]
+    emb = DeterministicFakeEmbedding(size=32)
+    out = tmp_path / "run"
+    config = _config(sample_index, out, dataset, "rag")
+    run_qa_eval(items, config, llm=_answering(), judge=_judge(), embeddings=emb)
+    assert all(r["skipped"] for r in run_qa_eval(items, config, llm=_answering(), judge=_judge(), embeddings=emb))
+    other = _config(sample_index, out, dataset, "rag")
+    other.settings = other.settings.with_overrides(top_k=3)
+    with pytest.raises(EvalConfigMismatch, match="settings"):
+        run_qa_eval(items, other, llm=_answering(), judge=_judge(), embeddings=emb)
+    monkeypatch.setattr(qa_runner, "code_fingerprint", lambda: "0123456789ab")
+    with pytest.raises(EvalConfigMismatch, match="code or prompts"):
+        run_qa_eval(items, config, llm=_answering(), judge=_judge(), embeddings=emb)
+    # a record from before the code was fingerprinted resumes as it did
+    record = json.loads((out / "config.json").read_text())
+    del record["fingerprint"]["code"]
+    (out / "config.json").write_text(json.dumps(record))
+    assert all(r["skipped"] for r in run_qa_eval(items, config, llm=_answering(), judge=_judge(), embeddings=emb))
 
 
 def test_a_wrong_refusal_scores_incorrect_without_the_judge(sample_index: Path, tmp_path: Path):

@@ -4,7 +4,8 @@ one JSON line per row in ``<out>/results.jsonl``.
 - **Resumable.** A row is appended (and fsync'd) as soon as it is judged; a rerun with the same ``--out``
   skips the rows already there and retries rows that failed. A half-written last line (a crash) is
   ignored. ``config.json`` records what the rows were made with; resuming with a different dataset,
-  index, answerer or judge is refused rather than mixed.
+  index, answerer, judge, settings or code (the package's ``.py`` and prompt files) is refused rather
+  than mixed.
 - **Cheap reruns.** Every LLM call goes through the SQLite response cache (``<out>/llm-cache.sqlite`` by
   default), so re-judging or re-reporting costs nothing. A temperature-0 model makes ``runs > 1`` repeats.
 - **Order.** Rows run question by question, each question through every variant, so an interrupted run
@@ -17,6 +18,7 @@ one JSON line per row in ``<out>/results.jsonl``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -85,12 +87,26 @@ class QARunConfig:
 
     def fingerprint(self) -> dict[str, Any]:
         """The fields a resumed run must share with the rows already written."""
+        record = json.dumps(self.settings.as_record(), sort_keys=True, default=str)
         return {
             "dataset": str(self.dataset),
             "index": str(Path(self.index).resolve()),
             "chat_model": self.settings.chat_model,
             "judge_model": self.judge_name,
+            "settings": hashlib.sha256(record.encode()).hexdigest()[:12],
+            "code": code_fingerprint(),
         }
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """A short hash of the package's code and prompts (every ``.py`` and ``.toml`` file of ``lclfqa``): a
+    batch resumed after the reader changed would mix two readers' answers in one figure."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".toml") and p.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
 
 
 Progress = Callable[[dict[str, Any]], None]
@@ -393,6 +409,9 @@ def run_qa_eval(
     return sorted(rows, key=lambda r: order[row_key(r)])
 
 
+_WHAT = {"settings": "settings (lclfqa.toml, --config, flags)", "code": "version of lclfqa's code or prompts"}
+
+
 def _check_config(out: Path, config: QARunConfig) -> None:
     path = out / CONFIG
     fingerprint = config.fingerprint()
@@ -401,10 +420,11 @@ def _check_config(out: Path, config: QARunConfig) -> None:
             old = json.loads(path.read_text(encoding="utf-8")).get("fingerprint", {})
         except ValueError:
             old = {}
-        differ = [k for k in fingerprint if old.get(k) != fingerprint[k]]
+        # a key the old record lacks was not recorded then (an older version): not compared
+        differ = [k for k in fingerprint if k in old and old[k] != fingerprint[k]]
         if old and differ:
             raise EvalConfigMismatch(
-                f"{out} holds rows made with another {', '.join(differ)} "
+                f"{out} holds rows made with another {', '.join(_WHAT.get(k, k) for k in differ)} "
                 f"({'; '.join(f'{k}: {old.get(k)!r}' for k in differ)}); use a new --out"
             )
     write_json_atomic(
