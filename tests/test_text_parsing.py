@@ -146,8 +146,11 @@ def test_running_lines_of_real_filings_reach_no_section() -> None:
         assert parse_text_file(CORPUS / rel).dropped_footers == 0
 
 
+_FILLER = "The parties shall perform this clause in good faith and in a timely manner. " * 8  # a page's text
+
+
 def _page(n: int, body: str) -> str:
-    return f"ACME SUPPLY AGREEMENT - CONFIDENTIAL\n\n{body}\n\nPage {n} of 6\n"
+    return f"ACME SUPPLY AGREEMENT - CONFIDENTIAL\n\n{body}\n\n{_FILLER}\n\nPage {n} of 6\n"
 
 
 def test_running_lines_are_the_pages_furniture_not_repeated_text(tmp_path: Path) -> None:
@@ -174,6 +177,22 @@ def test_running_lines_are_the_pages_furniture_not_repeated_text(tmp_path: Path)
     short = tmp_path / "short.txt"
     short.write_text(_page(1, "Body one.") + "\f" + _page(2, "Body two."), encoding="utf-8")
     assert parse_text_file(short).dropped_footers == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fiscal year\n2019\n2020\n2021\n\n" + _FILLER,  # a column of years: a table, not pages
+        "Item A\n10\nItem B\n11\nItem C\n12\n\n" + _FILLER,  # a list's numbers on lines of their own
+        # a party named in the caption, in a clause and over the signatures: said three times, not on every page
+        "ACME CORPORATION\n\n" + _FILLER + "\nACME CORPORATION\n\n" + _FILLER * 3 + "\nACME CORPORATION\n",
+    ],
+)
+def test_repeated_text_that_is_no_page_furniture_stays(tmp_path: Path, text: str) -> None:
+    f = tmp_path / "doc.txt"
+    f.write_text(text, encoding="utf-8")
+    doc = parse_text_file(f)
+    assert doc.dropped_footers == 0 and doc.source_text == text
 
 
 NESTED = """MASTER SERVICES AGREEMENT

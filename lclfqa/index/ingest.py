@@ -111,8 +111,9 @@ LEGACY_CHUNK_SETTINGS = {"chunking": "layout", "parser": 1}
 #: ONE / Article 1 / TITLE I, a quoted "Article 1" in a judgment's outline, the UCC's ARTICLE over PART, two-column
 #: pages' full lines, "PER CURIAM:", "United States District Judge", SCOTUS "with whom … joins"); 40: no child
 #: ends on a lead-in ("… the lesser of—") when its items fit with it (the chunker's, not the parser's); 41: a
-#: plain-text print's running lines (page numbers, a filer's line at each page break) are blanked.
-PARSER_VERSION = 41
+#: plain-text print's running lines (page numbers, a filer's line at each page break) are blanked; 42: only
+#: those a page apart, a worded one on five pages or more (a column of years, a name said thrice stay).
+PARSER_VERSION = 42
 
 Summarizer = Callable[[ParsedDocument], str]
 

@@ -435,16 +435,25 @@ _PAGE_NUMBER_RE = re.compile(  # "7", "- 7 -", "Page 7", "Page 7 of 20"
 _LONG_WORD_RE = re.compile(r"[^\W\d_]{3,}")
 
 
+MIN_PAGE_CHARS = 500
+"""A print's page holds more text than this (characters from one page's running line to the next, the median
+over a run): numbers or lines closer together are a table's column or a list, not page furniture."""
+MIN_PAGES = 5
+"""A worded running line repeats on at least this many pages (a name in a caption, a clause and a signature
+block is said three times and is text)."""
+
+
 def running_lines(units: list[Unit], length: int) -> dict[str, list[Unit]]:
     """A print's running lines, the page furniture an export left among the text, by rule:
 
     - **The same words on every page**: a whole line with a word of three letters or more, repeated
-      verbatim three times or more, from the first quarter of the text to its last ("Source: FILER,
-      10-K, 3/30/2016" at each page break of an EDGAR exhibit). A line repeated within one part of the
-      text ("with a copy to …" in a notice clause) is text.
+      verbatim on :data:`MIN_PAGES` pages or more, from the first quarter of the text to its last ("Source:
+      FILER, 10-K, 3/30/2016" at each page break of an EDGAR exhibit). A line repeated within one part of
+      the text ("with a copy to …" in a notice clause) is text.
     - **Page numbers**: whole lines that are a bare number ("7", "- 7 -", "Page 7 of 20") in a run of
-      three or more that counts up by one, other lines between them.
-    ``length`` is the text's length in characters.
+      three or more that counts up by one.
+    Either kind is a page apart: :data:`MIN_PAGE_CHARS` or more between one and the next, the median over
+    its lines (a column of years, "2019", "2020", "2021", is a table's). ``length`` is the text's length.
     """
     same: dict[str, list[Unit]] = {}
     chains: dict[int, list[Unit]] = {}  # by the number a chain would take next
@@ -463,15 +472,16 @@ def running_lines(units: list[Unit], length: int) -> dict[str, list[Unit]]:
             chains[n + 1] = chain
         elif _LONG_WORD_RE.search(u.text):
             same.setdefault(" ".join(u.text.split()), []).append(u)
+    spread = [us for us in same.values() if us[0].start <= length / 4 and us[-1].start >= length * 3 / 4]
     return {
-        "page numbers": [u for chain in done if len(chain) >= 3 for u in chain],
-        "same words on every page": [
-            u
-            for us in same.values()
-            if len(us) >= 3 and us[0].start <= length / 4 and us[-1].start >= length * 3 / 4
-            for u in us
-        ],
+        "page numbers": [u for chain in done if len(chain) >= 3 and _pages_apart(chain) for u in chain],
+        "same words on every page": [u for us in spread if len(us) >= MIN_PAGES and _pages_apart(us) for u in us],
     }
+
+
+def _pages_apart(lines: list[Unit]) -> bool:
+    gaps = sorted(b.start - a.end for a, b in itertools.pairwise(lines))
+    return bool(gaps) and gaps[len(gaps) // 2] >= MIN_PAGE_CHARS
 
 
 def absorb_captions(units: list[Unit], heads: list[Heading | None]) -> None:
