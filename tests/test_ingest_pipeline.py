@@ -103,6 +103,24 @@ def test_two_files_of_one_name_are_both_indexed(tmp_path: Path):
     assert set(texts) == {"x.txt", "a/x.txt"} and "Rent" in texts["x.txt"] and "five years" in texts["a/x.txt"]
 
 
+def test_one_file_by_a_link_or_moved_into_a_parent_folder_is_one_document(tmp_path: Path):
+    a, _ = _two_folders(tmp_path)
+    emb = CountingEmbeddings(size=16)
+    (tmp_path / "alias").symlink_to(a, target_is_directory=True)
+    ingest([tmp_path / "alias"], tmp_path / "idx", Settings(), embeddings=emb)
+    report = ingest([tmp_path / "a"], tmp_path / "idx", Settings(), embeddings=emb)  # the same file, by its path
+    assert set(_texts(tmp_path / "idx")) == {"x.txt"} and report.renamed == []
+    top = tmp_path / "top"
+    top.mkdir()
+    (tmp_path / "alias").unlink()
+    a.rename(top / "a")  # moved one folder down: reached now as "a/x.txt"
+    report = ingest([top], tmp_path / "idx", Settings(), embeddings=emb)
+    assert set(_texts(tmp_path / "idx")) == {"x.txt"}
+    assert [(n, why) for _, n, why in report.renamed] == [("x.txt", "indexed as x.txt already; given as a/x.txt")]
+    out = CliRunner().invoke(app, ["ingest", str(top), "--index", str(tmp_path / "idx")])
+    assert out.exit_code == 0 and "given as a/x.txt" in out.output.replace("\n", "")
+
+
 def test_a_moved_or_copied_file_is_one_document(tmp_path: Path):
     a, _ = _two_folders(tmp_path)
     emb = CountingEmbeddings(size=16)

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from lclfqa.cli.common import (
     DEFAULT_INDEX,
@@ -149,7 +150,7 @@ def ingest(
     where = index if settings.index_backend == "embedded" else f"{index} (milvus)"
     console.print(f"[green]indexed[/] {report.summary_line()} -> {where}", highlight=False)
     for path, name, why in report.renamed:
-        console.print(f"[yellow]named {name}[/] ({why}): {path}", highlight=False)
+        console.print(f"[yellow]named {escape(name)}[/] ({escape(why)}): {escape(path)}", highlight=False)
     if not report.ok:
         _print_problems(report)
         raise typer.Exit(1)
@@ -164,11 +165,11 @@ def _print_problems(report: Any) -> None:
     table.add_column("file or document", overflow="fold")
     table.add_column("reason", overflow="fold")
     for path, reason in report.skipped:
-        table.add_row("skipped", path, reason)
+        table.add_row("skipped", escape(path), escape(reason))
     for name, reason in report.kept:
-        table.add_row("kept old", name, reason)
+        table.add_row("kept old", escape(name), escape(reason))
     for path, reason in report.damaged:
-        table.add_row("damaged", path, reason)
+        table.add_row("damaged", escape(path), escape(reason))
     console.print(table)
     console.print(
         f"{len(report.skipped)} skipped, {len(report.kept)} kept from before, {len(report.damaged)} damaged: "

@@ -373,28 +373,43 @@ def _names_against_index(
     """``files`` named so that no file given is indexed twice and none replaces another file's document.
 
     A file's name is its path below the folder given, so one file can get two names and two files one:
-    - a file indexed already under another name (reached now through its folder's parent: "cuad/x.txt" where
-      it was "x.txt") keeps the name it was indexed under: one copy, the same citations;
+    - a file indexed already (the same file, links resolved, or a moved one: its old path gone, the same
+      bytes) under another name keeps the name it was indexed under: one copy, the same citations; it is
+      reported in ``report.renamed`` ("cuad/x.txt" given, "x.txt" kept: a benchmark that names files by
+      their path below the corpus will not find it under the name it expects);
     - a file whose name is a different file's in the index ("x.txt" from folder b, where folder a's "x.txt"
-      is indexed and still there, with other bytes), or a file that is indexed and given in this run keeps,
-      is named by more of its path ("b/x.txt", in ``report.renamed``) instead of replacing that document.
-    A document whose file is gone, or has the same bytes, is the same document moved or copied: it is
-    replaced or kept as before.
+      is indexed and still there, with other bytes), or one a file given in this run keeps, is named by more
+      of its path ("b/x.txt", reported) instead of replacing that document.
+    A document whose file has the same bytes at another path (a copy) is kept as it is.
     """
-    by_source = {rec.source: name for name, rec in records.items()}
-    stored = [by_source.get(os.path.abspath(path)) for path, _ in files]
+    by_real = {os.path.realpath(_stored_source(rec)): name for name, rec in records.items()}
+    gone = {rec.sha256: name for name, rec in records.items() if not _stored_source(rec).exists()}
+    stored: list[str | None] = []
+    for path, _ in files:
+        old = by_real.get(os.path.realpath(path))
+        if old is None and gone:
+            try:
+                old = gone.get(file_sha256(path))
+            except OSError:
+                old = None
+        stored.append(old)
     names = [old or name for (_, name), old in zip(files, stored, strict=True)]
-    claimed = {old for old in stored if old is not None}  # names files given keep from the index
+    claimed = {old: str(path) for (path, _), old in zip(files, stored, strict=True) if old is not None}
     taken = set(records) | set(names)
+    found: list[tuple[str, str, str]] = []
     for i, ((path, name), old) in enumerate(zip(files, stored, strict=True)):
-        if old is None and (name in claimed or (name in records and _another_file(records[name], path))):
+        if old is not None:
+            if old != name:
+                found.append((str(path), old, f"indexed as {old} already; given as {name}"))
+        elif name in claimed or (name in records and _another_file(records[name], path)):
             names[i] = distinct_name(path, name, taken)
             taken.add(names[i])
-            owner = records[name].source if name in records else "another file given"
-            report.renamed.append((str(path), names[i], f"{name} is the name of {owner} in the index"))
+            owner = claimed.get(name) or records[name].source
+            found.append((str(path), names[i], f"{name} is the name of {owner} in the index"))
     final = {str(path): name for (path, _), name in zip(files, names, strict=True)}
-    # a name the folder walk gave to tell two files apart is void where the file keeps its name in the index
-    report.renamed[:] = [r for r in report.renamed if final.get(r[0], r[1]) == r[1]]
+    # a name the folder walk gave to tell two files apart stands only where the file still has it
+    walked = [r for r in report.renamed if final.get(r[0]) == r[1] and r[0] not in {f[0] for f in found}]
+    report.renamed[:] = walked + found
     return [(path, name) for (path, _), name in zip(files, names, strict=True)]
 
 
