@@ -392,8 +392,11 @@ def test_resuming_with_other_settings_or_code_is_refused(
     assert all(r["skipped"] for r in run_qa_eval(items, config, llm=_answering(), judge=_judge(), embeddings=emb))
     other = _config(sample_index, out, dataset, "rag")
     other.settings = other.settings.with_overrides(top_k=3)
-    with pytest.raises(EvalConfigMismatch, match="settings"):
+    with pytest.raises(EvalConfigMismatch, match="settings .*top_k 8 → 3"):
         run_qa_eval(items, other, llm=_answering(), judge=_judge(), embeddings=emb)
+    longer = _config(sample_index, out, dataset, "rag")  # how the batch runs, not what it answers: resumes
+    longer.settings = longer.settings.with_overrides(llm_timeout=900.0)
+    assert all(r["skipped"] for r in run_qa_eval(items, longer, llm=_answering(), judge=_judge(), embeddings=emb))
     monkeypatch.setattr(qa_runner, "code_fingerprint", lambda: "0123456789ab")
     with pytest.raises(EvalConfigMismatch, match="code or prompts"):
         run_qa_eval(items, config, llm=_answering(), judge=_judge(), embeddings=emb)

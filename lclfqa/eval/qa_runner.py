@@ -87,7 +87,7 @@ class QARunConfig:
 
     def fingerprint(self) -> dict[str, Any]:
         """The fields a resumed run must share with the rows already written."""
-        record = json.dumps(self.settings.as_record(), sort_keys=True, default=str)
+        record = json.dumps(_answer_settings(self.settings.as_record()), sort_keys=True, default=str)
         return {
             "dataset": str(self.dataset),
             "index": str(Path(self.index).resolve()),
@@ -96,6 +96,18 @@ class QARunConfig:
             "settings": hashlib.sha256(record.encode()).hexdigest()[:12],
             "code": code_fingerprint(),
         }
+
+
+RUN_ONLY_SETTINGS = frozenset(
+    {"llm_cache", "llm_timeout", "llm_max_retries", "server_url", "n_threads", "parallel", "embed_batch_size"}
+    | {"max_file_mb", "max_pages", "max_chars"}
+)
+"""Settings that change how a batch runs, not its answers: a resumed batch may change them (a longer
+``llm_timeout`` to retry the rows that timed out)."""
+
+
+def _answer_settings(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k not in RUN_ONLY_SETTINGS}
 
 
 @functools.cache
@@ -417,15 +429,25 @@ def _check_config(out: Path, config: QARunConfig) -> None:
     fingerprint = config.fingerprint()
     if path.exists() and (out / RESULTS).exists():
         try:
-            old = json.loads(path.read_text(encoding="utf-8")).get("fingerprint", {})
+            record = json.loads(path.read_text(encoding="utf-8"))
         except ValueError:
-            old = {}
+            record = {}
+        old = record.get("fingerprint", {})
         # a key the old record lacks was not recorded then (an older version): not compared
         differ = [k for k in fingerprint if k in old and old[k] != fingerprint[k]]
         if old and differ:
+            said = {k: f"{k}: {old.get(k)!r}" for k in differ}
+            if "settings" in said:
+                was, now = _answer_settings(record.get("settings") or {}), _answer_settings(config.settings.as_record())
+                fields = [
+                    f"{k} {was.get(k)!r} → {now.get(k)!r}"
+                    for k in sorted(set(was) | set(now))
+                    if was.get(k) != now.get(k)
+                ]
+                said["settings"] = ", ".join(fields) or said["settings"]
             raise EvalConfigMismatch(
                 f"{out} holds rows made with another {', '.join(_WHAT.get(k, k) for k in differ)} "
-                f"({'; '.join(f'{k}: {old.get(k)!r}' for k in differ)}); use a new --out"
+                f"({'; '.join(said.values())}); use a new --out"
             )
     write_json_atomic(
         path,
