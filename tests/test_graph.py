@@ -16,6 +16,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from lclfqa import load_graph
 from lclfqa.config import Settings
 from lclfqa.graph.answer.support import asks_back
+from lclfqa.graph.answer.tidy import refuses
 from lclfqa.graph.evidence.refs import chunk_ref
 from lclfqa.graph.nodes.expand import build_sources
 from lclfqa.graph.result import QAResult
@@ -534,6 +535,26 @@ def test_an_answer_stating_what_no_quote_contains_is_cut_without_another_call(sa
     result = graph.invoke({"question": QUESTION})
     assert result["refused"] and result.answer == "The documents provided do not answer this question."
     assert result.citations == [] and result["steps"]["read"]["refused_by"] == "nothing but a verdict survives"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "refusal"),
+    [
+        ("The provided information does not address separate returns.", True),
+        ("The documents provided here do not address the penalty.", True),
+        ("The quotes [1] and [2] do not mention the rate.", True),
+        ("The sources I was given don't cover the period.", True),
+        ("The text of the regulation provided does not address it.", True),
+        ("None of the references address the rate.", True),
+        ("It is not addressed in any of the documents.", True),
+        ("This ceiling does not cover the fee-collection costs.", False),
+        ("The sources show that the cap does not cover interest.", False),
+        ("The Evaluation Materials do not cover information that is already public.", False),  # a defined term
+        ("The policy lets users copy their data, but it does not mention portability.", False),
+    ],
+)
+def test_a_refusal_sentence_has_the_documents_for_its_subject(sentence: str, refusal: bool):
+    assert refuses(sentence) is refusal
 
 
 def test_a_negative_statement_of_law_is_an_answer_and_a_refusal_speaks_of_the_documents(sample_index: Path):

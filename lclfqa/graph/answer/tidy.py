@@ -27,16 +27,21 @@ from lclfqa.llm.calls import Meter, chat
 from lclfqa.llm.parsing import split_sentences as sentences
 
 # What a refusal speaks of: the material given to the model, not the law it reads ("this ceiling does not cover
-# interest" is an answer, and goes through every stage like one).
+# interest" is an answer, and goes through every stage like one). A contract's defined "Materials" are the law.
 _MATERIAL = (
-    r"(?:documents?|sources?|quotes?|quotations?|references?|texts?|passages?|excerpts?|materials?|context"
-    r"|information (?:given|provided))"
+    r"(?:documents?|sources?|quotes?|quotations?|references?|texts?|passages?|excerpts?|context"
+    r"|(?:provided|given|reference) (?:information|materials?)|(?:information|materials?) (?:provided|given))"
 )
+_NOT = r"(?:(?:do(?:es)?|did) not|(?:do|does|did)n['’]t)"
+_SILENT = r"(?:answer|address|contain|cover|discuss|mention)"
 _REFUSAL = re.compile(
-    rf"\b{_MATERIAL}(?:\s+(?:provided|given|found|above|here|cited|quoted))?(?:\s*\[\d+\])*\s+(?:do(?:es)?|did) not "
-    r"(?:answer|address|contain|cover|discuss|mention)\b"
-    rf"|no information (?:about|on|regarding)|not (?:addressed|answered|covered|discussed) (?:in|by) the "
-    rf"(?:\w+ )?{_MATERIAL}",
+    # the material, then what it does not do: "The documents provided here do not address …", "The quotes [1]
+    # and [2] do not mention …", "The sources I was given don't cover …"; not through a clause ("The sources
+    # show that the cap does not cover …" is an answer)
+    rf"\b{_MATERIAL}\b(?:(?!\b(?:that|which|whether)\b)[^.;:!?,]){{0,60}}?\s{_NOT} {_SILENT}\b"
+    rf"|\bnone of the (?:\w+ )?{_MATERIAL}\b[^.;:!?]{{0,40}}?\b{_SILENT}(?:e?s)?\b"
+    rf"|no information (?:about|on|regarding)"
+    rf"|not (?:addressed|answered|covered|discussed) (?:in|by) (?:any of )?the (?:\w+ )?{_MATERIAL}",
     re.I,
 )
 _VERDICT_ONLY = re.compile(r"(?:\W*(?:generally,?\s+)?(?:yes|no|not|true|false)\W*(?:\[\d+\]\W*)*)+", re.I)
