@@ -421,7 +421,7 @@ def run_qa_eval(
     return sorted(rows, key=lambda r: order[row_key(r)])
 
 
-_WHAT = {"settings": "settings (lclfqa.toml, --config, flags)", "code": "version of lclfqa's code or prompts"}
+_WHAT = {"settings": "set of settings (lclfqa.toml, --config, flags)", "code": "version of lclfqa's code or prompts"}
 
 
 def _check_config(out: Path, config: QARunConfig) -> None:
