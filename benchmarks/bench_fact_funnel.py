@@ -5,6 +5,8 @@ rules of the key-fact score) at each step of the way to the answer:
 
 - **children**: in the text of the children retrieved (``retrieved`` of the row, read from the index);
 - **context**: in those children and their parents, what the filter and the extractor choose from;
+- **kept**: in the children the filter kept (``kept`` of ``retrieved``) and their parents, what the extractor
+  quotes from;
 - **quotes**: in the quotes the reader was given (``quotes``; for `rag`, none: it reads the children);
 - **stated**: in the answer, and of those, the ones that were also in the quotes.
 
@@ -27,7 +29,7 @@ from lclfqa.eval.datasets import QAItem, load_qa_jsonl
 from lclfqa.eval.key_facts import facts_found
 from lclfqa.eval.qa_runner import read_rows
 
-STEPS = ("facts", "children", "context", "quotes", "stated", "stated from quotes")
+STEPS = ("facts", "children", "context", "kept", "quotes", "stated", "stated from quotes")
 
 
 def funnel(
@@ -50,15 +52,20 @@ def funnel(
             or not item.key.key_facts
         ):
             continue
-        kids = [str(r["id"]) for r in row.get("retrieved") or []]
+        retrieved = row.get("retrieved") or []
+        kids = [str(r["id"]) for r in retrieved]
+        kept = [str(r["id"]) for r in retrieved if r.get("kept", True)]
         children = " ".join(chunk_text(k) for k in kids)
         parents = " ".join(chunk_text(p) for p in dict.fromkeys(p for k in kids for p in parent_ids(k)))
+        chosen = " ".join(chunk_text(k) for k in kept) + " "
+        chosen += " ".join(chunk_text(p) for p in dict.fromkeys(p for k in kept for p in parent_ids(k)))
         quotes = " ".join(str(q.get("text", "")) for q in row.get("quotes") or [])
         said = facts_found(item, str(row.get("answer") or ""))
         quoted = facts_found(item, quotes)
         out["facts"] += len(item.key.key_facts)
         out["children"] += sum(facts_found(item, children))
         out["context"] += sum(facts_found(item, f"{children} {parents}"))
+        out["kept"] += sum(facts_found(item, chosen))
         out["quotes"] += sum(quoted)
         out["stated"] += sum(said)
         out["stated from quotes"] += sum(s and q for s, q in zip(said, quoted, strict=True))

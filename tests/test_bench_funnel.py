@@ -37,7 +37,7 @@ def test_each_fact_is_counted_where_it_is_found(tmp_path: Path):
         {
             "id": "Q1",
             "variant": "lclf",
-            "retrieved": [{"id": "c1"}, {"id": "c2"}],
+            "retrieved": [{"id": "c1", "kept": False}, {"id": "c2", "kept": True}],
             "quotes": [{"text": "The deposit is $4,800."}],
             "answer": "The deposit is $4,800 [1], due on the first day.",
         },
@@ -46,6 +46,14 @@ def test_each_fact_is_counted_where_it_is_found(tmp_path: Path):
     ]
     counts = _bench().funnel(run, items, lambda k: texts.get(k, ""), lambda k: parents.get(k, []))
     # the rent is in a child, the deposit only in its parent, the due day nowhere but the answer
-    assert counts == {"facts": 3, "children": 1, "context": 2, "quotes": 1, "stated": 2, "stated from quotes": 1}
+    assert counts == {
+        "facts": 3,
+        "children": 1,
+        "context": 2,
+        "kept": 0,
+        "quotes": 1,
+        "stated": 2,
+        "stated from quotes": 1,
+    }  # the filter dropped the child holding both figures
     rag = _bench().funnel(run, items, lambda k: texts.get(k, ""), lambda k: parents.get(k, []), variant="rag")
     assert (rag["children"], rag["quotes"], rag["stated"]) == (1, 0, 1)
