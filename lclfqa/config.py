@@ -7,6 +7,8 @@ context, never as a global.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -333,3 +335,10 @@ def _coerce(raw: str, type_name: Any, name_of_env: str) -> Any:
     except ValueError:
         raise ValueError(f"{name_of_env} must be a number; got {raw!r}") from None
     return raw
+
+
+def record_digest(record: dict[str, Any], leave_out: frozenset[str] = frozenset()) -> str:
+    """A short hash of a settings record (:meth:`Settings.as_record`) without the fields ``leave_out``: what
+    ``lclfqa serve`` shows in ``GET /health`` and what ``eval qa`` compares before it resumes a batch."""
+    kept = {k: v for k, v in record.items() if k not in leave_out}
+    return hashlib.sha256(json.dumps(kept, sort_keys=True, default=str).encode()).hexdigest()[:12]

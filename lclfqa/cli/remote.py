@@ -16,13 +16,14 @@ settings' fingerprint.
 
 from __future__ import annotations
 
-import hashlib
 import http.client
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from lclfqa.config import record_digest
 
 CONNECT_TIMEOUT = 0.5
 """Seconds to reach the server before ``ask`` answers in-process (a local server accepts in milliseconds)."""
@@ -62,8 +63,7 @@ class ServerFailed(Exception):
 
 def fingerprint(record: dict[str, Any]) -> str:
     """A short hash of the settings a served answer depends on (``GET /health`` shows the server's)."""
-    kept = {k: v for k, v in sorted(record.items()) if k not in NOT_COMPARED}
-    return hashlib.sha256(json.dumps(kept, sort_keys=True, default=str).encode()).hexdigest()[:12]
+    return record_digest(record, NOT_COMPARED)
 
 
 def mismatch(server: dict[str, Any], client: dict[str, Any]) -> list[str]:

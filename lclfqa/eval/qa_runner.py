@@ -35,7 +35,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
-from lclfqa.config import Settings
+from lclfqa.config import Settings, record_digest
 from lclfqa.environment import machine
 from lclfqa.eval import answer_metrics as am
 from lclfqa.eval.datasets import QAItem
@@ -87,13 +87,12 @@ class QARunConfig:
 
     def fingerprint(self) -> dict[str, Any]:
         """The fields a resumed run must share with the rows already written."""
-        record = json.dumps(_answer_settings(self.settings.as_record()), sort_keys=True, default=str)
         return {
             "dataset": str(self.dataset),
             "index": str(Path(self.index).resolve()),
             "chat_model": self.settings.chat_model,
             "judge_model": self.judge_name,
-            "settings": hashlib.sha256(record.encode()).hexdigest()[:12],
+            "settings": record_digest(self.settings.as_record(), RUN_ONLY_SETTINGS),
             "code": code_fingerprint(),
         }
 

@@ -126,8 +126,9 @@ class IngestReport:
     version could not be made (source moved, changed, unreadable or over a limit), so their previous
     chunks were kept, (name, reason). ``damaged``: files indexed from a damaged source (a PDF PDFium had
     to repair), (path, reason). Any of them makes the run incomplete: ``ok`` is false and the CLI exits 1.
-    ``renamed``: files indexed under a longer name than their path below the folder given, because another
-    file has that name, (path, name, why); the run is still complete.
+    ``renamed``: files indexed under another name than their path below the folder given — a longer one,
+    because another file has that name, or the one they were indexed under before — (path, name, why); the
+    run is still complete.
     """
 
     documents: int = 0
@@ -406,11 +407,12 @@ def _names_against_index(
             taken.add(names[i])
             owner = claimed.get(name) or records[name].source
             found.append((str(path), names[i], f"{name} is the name of {owner} in the index"))
-    final = {str(path): name for (path, _), name in zip(files, names, strict=True)}
+    named = [(path, name) for (path, _), name in zip(files, names, strict=True)]
+    final = {str(path): name for path, name in named}
+    said = {f[0] for f in found}
     # a name the folder walk gave to tell two files apart stands only where the file still has it
-    walked = [r for r in report.renamed if final.get(r[0]) == r[1] and r[0] not in {f[0] for f in found}]
-    report.renamed[:] = walked + found
-    return [(path, name) for (path, _), name in zip(files, names, strict=True)]
+    report.renamed[:] = [r for r in report.renamed if final.get(r[0]) == r[1] and r[0] not in said] + found
+    return named
 
 
 def _another_file(record: DocumentRecord, path: Path) -> bool:
