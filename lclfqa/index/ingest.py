@@ -289,7 +289,8 @@ def _ingest_locked(
     stale = _stale_documents(existing) if has_index else set()
 
     records: dict[str, DocumentRecord] = dict(existing.documents)
-    files = _names_against_index(files, records, report)
+    hashed: dict[str, str] = {}  # sha256 by path, for files read twice in this run
+    files = _names_against_index(files, records, report, hashed)
     # documents whose stored chunks were made with these settings, and those (re)made in this run
     current = {name for name in records if name not in stale} if same_chunking else set()
     made: dict[str, list[Chunk]] = {}
@@ -303,7 +304,7 @@ def _ingest_locked(
         old = records.get(name)
         try:
             check_file(path, settings)
-            sha = file_sha256(path)
+            sha = hashed.get(str(path)) or file_sha256(path)
             if old is not None and old.sha256 == sha and (name in current or name in made):
                 report.reused_documents += 1
                 continue
@@ -369,7 +370,7 @@ def _ingest_locked(
 
 
 def _names_against_index(
-    files: list[tuple[Path, str]], records: dict[str, DocumentRecord], report: IngestReport
+    files: list[tuple[Path, str]], records: dict[str, DocumentRecord], report: IngestReport, hashed: dict[str, str]
 ) -> list[tuple[Path, str]]:
     """``files`` named so that no file given is indexed twice and none replaces another file's document.
 
@@ -381,7 +382,8 @@ def _names_against_index(
     - a file whose name is a different file's in the index ("x.txt" from folder b, where folder a's "x.txt"
       is indexed and still there, with other bytes), or one a file given in this run keeps, is named by more
       of its path ("b/x.txt", reported) instead of replacing that document.
-    A document whose file has the same bytes at another path (a copy) is kept as it is.
+    A document whose file has the same bytes at another path (a copy) is kept as it is. The files hashed
+    here are kept in ``hashed`` (by path) for the ingest that follows.
     """
     by_real = {os.path.realpath(_stored_source(rec)): name for name, rec in records.items()}
     gone = {rec.sha256: name for name, rec in records.items() if not _stored_source(rec).exists()}
@@ -390,9 +392,10 @@ def _names_against_index(
         old = by_real.get(os.path.realpath(path))
         if old is None and gone:
             try:
-                old = gone.get(file_sha256(path))
+                hashed[str(path)] = file_sha256(path)
             except OSError:
-                old = None
+                pass
+            old = gone.get(hashed.get(str(path), ""))
         stored.append(old)
     names = [old or name for (_, name), old in zip(files, stored, strict=True)]
     claimed = {old: str(path) for (path, _), old in zip(files, stored, strict=True) if old is not None}
@@ -402,7 +405,7 @@ def _names_against_index(
         if old is not None:
             if old != name:
                 found.append((str(path), old, f"indexed as {old} already; given as {name}"))
-        elif name in claimed or (name in records and _another_file(records[name], path)):
+        elif name in claimed or (name in records and _another_file(records[name], path, hashed)):
             names[i] = distinct_name(path, name, taken)
             taken.add(names[i])
             owner = claimed.get(name) or records[name].source
@@ -415,13 +418,15 @@ def _names_against_index(
     return named
 
 
-def _another_file(record: DocumentRecord, path: Path) -> bool:
+def _another_file(record: DocumentRecord, path: Path, hashed: dict[str, str]) -> bool:
     """Whether ``record``'s source is still there, is not ``path``, and holds other bytes."""
     source = _stored_source(record)
     try:
         if not source.is_file() or os.path.samefile(source, path):
             return False
-        return file_sha256(path) != record.sha256
+        if str(path) not in hashed:
+            hashed[str(path)] = file_sha256(path)
+        return hashed[str(path)] != record.sha256
     except OSError:
         return False
 
