@@ -72,6 +72,17 @@ def test_cited_numbers():
     assert parsing.cited_numbers("section 25A(b)(1) and [a] are not citations") == []
 
 
+@pytest.mark.parametrize(
+    "case", ["Smith v Jones [2019] HCA 7", "Re Brown [1998] AC 20", "Doe v Roe [2012] 2 All ER 1", "R v Lee [1875] QB 9"]
+)
+def test_a_neutral_citations_year_is_part_of_the_case_not_a_marker(case):
+    sentence = f"In {case}, the Court held the clause a penalty [2]."
+    assert parsing.cited_numbers(sentence) == [2]
+    assert parsing.CITATION_RE.sub("", sentence) == f"In {case}, the Court held the clause a penalty ."
+    # a marker is still one where no law report follows, and a year-like marker before a sentence too
+    assert parsing.cited_numbers("The rate is 5 percent [2019]. It rose [3] [1998].") == [2019, 3, 1998]
+
+
 def test_clean_answer():
     assert parsing.clean_answer("<answer>Yes [1].</answer>") == "Yes [1]."
     assert parsing.clean_answer("Answer: No [2]. <answer>") == "No [2]."

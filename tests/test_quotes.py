@@ -563,6 +563,20 @@ def test_a_sentence_citing_the_wrong_quote_is_cited_to_the_one_that_holds_it():
     assert count == 2 and [c.ok for c in check_answer(fixed, quotes)] == [True, True, False]
 
 
+def test_a_neutral_citation_the_question_gives_keeps_its_year_when_the_sentence_is_cited():
+    # "[2019]" in "Smith v Jones [2019] HCA 7" is the case's year, not a marker to a 2,019th quote: citing the
+    # sentence to the quote that holds it keeps the citation whole
+    from lclfqa.graph.answer.check import with_recitations
+
+    quotes = ["The agreed damages clause was a penalty and unenforceable.", "The appeal was allowed."]
+    question = "In Smith v Jones [2019] HCA 7, was the agreed damages clause held to be a penalty?"
+    answer = "In Smith v Jones [2019] HCA 7, the agreed damages clause was held a penalty and unenforceable."
+    fixed, count = with_recitations(check_answer(answer, quotes, question), quotes, question)
+    assert count == 1
+    assert fixed == "In Smith v Jones [2019] HCA 7, the agreed damages clause was held a penalty and unenforceable [1]."
+    assert [c.ok for c in check_answer(fixed, quotes, question)] == [True]
+
+
 def test_a_question_naming_a_provision_leads_with_a_sentence_that_names_it():
     from lclfqa.graph.evidence.reading import passages
     from lclfqa.graph.nodes.extract import naming_quote, pointed_quotes

@@ -119,10 +119,13 @@ def rewrites(text: str, n: int) -> tuple[list[str], str, bool]:
     return lines[:n], "", False
 
 
-CITATION = r"\[\d+(?:\s*[,;–-]\s*\d+)*\]"
+_NOT_A_YEAR = r"(?!(?:1[6-9]|20)\d\d\]\s+(?:\d+\s+)?[A-Z])"
+"""Not the bracketed year of a neutral citation or a law report ("[2022] HCA 1", "[1998] AC 20", "[2012] 2 All
+ER 1"): part of the case's name, never a marker."""
+CITATION = rf"\[{_NOT_A_YEAR}\d+(?:\s*[,;–-]\s*\d+)*\]"
 """An inline citation marker: ``[2]``, ``[2, 3]``, ``[4-6]`` (the pattern every check shares)."""
 CITATION_RE = re.compile(CITATION)
-_CITE = re.compile(r"\[(\d+(?:\s*[,;–-]\s*\d+)*)\]")
+_CITE = re.compile(rf"\[{_NOT_A_YEAR}(\d+(?:\s*[,;–-]\s*\d+)*)\]")
 
 
 def with_markers(sentence: str, markers: str) -> str:
