@@ -73,7 +73,8 @@ def test_cited_numbers():
 
 
 @pytest.mark.parametrize(
-    "case", ["Smith v Jones [2019] HCA 7", "Re Brown [1998] AC 20", "Doe v Roe [2012] 2 All ER 1", "R v Lee [1875] QB 9"]
+    "case",
+    ["Smith v Jones [2019] HCA 7", "Re Brown [1998] AC 20", "Doe v Roe [2012] 2 All ER 1", "R v Lee [1875] QB 9"],
 )
 def test_a_neutral_citations_year_is_part_of_the_case_not_a_marker(case):
     sentence = f"In {case}, the Court held the clause a penalty [2]."
