@@ -563,6 +563,18 @@ def test_a_sentence_citing_the_wrong_quote_is_cited_to_the_one_that_holds_it():
     assert count == 2 and [c.ok for c in check_answer(fixed, quotes)] == [True, True, False]
 
 
+def test_a_marker_with_no_quote_beside_the_right_one_goes_and_the_sentence_stays():
+    # "[9]" cites no quote (there are two); the sentence rests on the quote it also cites, so only the stray
+    # marker goes, where before the whole sentence was removed as "a marker with no quote behind it"
+    from lclfqa.graph.answer.check import with_recitations
+
+    quotes = ["The tenant must give written notice within 30 days.", "The lease runs for five years."]
+    answer = "The tenant must give written notice within 30 days [1] [9] [1]."
+    fixed, count = with_recitations(check_answer(answer, quotes), quotes)
+    assert (fixed, count) == ("The tenant must give written notice within 30 days [1].", 1)
+    assert [c.ok for c in check_answer(fixed, quotes)] == [True]
+
+
 def test_a_neutral_citation_the_question_gives_keeps_its_year_when_the_sentence_is_cited():
     # "[2019]" in "Smith v Jones [2019] HCA 7" is the case's year, not a marker to a 2,019th quote: citing the
     # sentence to the quote that holds it keeps the citation whole

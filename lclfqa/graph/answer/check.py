@@ -281,14 +281,14 @@ MAX_CITED = 3
 
 
 def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> str:
-    """``check``'s sentence cited to the quotes that hold it, or ``""`` when they are the ones it cites or
-    no :data:`MAX_CITED` quotes hold every figure and quoted phrase it states. The quote holding most of its
-    content words comes first (the one it cites on a tie); then, for each figure or phrase not yet held, the
-    first quote holding it (those it cites first). A figure the question gives needs no quote, as in
-    :func:`check_answer` ("Under § 1031, the replacement property must be identified within 45 days" is cited
-    to the quote on identification when no quote prints the section the user named). The model cited the
-    wrong number, split one statement over two quotes, or cited nothing: the evidence is there, and re-citing
-    costs nothing and loses nothing."""
+    """``check``'s sentence cited to the quotes that hold it, or ``""`` when they are the ones it cites (and it cites no
+    number without a quote) or no :data:`MAX_CITED` quotes hold every figure and quoted phrase it states. The quote
+    holding most of its content words comes first (the one it cites on a tie); then, for each figure or phrase not yet
+    held, the first quote holding it (those it cites first). A figure the question gives needs no quote, as in
+    :func:`check_answer` ("Under § 1031, the replacement property must be identified within 45 days" is cited to the
+    quote on identification when no quote prints the section the user named). The model cited the wrong number, split
+    one statement over two quotes, or cited nothing: the evidence is there, and re-citing costs nothing and loses
+    nothing."""
     bare = re.sub(r"\s+([.,;:!?])", r"\1", CITATION_RE.sub("", check.text)).strip()
     if not quotes or len(bare.split()) < 4 or len(set(tokenize(bare))) < 2:
         return ""
@@ -309,7 +309,7 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
             return ""
         chosen.append(holder)
     numbers = [k + 1 for k in chosen]
-    if numbers == check.cites:
+    if numbers == check.cites and not check.unknown:  # a stray marker beside them goes
         return ""
     return with_markers(bare, " ".join(f"[{n}]" for n in numbers))
 
