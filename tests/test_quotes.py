@@ -256,6 +256,13 @@ def test_a_runaway_list_of_citations_is_stopped_and_cut():
     moved = collapse_citation_runs("The partner cannot deduct it.\n\n[2] [3] [4]")
     assert moved == "The partner cannot deduct it. [2] [3] [4]"
     assert collapse_citation_runs("First [1].\n[2]\nSecond [3].") == "First [1]. [2]\nSecond [3]."
+    # a marker repeated in a run is said once; a neutral citation's year is no marker
+    assert collapse_citation_runs("It is €5 [4] [4]. Posted [7] [8] [8]. Allowed [4][8] [4].") == (
+        "It is €5 [4]. Posted [7] [8]. Allowed [4] [8]."
+    )
+    assert (
+        collapse_citation_runs("In A v B [2019] HCA 7 [2] [2019] HCA 7.") == "In A v B [2019] HCA 7 [2] [2019] HCA 7."
+    )
     # the pattern goes to backends that can stop on it (llama.cpp), as a string the cache can key on
     from lclfqa.llm.parsing import RUNAWAY
     from tests.fakes import ScriptedChat

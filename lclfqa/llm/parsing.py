@@ -247,11 +247,23 @@ def runaway(text: str) -> bool:
 _MARKERS_LINE = re.compile(r"[ \t]*\n\s*((?:\[\d+\][ \t,;]*)+)[ \t]*(?=\n|$)")
 
 
+_RUN = re.compile(rf"{CITATION}(?:[ \t]*{CITATION})+")
+
+
+def _once(run: re.Match[str]) -> str:
+    """A run of markers with each marker once, in the order first given ("[4] [8] [4]" → "[4] [8]"); a run
+    without a repeat as written."""
+    markers = [" ".join(m.split()) for m in re.findall(CITATION, run.group(0))]
+    once = list(dict.fromkeys(markers))
+    return run.group(0) if len(once) == len(markers) else " ".join(once)
+
+
 def collapse_citation_runs(text: str) -> str:
-    """More than three citation markers in a row cut to the first three; markers on a line of their own
-    cite the sentence before them, so they move to its end ("… deduct it.\n\n[2] [3]" → "… deduct it. [2] [3]")."""
+    """A marker repeated within a run said once ("[7] [8] [8]" → "[7] [8]"); more than three citation markers
+    in a row cut to the first three; markers on a line of their own cite the sentence before them, so they move
+    to its end ("… deduct it.\n\n[2] [3]" → "… deduct it. [2] [3]")."""
     text = _MARKERS_LINE.sub(lambda m: " " + m.group(1).strip(" \t,;"), text)
-    return _LONG_RUN.sub(lambda m: m.group(1).rstrip() + " ", text).strip()
+    return _LONG_RUN.sub(lambda m: m.group(1).rstrip() + " ", _RUN.sub(_once, text)).strip()
 
 
 # Where an answer's sentences end (also the source spans' ends in lclfqa.graph.evidence.sentences, and the

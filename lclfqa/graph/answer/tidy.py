@@ -1,8 +1,8 @@
 """The first and the last stage: the model's text made an answer (``tidy``), and an answer that is a refusal
 or an answer, never both (``refuse``).
 
-``tidy`` — citation runs collapsed ("[1][2][3][4]"), a closing list of sources dropped (its numbers still
-count as cited), a last sentence the token limit cut off finished in the words of the quote it was copying
+``tidy`` — citation runs collapsed ("[1][2][3][4]"; "[4] [4]" once), a closing list of sources dropped (its
+numbers still count as cited), a last sentence the token limit cut off finished in the words of the quote it was copying
 (:func:`finished`) or else dropped, and a glossary gloss the question carried
 ("MFS (married filing separately)", :func:`lclfqa.prompts.expand_acronyms`) shown as the words the user
 wrote, and a regulation's number not said to be the Code's ("section 1.21-3 of the Code"). A reply that
