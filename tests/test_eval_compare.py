@@ -102,6 +102,22 @@ def test_a_changed_answer_is_listed_with_its_figures():
     assert "## lclf: 3 rows, 1 answers identical" in text
     assert "| Q1 | 1/2 → 2/2 |" in text and "| yes → no |" in text
     assert "## rag: 1 rows, 1 answers identical" in text
+    assert "[-" not in text  # no word diff unless asked
+    shown = render_comparison(comparisons, "old", "new", answers=True)
+    assert "- **Q3**: [-The documents provided do not answer this question.-] {+Yes, it is allowed [1].+}" in shown
+    assert (
+        "- **Q1**: The notice is due {+in writing+} within 60 days [1]. {+“Notice must be in writing.” [2]+}" in shown
+    )
+
+
+def test_a_word_diff_shows_only_the_words_that_changed():
+    from lclfqa.eval.compare import word_diff
+
+    assert word_diff("In A v B  HCA 7, it held [2].", "In A v B [2019] HCA 7, it held [2].") == (
+        "In A v B {+[2019]+} HCA 7, it held [2]."
+    )
+    assert word_diff("Due [4] [4].", "Due [4].") == "Due [-[4]-] [4]."
+    assert word_diff("same", "same") == "same" and word_diff("", "new") == "{+new+}"
 
 
 def test_rows_only_one_run_has_and_failed_rows_are_left_out():
@@ -127,6 +143,10 @@ def test_the_cli_prints_the_comparison_and_refuses_what_it_cannot_compare(tmp_pa
     as_json = runner.invoke(app, ["eval", "diff", str(before), str(after / "results.jsonl"), "--json"])
     data = json.loads(as_json.output)  # strict JSON: a figure no row has is null, not NaN
     assert data[0]["changed"][0]["id"] == "Q1" and data[0]["before"]["wrong_fact_rate"] is None
+    assert data[0]["changed"][0]["answers"] == ["The notice is due within 60 days [1].", "Due in writing [1]."]
+    words = runner.invoke(app, ["eval", "diff", str(before), str(after), "--answers"])
+    assert words.exit_code == 0
+    assert "- **Q1**: [-The notice is due within 60 days-] {+Due in writing+} [1]." in words.output
 
     missing = runner.invoke(app, ["eval", "diff", str(before), str(tmp_path / "nowhere")])
     assert missing.exit_code == 2 and "no results.jsonl" in missing.output and "Traceback" not in missing.output

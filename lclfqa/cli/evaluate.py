@@ -225,9 +225,12 @@ def diff(
         str | None, typer.Option("--variants", help="Comma-separated variants to compare (default: all both ran).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+    answers: Annotated[
+        bool, typer.Option("--answers", help="Also print each changed answer as a word diff: [-old words-] {+new+}.")
+    ] = False,
 ) -> None:
     """Compare two QA runs of one set: judge-free figures side by side, answers identical, a paired test on
-    key facts, and every question whose answer changed."""
+    key facts, and every question whose answer changed (with --answers, what changed in its words)."""
     from dataclasses import asdict
 
     from lclfqa.eval.compare import compare_runs, render_comparison
@@ -243,7 +246,7 @@ def diff(
         data = finite([asdict(c) for c in comparisons])  # nan (a view no row has) as null
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
         return
-    sys.stdout.write(render_comparison(comparisons, str(before), str(after)))
+    sys.stdout.write(render_comparison(comparisons, str(before), str(after), answers=answers))
 
 
 @eval_app.command("pool")

@@ -7,7 +7,8 @@ the rows the two runs share (question, variant, run) and gives, per variant, the
 stated; verdicts; refusals; wrong facts; tokens and seconds; the answers' p90 length — how many answers are
 identical, a paired permutation test on the whole answer's key-fact recall, and every question whose answer
 changed.
-:func:`render_comparison` writes it as Markdown (``lclfqa eval diff BEFORE AFTER``).
+:func:`render_comparison` writes it as Markdown (``lclfqa eval diff BEFORE AFTER``; ``--answers`` adds each changed
+answer as a word diff, which is how a replay of a change after the model is read).
 
 :func:`pool_runs` puts runs of *different* sets together (``lclfqa eval pool RUN …``): one small set cannot tell
 0.03 of recall apart, several together can. Each question keeps its set's name, every variant the runs share is
@@ -28,7 +29,17 @@ from typing import Any
 from lclfqa.eval.report import key_fact_recall_by_question, summarize_variant
 from lclfqa.eval.stats import paired_permutation_test
 
-__all__ = ["Changed", "Comparison", "Pooled", "Side", "compare_runs", "pool_runs", "render_comparison", "render_pool"]
+__all__ = [
+    "Changed",
+    "Comparison",
+    "Pooled",
+    "Side",
+    "compare_runs",
+    "pool_runs",
+    "render_comparison",
+    "render_pool",
+    "word_diff",
+]
 
 VIEWS = (("whole", "key_facts", "whole"), ("own", "key_facts_model", "model"), ("added", "key_facts_added", "added"))
 """The three views of an answer's key facts: name here, the metric and the ``facts_stated`` key in the report's
@@ -67,6 +78,26 @@ class Changed:
     own: tuple[str, str]
     verdict: tuple[str, str]
     refused: tuple[bool, bool]
+    answers: tuple[str, str] = ("", "")
+    """The answer before and after (``lclfqa eval diff --answers`` shows the words that differ)."""
+
+
+def word_diff(before: str, after: str) -> str:
+    """``after`` with the words ``before`` had and it lacks as ``[-…-]`` and its new words as ``{+…+}`` (git's
+    word diff), so a replay's every change can be read in one line: "In A v B [-HCA-] {+[2019] HCA+} 7 …"."""
+    from difflib import SequenceMatcher
+
+    old, new = before.split(), after.split()
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out += new[j1:j2]
+            continue
+        if i2 > i1:
+            out.append(f"[-{' '.join(old[i1:i2])}-]")
+        if j2 > j1:
+            out.append(f"{{+{' '.join(new[j1:j2])}+}}")
+    return " ".join(out)
 
 
 @dataclass(frozen=True)
@@ -155,6 +186,7 @@ def compare_runs(
                 own=(_facts(x, "key_facts_model"), _facts(y, "key_facts_model")),
                 verdict=(_verdict(x), _verdict(y)),
                 refused=(bool(x.get("refused")), bool(y.get("refused"))),
+                answers=(str(x.get("answer") or ""), str(y.get("answer") or "")),
             )
             for k, x, y, s in zip(keys, b, a, same, strict=True)
             if not s
@@ -210,9 +242,11 @@ LABELS = (
 )
 
 
-def render_comparison(comparisons: Sequence[Comparison], before: str = "before", after: str = "after") -> str:
+def render_comparison(
+    comparisons: Sequence[Comparison], before: str = "before", after: str = "after", answers: bool = False
+) -> str:
     """The comparison as Markdown: per variant a table of both runs' figures, the paired test, and a table of
-    the questions whose answer changed."""
+    the questions whose answer changed; with ``answers``, each changed answer as a word diff (:func:`word_diff`)."""
     lines: list[str] = []
     for c in comparisons:
         lines += [
@@ -237,6 +271,10 @@ def render_comparison(comparisons: Sequence[Comparison], before: str = "before",
                 refused = " → ".join("yes" if r else "no" for r in ch.refused) if ch.refused[0] != ch.refused[1] else ""
                 lines.append(f"| {name} | {' | '.join(cells)} | {refused} |")
             lines.append("")
+            if answers:
+                for ch in c.changed:
+                    name = ch.id if ch.run == 0 else f"{ch.id} (run {ch.run})"
+                    lines += [f"- **{name}**: {word_diff(*ch.answers)}", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
