@@ -582,6 +582,18 @@ def test_a_marker_with_no_quote_beside_the_right_one_goes_and_the_sentence_stays
     assert [c.ok for c in check_answer(fixed, quotes)] == [True]
 
 
+def test_a_source_sentence_opening_with_a_neutral_citation_keeps_its_year():
+    # the extractor's numbered sentences: "[2022]" opens the sentence it belongs to, not the end of the one before
+    from lclfqa.graph.evidence.sentences import spans
+
+    text = "The appeal was allowed. [2022] HCA 1 is the leading case. The costs follow."
+    assert [text[a:b] for a, b in spans(text, ())] == [
+        "The appeal was allowed.",
+        "[2022] HCA 1 is the leading case.",
+        "The costs follow.",
+    ]
+
+
 def test_a_neutral_citation_the_question_gives_keeps_its_year_when_the_sentence_is_cited():
     # "[2019]" in "Smith v Jones [2019] HCA 7" is the case's year, not a marker to a 2,019th quote: citing the
     # sentence to the quote that holds it keeps the citation whole
