@@ -118,6 +118,7 @@ def test_a_word_diff_shows_only_the_words_that_changed():
     )
     assert word_diff("Due [4] [4].", "Due [4].") == "Due [-[4]-] [4]."
     assert word_diff("same", "same") == "same" and word_diff("", "new") == "{+new+}"
+    assert word_diff("In A  v B.", "In A v B.") == "In A v B. (only the spacing changed)"
 
 
 def test_rows_only_one_run_has_and_failed_rows_are_left_out():

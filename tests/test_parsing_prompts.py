@@ -82,6 +82,14 @@ def test_a_neutral_citations_year_is_part_of_the_case_not_a_marker(case):
     assert parsing.CITATION_RE.sub("", sentence) == f"In {case}, the Court held the clause a penalty ."
     # a marker is still one where no law report follows, and a year-like marker before a sentence too
     assert parsing.cited_numbers("The rate is 5 percent [2019]. It rose [3] [1998].") == [2019, 3, 1998]
+    assert parsing.cited_numbers("The rate is 5 percent [2020] The next.") == [2020]
+
+
+def test_citations_written_first_move_after_a_sentence_that_opens_with_a_neutral_citation():
+    answer = "[1] The clause was a penalty. [2] [2019] HCA 7 so held. [3] The appeal was allowed."
+    assert parsing.citations_last(answer) == (
+        "The clause was a penalty [1]. [2019] HCA 7 so held [2]. The appeal was allowed [3]."
+    )
 
 
 def test_clean_answer():

@@ -256,13 +256,12 @@ def test_a_runaway_list_of_citations_is_stopped_and_cut():
     moved = collapse_citation_runs("The partner cannot deduct it.\n\n[2] [3] [4]")
     assert moved == "The partner cannot deduct it. [2] [3] [4]"
     assert collapse_citation_runs("First [1].\n[2]\nSecond [3].") == "First [1]. [2]\nSecond [3]."
-    # a marker repeated in a run is said once; a neutral citation's year is no marker
+    # a marker repeated in a run is said once
     assert collapse_citation_runs("It is €5 [4] [4]. Posted [7] [8] [8]. Allowed [4][8] [4].") == (
         "It is €5 [4]. Posted [7] [8]. Allowed [4] [8]."
     )
-    assert (
-        collapse_citation_runs("In A v B [2019] HCA 7 [2] [2019] HCA 7.") == "In A v B [2019] HCA 7 [2] [2019] HCA 7."
-    )
+    # a neutral citation's year after a run is no fourth marker to cut
+    assert collapse_citation_runs("Held [1] [2] [3] [2019] HCA 7 so.") == "Held [1] [2] [3] [2019] HCA 7 so."
     # the pattern goes to backends that can stop on it (llama.cpp), as a string the cache can key on
     from lclfqa.llm.parsing import RUNAWAY
     from tests.fakes import ScriptedChat
@@ -592,6 +591,24 @@ def test_a_source_sentence_opening_with_a_neutral_citation_keeps_its_year():
         "[2022] HCA 1 is the leading case.",
         "The respondent must pay the costs.",
     ]
+
+
+def test_a_number_with_no_quote_inside_the_sentence_is_not_dropped_as_a_stray_marker():
+    # a paragraph pinpoint ("at [45]", "[45]-[47]") is not a marker the check may drop: the sentence is left to
+    # fail as written rather than shown as "… HCA 7 at, the clause …"
+    from lclfqa.graph.answer.check import with_recitations
+
+    quotes = ["The agreed damages clause was a penalty and unenforceable.", "The appeal was allowed."]
+    for answer in [
+        "In Smith v Jones [2019] HCA 7 at [45], the agreed damages clause was held a penalty and unenforceable [1].",
+        "The agreed damages clause was held a penalty and unenforceable (see [45]-[47]) [1].",
+    ]:
+        assert with_recitations(check_answer(answer, quotes), quotes) == (answer, 0)
+    closing = "The agreed damages clause was held a penalty and unenforceable. [1] [9]"
+    assert with_recitations(check_answer(closing, quotes), quotes) == (
+        "The agreed damages clause was held a penalty and unenforceable [1].",
+        1,
+    )
 
 
 def test_a_neutral_citation_the_question_gives_keeps_its_year_when_the_sentence_is_cited():

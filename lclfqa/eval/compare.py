@@ -79,7 +79,8 @@ class Changed:
     verdict: tuple[str, str]
     refused: tuple[bool, bool]
     answers: tuple[str, str] = ("", "")
-    """The answer before and after (``lclfqa eval diff --answers`` shows the words that differ)."""
+    """The answer before and after (``lclfqa eval diff --answers`` shows the words that differ; ``--json``
+    always carries both)."""
 
 
 def word_diff(before: str, after: str) -> str:
@@ -88,6 +89,8 @@ def word_diff(before: str, after: str) -> str:
     from difflib import SequenceMatcher
 
     old, new = before.split(), after.split()
+    if old == new and before != after:
+        return f"{after} (only the spacing changed)"
     out: list[str] = []
     for tag, i1, i2, j1, j2 in SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
         if tag == "equal":

@@ -119,9 +119,10 @@ def rewrites(text: str, n: int) -> tuple[list[str], str, bool]:
     return lines[:n], "", False
 
 
-_NOT_A_YEAR = r"(?!(?:1[6-9]|20)\d\d\]\s+(?:\d+\s+)?[A-Z])"
-"""Not the bracketed year of a neutral citation or a law report ("[2022] HCA 1", "[1998] AC 20", "[2012] 2 All
-ER 1"): part of the case's name, never a marker."""
+_YEAR_CITED = r"(?:1[6-9]|20)\d\d\][ \t]+(?:\d+[ \t]+)?(?:[A-Z]{2,}|All ER|Ch\b|Fam\b)"
+"""After its "[": the year of a neutral citation or a law report and the report or court that follows ("2022]
+HCA 1", "1998] AC 20", "2012] 2 All ER 1", "1990] Ch 1"): part of the case's name, never a marker."""
+_NOT_A_YEAR = rf"(?!{_YEAR_CITED})"
 CITATION = rf"\[{_NOT_A_YEAR}\d+(?:\s*[,;–-]\s*\d+)*\]"
 """An inline citation marker: ``[2]``, ``[2, 3]``, ``[4-6]`` (the pattern every check shares)."""
 CITATION_RE = re.compile(CITATION)
@@ -150,7 +151,7 @@ def cited_numbers(answer: str) -> list[int]:
     return seen
 
 
-_STOP_TWICE = re.compile(r"(?<=\w)([.!?])[ \t]*((?:\[\d+\][ \t]*)+)\.(?=\s|$)")
+_STOP_TWICE = re.compile(rf"(?<=\w)([.!?])[ \t]*((?:{CITATION}[ \t]*)+)\.(?=\s|$)")
 
 
 def clean_answer(text: str) -> str:
@@ -164,7 +165,7 @@ def clean_answer(text: str) -> str:
     return citations_last(strip_placeholders(body).strip())
 
 
-_MARKER_OPENING = re.compile(rf"{CITATION}(?:\s*{CITATION})*[ \t]+(?=[A-Z“\"(§$])")
+_MARKER_OPENING = re.compile(rf"{CITATION}(?:\s*{CITATION})*[ \t]+(?=[A-Z“\"(§$]|\[{_YEAR_CITED})")
 
 
 def citations_last(answer: str) -> str:
@@ -214,7 +215,7 @@ def strip_placeholders(answer: str) -> str:
 # A line that introduces a list of sources ("Sources:", "**References**", "This information can be found
 # in the following sources:"), then list lines "[1] (…)", "- [2] …", "1. …" to the end of the answer.
 _SOURCE_HEADING = re.compile(r"^[^\n]*\b(?:sources?|references?|citations?)\b[^\n]*:?\s*(?:\*\*)?\s*$", re.I)
-_LIST_LINE = re.compile(r"^\s*(?:[-*•]\s*)?(?:\[\d+\]|\d+[.)])")
+_LIST_LINE = re.compile(rf"^\s*(?:[-*•]\s*)?(?:{CITATION}|\d+[.)])")
 
 
 def strip_source_list(answer: str) -> str:
@@ -235,7 +236,7 @@ def strip_source_list(answer: str) -> str:
 RUNAWAY = r"(?:\[\d+\][\s,;]*){6,}$"
 """Six citation markers in a row at the end of the text: a runaway list ("[1] [2][3] … [140]")."""
 _CITATION_RUN = re.compile(RUNAWAY)
-_LONG_RUN = re.compile(r"((?:\[\d+\][\s,;]*){3})(?:\[\d+\][\s,;]*)+")
+_LONG_RUN = re.compile(rf"((?:{CITATION}[\s,;]*){{3}})(?:{CITATION}[\s,;]*)+")
 
 
 def runaway(text: str) -> bool:
@@ -244,7 +245,7 @@ def runaway(text: str) -> bool:
     return bool(_CITATION_RUN.search(text.rstrip()))
 
 
-_MARKERS_LINE = re.compile(r"[ \t]*\n\s*((?:\[\d+\][ \t,;]*)+)[ \t]*(?=\n|$)")
+_MARKERS_LINE = re.compile(rf"[ \t]*\n\s*((?:{CITATION}[ \t,;]*)+)[ \t]*(?=\n|$)")
 
 
 _RUN = re.compile(rf"{CITATION}(?:[ \t]*{CITATION})+")
