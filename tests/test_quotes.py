@@ -609,6 +609,12 @@ def test_a_number_with_no_quote_inside_the_sentence_is_not_dropped_as_a_stray_ma
         "The agreed damages clause was held a penalty and unenforceable [1].",
         1,
     )
+    # a list item's marker the model wrote inside a sentence is no pinpoint: dropped, the sentence cited again
+    listed = "The clause, as the parties agreed:\n[7] the agreed damages clause was a penalty and unenforceable [1]."
+    assert with_recitations(check_answer(listed, quotes), quotes) == (
+        "The clause, as the parties agreed:\n the agreed damages clause was a penalty and unenforceable [1].",
+        1,
+    )
 
 
 def test_a_neutral_citation_the_question_gives_keeps_its_year_when_the_sentence_is_cited():

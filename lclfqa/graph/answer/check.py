@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from lclfqa import prompts
 from lclfqa.index.tokens import tokenize
-from lclfqa.llm.parsing import CITATION, CITATION_RE, cited_numbers, with_markers
+from lclfqa.llm.parsing import CITATION_RE, cited_numbers, with_markers
 from lclfqa.llm.parsing import split_sentences as split
 from lclfqa.textnorm import normalize
 
@@ -283,7 +283,8 @@ def salvaged(check: SentenceCheck, quotes: Sequence[str]) -> str:
 
 MAX_CITED = 3
 """A sentence is re-cited to at most this many quotes."""
-_CLOSING_MARKERS = re.compile(rf"(?:\s*{CITATION})*\s*(?:[.!?][\"”’']?)?(?:\s*{CITATION})*\s*$")
+_PINPOINT = re.compile(r"(?:\bat|\bparas?\.?|¶)\s*\[(\d+)\]|\[(\d+)\]\s*[-–]\s*\[(\d+)\]")
+"""A paragraph pinpoint: "at [45]", "para [12]", "¶ [3]", "[45]-[47]"."""
 
 
 def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> str:
@@ -298,8 +299,9 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
     bare = re.sub(r"\s+([.,;:!?])", r"\1", CITATION_RE.sub("", check.text)).strip()
     if not quotes or len(bare.split()) < 4 or len(set(tokenize(bare))) < 2:
         return ""
-    if any(f"[{n}]" in _CLOSING_MARKERS.sub("", check.text) for n in check.unknown_numbers):
-        return ""  # a number with no quote inside the sentence ("at [45]", a paragraph): not a marker to drop
+    pinpoints = {int(n) for m in _PINPOINT.finditer(check.text) for n in m.groups() if n}
+    if pinpoints & set(check.unknown_numbers):
+        return ""  # a paragraph pinpoint with no quote ("at [45]"): part of the sentence, not a marker to drop
     normalized = [figures(q) for q in quotes]
     order = [n - 1 for n in check.cites] + [k for k in range(len(quotes)) if k + 1 not in check.cites]
     said = vouching(check.text, question)
