@@ -74,7 +74,15 @@ def test_cited_numbers():
 
 @pytest.mark.parametrize(
     "case",
-    ["Smith v Jones [2019] HCA 7", "Re Brown [1998] AC 20", "Doe v Roe [2012] 2 All ER 1", "R v Lee [1875] QB 9"],
+    [
+        "Smith v Jones [2019] HCA 7",
+        "Re Brown [1998] AC 20",
+        "Doe v Roe [2012] 2 All ER 1",
+        "R v Lee [1875] QB 9",
+        "Ng v Ho [2019] 2 Qd R 123",
+        "The Ship [1998] 2 Lloyd's Rep 114",
+        "Fox v Hart [2019] EWCA Civ 7",
+    ],
 )
 def test_a_neutral_citations_year_is_part_of_the_case_not_a_marker(case):
     sentence = f"In {case}, the Court held the clause a penalty [2]."
@@ -83,6 +91,16 @@ def test_a_neutral_citations_year_is_part_of_the_case_not_a_marker(case):
     # a marker is still one where no law report follows, and a year-like marker before a sentence too
     assert parsing.cited_numbers("The rate is 5 percent [2019]. It rose [3] [1998].") == [2019, 3, 1998]
     assert parsing.cited_numbers("The rate is 5 percent [2020] The next.") == [2020]
+
+
+def test_the_other_marker_patterns_know_a_neutral_citation_and_a_marker_list():
+    # a marker between two full stops, a line of markers, a list of sources the model wrote at the end
+    assert parsing.clean_answer("It is refundable. [2, 3].") == "It is refundable [2, 3]."
+    assert parsing.collapse_citation_runs("It held so.\n[2019] HCA 7 agreed.") == "It held so.\n[2019] HCA 7 agreed."
+    listed = "No.\nSources:\n[1] The credit is refundable.\n[2, 3] It phases out."
+    assert parsing.strip_source_list(listed) == "No."
+    kept = "No.\nSources:\n[2019] HCA 7 is the case."
+    assert parsing.strip_source_list(kept) == kept
 
 
 def test_citations_written_first_move_after_a_sentence_that_opens_with_a_neutral_citation():

@@ -601,12 +601,20 @@ def test_a_number_with_no_quote_inside_the_sentence_is_not_dropped_as_a_stray_ma
     quotes = ["The agreed damages clause was a penalty and unenforceable.", "The appeal was allowed."]
     for answer in [
         "In Smith v Jones [2019] HCA 7 at [45], the agreed damages clause was held a penalty and unenforceable [1].",
-        "The agreed damages clause was held a penalty and unenforceable (see [45]-[47]) [1].",
+        "The agreed damages clause was held a penalty and unenforceable (see at [45]-[47]) [1].",
+        "At [2]-[45], the agreed damages clause was held a penalty and unenforceable [1].",
+        "The agreed damages clause was, in paragraph [45], held a penalty and unenforceable [1].",
     ]:
         assert with_recitations(check_answer(answer, quotes), quotes) == (answer, 0)
     closing = "The agreed damages clause was held a penalty and unenforceable. [1] [9]"
     assert with_recitations(check_answer(closing, quotes), quotes) == (
         "The agreed damages clause was held a penalty and unenforceable [1].",
+        1,
+    )
+    # the model's own range of markers, one with no quote, goes whole
+    ranged = "The agreed damages clause was a penalty and unenforceable [1]-[4]."
+    assert with_recitations(check_answer(ranged, quotes), quotes) == (
+        "The agreed damages clause was a penalty and unenforceable [1].",
         1,
     )
     # a list item's marker the model wrote inside a sentence is no pinpoint: dropped, the sentence cited again

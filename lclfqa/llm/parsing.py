@@ -119,9 +119,10 @@ def rewrites(text: str, n: int) -> tuple[list[str], str, bool]:
     return lines[:n], "", False
 
 
-_YEAR_CITED = r"(?:1[6-9]|20)\d\d\][ \t]+(?:\d+[ \t]+)?(?:[A-Z]{2,}|All ER|Ch\b|Fam\b)"
-"""After its "[": the year of a neutral citation or a law report and the report or court that follows ("2022]
-HCA 1", "1998] AC 20", "2012] 2 All ER 1", "1990] Ch 1"): part of the case's name, never a marker."""
+_YEAR_CITED = r"(?:1[6-9]|20)\d\d\]\s{1,3}(?:\d+\s+)?(?:[A-Z][\w'’.]*\s+)+\d"
+"""After its "[": the year of a neutral citation or a law report, then the report or court, then a number ("2022]
+HCA 1", "1998] AC 20", "2012] 2 All ER 1", "2019] 2 Qd R 123", "1998] 2 Lloyd's Rep 114", "2019] EWCA Civ 7"):
+part of the case's name, never a marker."""
 _NOT_A_YEAR = rf"(?!{_YEAR_CITED})"
 CITATION = rf"\[{_NOT_A_YEAR}\d+(?:\s*[,;–-]\s*\d+)*\]"
 """An inline citation marker: ``[2]``, ``[2, 3]``, ``[4-6]`` (the pattern every check shares)."""

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from lclfqa import prompts
 from lclfqa.index.tokens import tokenize
-from lclfqa.llm.parsing import CITATION_RE, cited_numbers, with_markers
+from lclfqa.llm.parsing import CITATION, CITATION_RE, cited_numbers, with_markers
 from lclfqa.llm.parsing import split_sentences as split
 from lclfqa.textnorm import normalize
 
@@ -283,8 +283,10 @@ def salvaged(check: SentenceCheck, quotes: Sequence[str]) -> str:
 
 MAX_CITED = 3
 """A sentence is re-cited to at most this many quotes."""
-_PINPOINT = re.compile(r"(?:\bat|\bparas?\.?|¶)\s*\[(\d+)\]|\[(\d+)\]\s*[-–]\s*\[(\d+)\]")
-"""A paragraph pinpoint: "at [45]", "para [12]", "¶ [3]", "[45]-[47]"."""
+_MARKER_RUN = re.compile(rf"{CITATION}(?:\s*(?:[-–,;]|and)?\s*{CITATION})*")
+"""Markers in a row, with what joins them ("[1]-[4]", "[2] and [3]"): taken out whole when a sentence is cited again."""
+_PINPOINT = re.compile(r"(?:\bat|\bparas?\.?|\bparagraphs?|¶)\s*\[(\d+)\](?:\s*(?:[-–]|and|to)\s*\[(\d+)\])?", re.I)
+"""A paragraph pinpoint: "at [45]", "At [45]-[47]", "paras [12] and [13]", "in paragraph [3]", "¶ [3]"."""
 
 
 def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> str:
@@ -296,7 +298,7 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
     quote on identification when no quote prints the section the user named). The model cited the wrong number, split
     one statement over two quotes, or cited nothing: the evidence is there, and re-citing costs nothing and loses
     nothing."""
-    bare = re.sub(r"\s+([.,;:!?])", r"\1", CITATION_RE.sub("", check.text)).strip()
+    bare = re.sub(r"\s+([.,;:!?])", r"\1", _MARKER_RUN.sub("", check.text)).strip()
     if not quotes or len(bare.split()) < 4 or len(set(tokenize(bare))) < 2:
         return ""
     pinpoints = {int(n) for m in _PINPOINT.finditer(check.text) for n in m.groups() if n}
