@@ -251,7 +251,7 @@ def test_a_runaway_list_of_citations_is_stopped_and_cut():
     assert not runaway("No, a joint return is required [1] [2].")
     assert runaway("No, the education credit [1] [2][3] [4] [5] [6]")
     assert collapse_citation_runs("No, the credit [1] [2][3] [4] [5]. It applies [2].") == (
-        "No, the credit [1] [2][3] . It applies [2]."
+        "No, the credit [1] [2][3]. It applies [2]."
     )
     moved = collapse_citation_runs("The partner cannot deduct it.\n\n[2] [3] [4]")
     assert moved == "The partner cannot deduct it. [2] [3] [4]"
@@ -259,6 +259,9 @@ def test_a_runaway_list_of_citations_is_stopped_and_cut():
     # a marker repeated in a run is said once
     assert collapse_citation_runs("It is €5 [4] [4]. Posted [7] [8] [8]. Allowed [4][8] [4].") == (
         "It is €5 [4]. Posted [7] [8]. Allowed [4] [8]."
+    )
+    assert collapse_citation_runs("See [1]; [2]; [3]; [4]. Next [1] [2] [3] [4] and more.") == (
+        "See [1]; [2]; [3]. Next [1] [2] [3] and more."
     )
     # a neutral citation's year after a run is no fourth marker to cut
     assert collapse_citation_runs("Held [1] [2] [3] [2019] HCA 7 so.") == "Held [1] [2] [3] [2019] HCA 7 so."

@@ -265,7 +265,14 @@ def collapse_citation_runs(text: str) -> str:
     in a row cut to the first three; markers on a line of their own cite the sentence before them, so they move
     to its end ("… deduct it.\n\n[2] [3]" → "… deduct it. [2] [3]")."""
     text = _MARKERS_LINE.sub(lambda m: " " + m.group(1).strip(" \t,;"), text)
-    return _LONG_RUN.sub(lambda m: m.group(1).rstrip() + " ", _RUN.sub(_once, text)).strip()
+    return _LONG_RUN.sub(_first_three, _RUN.sub(_once, text)).strip()
+
+
+def _first_three(run: re.Match[str]) -> str:
+    """A long run of markers cut to its first three, with no separator left hanging before the punctuation that
+    follows ("… [1] [2] [3]." rather than "… [1] [2] [3] .")."""
+    after = run.string[run.end() : run.end() + 1]
+    return run.group(1).rstrip(" \t\n,;") + ("" if not after or after in '.,;:!?)”"' else " ")
 
 
 # Where an answer's sentences end (also the source spans' ends in lclfqa.graph.evidence.sentences, and the
