@@ -82,6 +82,7 @@ def test_cited_numbers():
         "Ng v Ho [2019] 2 Qd R 123",
         "The Ship [1998] 2 Lloyd's Rep 114",
         "Fox v Hart [2019] EWCA Civ 7",
+        "Ka v Lo [2021] ZZCA 3",  # a court nobody has named: the rule names none
     ],
 )
 def test_a_neutral_citations_year_is_part_of_the_case_not_a_marker(case):
@@ -96,10 +97,11 @@ def test_a_neutral_citations_year_is_part_of_the_case_not_a_marker(case):
 def test_the_other_marker_patterns_know_a_neutral_citation_and_a_marker_list():
     # a marker between two full stops, a line of markers, a list of sources the model wrote at the end
     assert parsing.clean_answer("It is refundable. [2, 3].") == "It is refundable [2, 3]."
-    assert parsing.collapse_citation_runs("It held so.\n[2019] HCA 7 agreed.") == "It held so.\n[2019] HCA 7 agreed."
+    assert parsing.collapse_citation_runs("It held so.\n[2, 3]\nNext.") == "It held so. [2, 3]\nNext."
+    assert parsing.collapse_citation_runs("It is so [4], [4] and [5] and [5].") == "It is so [4] [5]."
     listed = "No.\nSources:\n[1] The credit is refundable.\n[2, 3] It phases out."
     assert parsing.strip_source_list(listed) == "No."
-    kept = "No.\nSources:\n[2019] HCA 7 is the case."
+    kept = "No.\nSources:\n[2019] ABC 7 is the case."
     assert parsing.strip_source_list(kept) == kept
 
 

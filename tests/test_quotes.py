@@ -588,10 +588,10 @@ def test_a_source_sentence_opening_with_a_neutral_citation_keeps_its_year():
     # the extractor's numbered sentences: "[2022]" opens the sentence it belongs to, not the end of the one before
     from lclfqa.graph.evidence.sentences import spans
 
-    text = "The appeal was allowed with costs. [2022] HCA 1 is the leading case. The respondent must pay the costs."
+    text = "The appeal was allowed with costs. [2019] ABC 7 is the leading case. The respondent must pay the costs."
     assert [text[a:b] for a, b in spans(text, ())] == [
         "The appeal was allowed with costs.",
-        "[2022] HCA 1 is the leading case.",
+        "[2019] ABC 7 is the leading case.",
         "The respondent must pay the costs.",
     ]
 

@@ -85,7 +85,8 @@ class Changed:
 
 def word_diff(before: str, after: str) -> str:
     """``after`` with the words ``before`` had and it lacks as ``[-…-]`` and its new words as ``{+…+}`` (git's
-    word diff), so a replay's every change can be read in one line: "In A v B [-HCA-] {+[2019] HCA+} 7 …"."""
+    word diff), so a replay's every change can be read in one line: "In A v B {+[2019]+} ABC 7, [-it-] {+the Court+}
+    held …"."""
     from difflib import SequenceMatcher
 
     old, new = before.split(), after.split()

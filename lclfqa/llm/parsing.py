@@ -120,9 +120,9 @@ def rewrites(text: str, n: int) -> tuple[list[str], str, bool]:
 
 
 _YEAR_CITED = r"(?:1[6-9]|20)\d\d\]\s{1,3}(?:\d+\s+)?(?:[A-Z][\w'’.]*\s+)+\d"
-"""After its "[": the year of a neutral citation or a law report, then the report or court, then a number ("2022]
-HCA 1", "1998] AC 20", "2012] 2 All ER 1", "2019] 2 Qd R 123", "1998] 2 Lloyd's Rep 114", "2019] EWCA Civ 7"):
-part of the case's name, never a marker."""
+"""After its "[": the year of a neutral citation or a law report, then the report or court in capitalised words, then
+a number ("2019] ABC 7", "1998] 2 Xy Rep 114"): part of the case's name, never a marker. No court or report is
+named: any written that way holds."""
 _NOT_A_YEAR = rf"(?!{_YEAR_CITED})"
 CITATION = rf"\[{_NOT_A_YEAR}\d+(?:\s*[,;–-]\s*\d+)*\]"
 """An inline citation marker: ``[2]``, ``[2, 3]``, ``[4-6]`` (the pattern every check shares)."""
@@ -249,7 +249,8 @@ def runaway(text: str) -> bool:
 _MARKERS_LINE = re.compile(rf"[ \t]*\n\s*((?:{CITATION}[ \t,;]*)+)[ \t]*(?=\n|$)")
 
 
-_RUN = re.compile(rf"{CITATION}(?:[ \t]*{CITATION})+")
+MARKER_RUN = re.compile(rf"{CITATION}(?:\s*(?:[-–,;]|and)?\s*{CITATION})*")
+"""Markers in a row, with what joins them ("[2] [3]", "[1]-[4]", "[2] and [3]")."""
 
 
 def _once(run: re.Match[str]) -> str:
@@ -265,7 +266,7 @@ def collapse_citation_runs(text: str) -> str:
     in a row cut to the first three; markers on a line of their own cite the sentence before them, so they move
     to its end ("… deduct it.\n\n[2] [3]" → "… deduct it. [2] [3]")."""
     text = _MARKERS_LINE.sub(lambda m: " " + m.group(1).strip(" \t,;"), text)
-    return _LONG_RUN.sub(_first_three, _RUN.sub(_once, text)).strip()
+    return _LONG_RUN.sub(_first_three, MARKER_RUN.sub(_once, text)).strip()
 
 
 def _first_three(run: re.Match[str]) -> str:

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from lclfqa import prompts
 from lclfqa.index.tokens import tokenize
-from lclfqa.llm.parsing import CITATION, CITATION_RE, cited_numbers, with_markers
+from lclfqa.llm.parsing import CITATION_RE, MARKER_RUN, cited_numbers, with_markers
 from lclfqa.llm.parsing import split_sentences as split
 from lclfqa.textnorm import normalize
 
@@ -144,11 +144,6 @@ class SentenceCheck:
     @property
     def ok(self) -> bool:
         return not self.missing and not self.unfounded and not self.unknown
-
-    @property
-    def unknown_numbers(self) -> list[int]:
-        """The numbers of :attr:`unknown`."""
-        return [int(u.strip("[]")) for u in self.unknown]
 
 
 def content_words(sentence: str) -> set[str]:
@@ -283,8 +278,6 @@ def salvaged(check: SentenceCheck, quotes: Sequence[str]) -> str:
 
 MAX_CITED = 3
 """A sentence is re-cited to at most this many quotes."""
-_MARKER_RUN = re.compile(rf"{CITATION}(?:\s*(?:[-–,;]|and)?\s*{CITATION})*")
-"""Markers in a row, with what joins them ("[1]-[4]", "[2] and [3]"): taken out whole when a sentence is cited again."""
 _PINPOINT = re.compile(r"(?:\bat|\bparas?\.?|\bparagraphs?|¶)\s*\[(\d+)\](?:\s*(?:[-–]|and|to)\s*\[(\d+)\])?", re.I)
 """A paragraph pinpoint: "at [45]", "At [45]-[47]", "paras [12] and [13]", "in paragraph [3]", "¶ [3]"."""
 
@@ -298,11 +291,10 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
     quote on identification when no quote prints the section the user named). The model cited the wrong number, split
     one statement over two quotes, or cited nothing: the evidence is there, and re-citing costs nothing and loses
     nothing."""
-    bare = re.sub(r"\s+([.,;:!?])", r"\1", _MARKER_RUN.sub("", check.text)).strip()
+    bare = re.sub(r"\s+([.,;:!?])", r"\1", MARKER_RUN.sub("", check.text)).strip()
     if not quotes or len(bare.split()) < 4 or len(set(tokenize(bare))) < 2:
         return ""
-    pinpoints = {int(n) for m in _PINPOINT.finditer(check.text) for n in m.groups() if n}
-    if pinpoints & set(check.unknown_numbers):
+    if {f"[{n}]" for m in _PINPOINT.finditer(check.text) for n in m.groups() if n} & set(check.unknown):
         return ""  # a paragraph pinpoint with no quote ("at [45]"): part of the sentence, not a marker to drop
     normalized = [figures(q) for q in quotes]
     order = [n - 1 for n in check.cites] + [k for k in range(len(quotes)) if k + 1 not in check.cites]
