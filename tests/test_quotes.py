@@ -546,6 +546,17 @@ def test_an_answer_gives_a_quote_holding_half_its_words_and_a_cited_quote_is_not
     assert part_quotes("How much is the credit?", quotes, "It depends [1].") == []
 
 
+def test_a_heading_alone_is_never_added_as_the_sources_words():
+    from lclfqa.graph.answer.sources import heading_only, part_quotes
+
+    heading = "PART 4—HOUSING CREDITS SEC. 20101. EXTENSION OF THE LOW-INCOME HOUSING CREDIT."
+    rule = "SEC. 20101. (a) IN GENERAL.—The credit is 9 percent of the qualified basis."
+    assert heading_only(heading) and not heading_only(rule) and not heading_only("§ 42 — 9")
+    quotes = [{"text": heading}, {"text": rule}]
+    # the heading is nearest the question's words, but states nothing: the rule is added instead
+    assert part_quotes("What does the housing credit extension in section 20101 provide?", quotes, "It applies.") == [1]
+
+
 def test_no_quote_states_a_rule_sharing_no_word_with_any():
     from lclfqa.graph.answer.sources import stating
 

@@ -1,15 +1,15 @@
 """The source's words for each part of the question, added to an answer that does not give them.
 
-The 1.5B default answers from the first quotes it is shown and often stops after the first thing a question
-asks; asked once more for a part it left open, it contradicted its own verdict ("No, … Yes, …"). So once
-the answer is checked, each part of the question (:func:`lclfqa.prompts.question_parts`) gets the quote
-nearest it (:func:`lclfqa.graph.evidence.nearest.closeness_by_part`) in the source's words, shortened to
-:data:`RULE_QUOTE_CHARS` — unless the answer cites that quote or already gives it (at least
-:data:`STATED_SHARE` of its content words). For a yes/no question
-the first part's quote is the one stating the rule the verdict call decided (:func:`stating`). An added
-quote is the source's own text, so it needs no check. A dissent's or a concurrence's words are added only
-to an answer whose question names a separate opinion or a Justice, and then say whose they are; at most
-:data:`MAX_PART_QUOTES` quotes and :data:`MAX_ADDED_CHARS` characters are added.
+The 1.5B default answers from the first quotes it is shown and often stops after the first thing a question asks;
+asked once more for a part it left open, it contradicted its own verdict ("No, … Yes, …"). So once the answer is
+checked, each part of the question (:func:`lclfqa.prompts.question_parts`) gets the quote nearest it
+(:func:`lclfqa.graph.evidence.nearest.closeness_by_part`) in the source's words, shortened to
+:data:`RULE_QUOTE_CHARS` — unless the answer cites that quote or already gives it (at least :data:`STATED_SHARE` of
+its content words). For a yes/no question the first part's quote is the one stating the rule the verdict call
+decided (:func:`stating`). An added quote is the source's own text, so it needs no check; a heading alone (no
+lower-case letter) is never one. A dissent's or a concurrence's words are added only to an answer whose question
+names a separate opinion or a Justice, and then say whose they are; at most :data:`MAX_PART_QUOTES` quotes and
+:data:`MAX_ADDED_CHARS` characters are added.
 """
 
 from __future__ import annotations
@@ -59,6 +59,13 @@ def stating(rule: str | None, texts: list[str]) -> int | None:
     return best if shared[best] else None
 
 
+def heading_only(text: str) -> bool:
+    """Whether ``text`` has letters and none in lower case: a heading ("PART 3—CLEAN ENERGY … SEC. 13301.
+    EXTENSION, INCREASE …"), which names a provision and states nothing, so it is never added as the source's
+    words."""
+    return any(c.isalpha() for c in text) and not any(c.islower() for c in text)
+
+
 def given(text: str, answer: str) -> bool:
     """Whether ``answer`` already gives ``text``: :data:`STATED_SHARE` of its content words (stemmed)."""
     return support(text, set(tokenize(answer))) >= STATED_SHARE
@@ -83,7 +90,9 @@ def part_quotes(
     parts = prompts.question_parts(question)
     scores = closeness_by_part(parts, texts, embeddings)
     separate_ok = not asks_holding(question) and bool(_NAMES_OPINION.search(question))
-    allowed = [i for i, q in enumerate(quotes) if separate_ok or not separate_opinion(q)]
+    allowed = [
+        i for i, q in enumerate(quotes) if (separate_ok or not separate_opinion(q)) and not heading_only(q["text"])
+    ]
     marks = numbers or list(range(1, len(quotes) + 1))
     said = set(parsing.cited_numbers(answer))
     cited = {i for i, n in enumerate(marks) if n in said}
