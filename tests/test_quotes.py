@@ -555,6 +555,9 @@ def test_a_heading_alone_is_never_added_as_the_sources_words():
     quotes = [{"text": heading}, {"text": rule}]
     # the heading is nearest the question's words, but states nothing: the rule is added instead
     assert part_quotes("What does the housing credit extension in section 20101 provide?", quotes, "It applies.") == [1]
+    # nor when the verdict call chose the heading as the quote stating the rule
+    asked = "True or false: the housing credit extension in section 20101 sets the credit at 9 percent."
+    assert part_quotes(asked, quotes, "True.", rule=0) == [1]
 
 
 def test_no_quote_states_a_rule_sharing_no_word_with_any():
