@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lclfqa.graph.answer.check import check_answer, keep_supported, stated
+from lclfqa.graph.answer.check import check_answer, keep_supported, recited, stated
 from lclfqa.graph.evidence.quotes import check_quotes, locate
 from lclfqa.llm.parsing import split_sentences as sentences
 
@@ -192,6 +192,29 @@ def test_each_sentence_must_rest_on_the_quotes_it_cites() -> None:
     assert keep_supported(invented, quotes)[0] == []
     invented = check_answer("The phase-out ends at $150,000 (section 25A(d)) [2].", quotes)
     assert keep_supported(invented, quotes) == ([], ["The phase-out ends at $150,000 (section 25A(d)) [2]."])
+
+
+def test_a_sentence_citing_nothing_is_held_to_one_quote() -> None:
+    """Pieces of a figure found in different quotes hold no sentence: one that cites nothing must be holdable by
+    one quote, as re-citing would cite it (a provision's number in one quote, its paragraph in another)."""
+    quotes = [
+        "Section 88 sets the period for which interest is payable on a withheld claim.",
+        "(2) The rate is the rate prescribed by the regulations for that day.",
+        "The excise rate rises to 95 percent after 270 days of noncompliance.",
+    ]
+    answer = (
+        "Section 88(2) requires the insurer to pay interest on a withheld claim. "  # 88 in one quote, (2) in another
+        "The excise rate rises to 95 percent after 270 days of noncompliance. "  # one quote holds both figures
+        "Section 88 sets the period for which interest is payable."
+    )
+    checks = check_answer(answer, quotes, "At what rate must an insurer pay interest on a withheld claim?")
+    assert [c.missing for c in checks] == [["88(2)"], [], []]
+    assert [recited(c, quotes) for c in checks[1:]] == [
+        "The excise rate rises to 95 percent after 270 days of noncompliance [3].",
+        "Section 88 sets the period for which interest is payable [1].",
+    ]
+    # cited to both quotes, the sentence is checked against both, as before
+    assert check_answer("Section 88(2) requires interest on a withheld claim [1] [2].", quotes)[0].missing == []
 
 
 def test_a_sentence_claiming_no_exception_no_quote_claims_is_unfounded() -> None:

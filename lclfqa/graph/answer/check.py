@@ -1,17 +1,16 @@
 """Does every sentence of an answer rest on the quotes it cites? A deterministic check, no LLM.
 
-A sentence *states* figures (amounts, rates, counts, years, days), section and paragraph numbers, and
-quoted phrases. Each must occur in the quotes the sentence cites by number — in all the quotes when it
-cites none — compared after :func:`lclfqa.textnorm.normalize` (so "$1.5 million" = "$1,500,000",
-"20%" = "20 percent", "§ 25A" = "section 25A"). A sentence must also rest on the quotes in its words:
-at least ``min_support`` (setting ``min_answer_support``, default :data:`MIN_SUPPORT`) of its content words
-(stemmed, stop words out, :func:`lclfqa.index.tokens.tokenize`) occur in the quotes or the question;
-sentences of fewer than :data:`MIN_CONTENT_WORDS` content words, such as a bare verdict, are exempt
-(the threshold's measurement: docs/reading.md). A sentence that claims a rule holds without
-exception ("This applies regardless of whether the employee …", :data:`ABSOLUTES`) is unfounded unless a
-quote says so too: the 1.5B default wrote such sentences over quotes stating the exceptions. The reader
-acts on the result (re-citing what another quote holds, then removing what still fails), so no unsupported
-figure or unfounded sentence reaches the user.
+A sentence *states* figures (amounts, rates, counts, years, days), section and paragraph numbers, and quoted
+phrases. Each must occur in the quotes the sentence cites by number — in any one quote when it cites none, so that
+re-citing can name it — compared after :func:`lclfqa.textnorm.normalize` (so "$1.5 million" = "$1,500,000", "20%"
+= "20 percent", "§ 25A" = "section 25A"). A sentence must also rest on the quotes in its words: at least
+``min_support`` (setting ``min_answer_support``, default :data:`MIN_SUPPORT`) of its content words (stemmed, stop
+words out, :func:`lclfqa.index.tokens.tokenize`) occur in the quotes or the question; sentences of fewer than
+:data:`MIN_CONTENT_WORDS` content words, such as a bare verdict, are exempt (the threshold's measurement:
+docs/reading.md). A sentence that claims a rule holds without exception ("This applies regardless of whether the
+employee …", :data:`ABSOLUTES`) is unfounded unless a quote says so too: the 1.5B default wrote such sentences
+over quotes stating the exceptions. The reader acts on the result (re-citing what another quote holds, then
+removing what still fails), so no unsupported figure or unfounded sentence reaches the user.
 """
 
 from __future__ import annotations
@@ -189,6 +188,11 @@ def _names_what_is_asked(question: str) -> bool:
     return prompts.is_yes_no(question) or prompts.asks_choice(question)
 
 
+def held(item: str, sentence: str, pool: str) -> bool:
+    """Whether figure or phrase ``item`` of ``sentence`` is in ``pool`` (normalised text) or derived from it."""
+    return occurs(item, pool) or _derived(item, sentence, pool)
+
+
 def check_answer(
     answer: str, quotes: Sequence[str], question: str = "", min_support: float = MIN_SUPPORT
 ) -> list[SentenceCheck]:
@@ -206,9 +210,9 @@ def check_answer(
         # sentence that only says the question back (not a yes/no one's verdict) must rest on the quotes alone
         said = vouching(s, question)
         given, asked = figures(said), set(tokenize(said))
-        pool = " ".join(normalized[n - 1] for n in cites) if cites else everything
-        pool = f"{pool} {given}"
-        missing = [item for item in stated(s) if not occurs(item, pool) and not _derived(item, s, pool)]
+        # a sentence citing nothing holds a figure only where one quote does, as ``recited`` would cite it
+        pools = [" ".join(normalized[n - 1] for n in cites)] if cites else normalized
+        missing = [item for item in stated(s) if not any(held(item, s, f"{p} {given}") for p in pools or [""])]
         unknown = [f"[{n}]" for n in numbers if n not in cites]
         share = support(s, asked.union(*words))
         elsewhere = bool(cites) and support(s, asked.union(*(words[n - 1] for n in cites))) < min_support
