@@ -38,11 +38,6 @@ _SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000, "t
 
 _CARDINAL = "|".join(sorted([*_UNITS, *_TENS], key=len, reverse=True))
 _ORDINAL = "|".join(sorted(_ORDINALS, key=len, reverse=True))
-NUMBER_WORD = (
-    rf"(?:(?:{'|'.join(_TENS)})[- ](?:{'|'.join(k for k, v in _UNITS.items() if 0 < v < 10)}"
-    rf"|{'|'.join(k for k, v in _ORDINALS.items() if v < 10)})|{_ORDINAL}|{_CARDINAL})"
-)
-"""A number written in words that :func:`normalize` reads as digits: "seven", "twenty-one", "fifteenth"."""
 _DENOM = "|".join(sorted(_DENOMINATORS, key=len, reverse=True))
 # "twenty-one", "twenty one" → 21; "twenty-first" → 21st
 _COMPOUND = re.compile(rf"\b({'|'.join(_TENS)})[- ]({'|'.join(k for k, v in _UNITS.items() if 0 < v < 10)})\b")

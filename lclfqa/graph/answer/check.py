@@ -24,7 +24,7 @@ from lclfqa import prompts
 from lclfqa.index.tokens import tokenize
 from lclfqa.llm.parsing import CITATION_RE, MARKER_RUN, cited_numbers, with_markers
 from lclfqa.llm.parsing import split_sentences as split
-from lclfqa.textnorm import NUMBER_WORD, normalize
+from lclfqa.textnorm import normalize
 
 # what a sentence states that must be found: numbers with what is glued to them (1.25A-1(g), 7703(b), 80,000,
 # $1.5, 20%); a lone small number word is not a figure ("one of the conditions")
@@ -32,13 +32,6 @@ _FIGURE = re.compile(
     r"\$?\d[\d,]*(?:\.\d+)?[A-Za-z]{0,3}(?:[.\-–]\d(?:\d|,(?=\d{3}))*[A-Za-z]{0,3})*(?:\([A-Za-z0-9]{1,4}\))*"
     r"(?:\s?%|\s(?:percent|per cent)\b|\s(?:thousand|million|billion|trillion)\b)?"
 )
-_WORDED = re.compile(
-    rf"\b{NUMBER_WORD}(?:[- ](?:business|calendar|consecutive|full))?[- ]"
-    r"(?:days?|weeks?|months?|years?|hours?|minutes?|percent|per cent)\b",
-    re.I,
-)
-"""A period or rate written in words ("seven years", "thirty days", "the fifteenth week", "a three-year period",
-"fifteen per cent"): a figure as much as "7 years" (:func:`lclfqa.textnorm.normalize` reads both the same)."""
 _QUOTED = re.compile(r"[\"“]([^\"“”]{3,}?)[\"”]")
 _ENUMERATOR = re.compile(r"(?:(?<=^)|(?<=[\s:;,]))\((?:\d{1,2}|[a-z]|[ivx]{1,4})\)(?=\s)")
 """A list item's number ("…: (1) someone …; (2) the child …"): it counts items, it states no figure."""
@@ -61,11 +54,9 @@ def overstated(sentence: str, quotes_text: str) -> list[str]:
 
 
 def stated(sentence: str) -> list[str]:
-    """The figures (in digits, or a period or rate in words: :data:`_WORDED`), section numbers and quoted phrases
-    (≥ 3 words) ``sentence`` states, as written."""
+    """The figures, section numbers and quoted phrases (≥ 3 words) ``sentence`` states, as written."""
     text = _ENUMERATOR.sub(" ", CITATION_RE.sub(" ", sentence))
     found = [m.group(0).rstrip(".,") for m in _FIGURE.finditer(text)]
-    found += [m.group(0) for m in _WORDED.finditer(text)]
     found += [q.strip() for q in _QUOTED.findall(text) if len(q.split()) >= 3]
     return list(dict.fromkeys(f for f in found if f))
 
