@@ -194,6 +194,30 @@ def test_each_sentence_must_rest_on_the_quotes_it_cites() -> None:
     assert keep_supported(invented, quotes) == ([], ["The phase-out ends at $150,000 (section 25A(d)) [2]."])
 
 
+def test_a_count_in_words_is_a_figure() -> None:
+    """ "seven years" is checked as "7 years" is (the shipped sample's engagement letter): a sentence citing a quote
+    that lacks it is cited to the one that holds it. An ordinal names a position and a lone number word counts no
+    unit: neither is a figure. A figure doubled in brackets ("ten (10) days") reads once."""
+    assert stated("Kept for seven years, due within twenty-one days, at fifteen per cent [1].") == [
+        "seven years",
+        "twenty-one days",
+        "fifteen per cent",
+    ]
+    assert stated("A three-year period runs from the first month after the quarter.") == ["three-year"]
+    assert stated("One of the conditions is that the two spouses file jointly.") == []
+    quotes = [
+        "4.3 Payment. Invoices are due within 30 days.",
+        "5.2 Our files. Our workpapers are the property of the Firm and will be kept for seven years.",
+        "The order ceases to be operative on the expiration of six (6) months from the date on which it is made.",
+    ]
+    asked = "How long will the firm keep its workpapers?"
+    check = check_answer("The firm will keep its workpapers for seven years [1].", quotes, asked)
+    assert check[0].missing == ["seven years"]
+    assert recited(check[0], quotes, asked) == "The firm will keep its workpapers for seven years [2]."
+    assert check_answer("Invoices are due within thirty days [1].", quotes)[0].ok
+    assert check_answer("The order lapses after six months [3].", quotes)[0].ok
+
+
 def test_a_sentence_citing_nothing_is_held_to_one_quote() -> None:
     """Pieces of a figure found in different quotes hold no sentence: one that cites nothing must be holdable by
     one quote, as re-citing would cite it (a provision's number in one quote, its paragraph in another)."""

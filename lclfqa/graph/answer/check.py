@@ -24,7 +24,7 @@ from lclfqa import prompts
 from lclfqa.index.tokens import tokenize
 from lclfqa.llm.parsing import CITATION_RE, MARKER_RUN, cited_numbers, with_markers
 from lclfqa.llm.parsing import split_sentences as split
-from lclfqa.textnorm import normalize
+from lclfqa.textnorm import CARDINAL_WORD, normalize
 
 # what a sentence states that must be found: numbers with what is glued to them (1.25A-1(g), 7703(b), 80,000,
 # $1.5, 20%); a lone small number word is not a figure ("one of the conditions")
@@ -32,6 +32,14 @@ _FIGURE = re.compile(
     r"\$?\d[\d,]*(?:\.\d+)?[A-Za-z]{0,3}(?:[.\-–]\d(?:\d|,(?=\d{3}))*[A-Za-z]{0,3})*(?:\([A-Za-z0-9]{1,4}\))*"
     r"(?:\s?%|\s(?:percent|per cent)\b|\s(?:thousand|million|billion|trillion)\b)?"
 )
+_COUNT = re.compile(
+    rf"\b{CARDINAL_WORD}(?:[- ](?:business|calendar|consecutive|full))?[- ]"
+    r"(?:days?|weeks?|months?|years?|hours?|minutes?|percent|per cent)\b",
+    re.I,
+)
+"""A count of days, months, years or per cent written in words ("seven years", "thirty days", "a three-year period",
+"fifteen per cent"): a figure as much as "7 years" (:func:`lclfqa.textnorm.normalize` reads both the same). An
+ordinal ("the first month after the quarter") names a position, is paraphrased, and is not taken."""
 _QUOTED = re.compile(r"[\"“]([^\"“”]{3,}?)[\"”]")
 _ENUMERATOR = re.compile(r"(?:(?<=^)|(?<=[\s:;,]))\((?:\d{1,2}|[a-z]|[ivx]{1,4})\)(?=\s)")
 """A list item's number ("…: (1) someone …; (2) the child …"): it counts items, it states no figure."""
@@ -54,9 +62,11 @@ def overstated(sentence: str, quotes_text: str) -> list[str]:
 
 
 def stated(sentence: str) -> list[str]:
-    """The figures, section numbers and quoted phrases (≥ 3 words) ``sentence`` states, as written."""
+    """The figures (in digits, or a count in words: :data:`_COUNT`), section numbers and quoted phrases (≥ 3 words)
+    ``sentence`` states, as written."""
     text = _ENUMERATOR.sub(" ", CITATION_RE.sub(" ", sentence))
     found = [m.group(0).rstrip(".,") for m in _FIGURE.finditer(text)]
+    found += [m.group(0) for m in _COUNT.finditer(text)]
     found += [q.strip() for q in _QUOTED.findall(text) if len(q.split()) >= 3]
     return list(dict.fromkeys(f for f in found if f))
 
@@ -65,14 +75,18 @@ _DAY_SPAN = re.compile(
     r"\b(\d+)(?:st|nd|rd|th)?\s+day\s+(?:through|to)\s+(?:the\s+)?(\d+)(?:st|nd|rd|th)?\s+day\b", re.I
 )
 _BARE_DECIMAL = re.compile(r"(?<![\d.])\.(\d)")
+_DOUBLED = re.compile(r"\b(\d+(?:\.\d+)?) \( \1 \)")
+"""A figure the drafter doubled in brackets, as normalised: "six (6) months" → "6 ( 6 ) months"."""
 _TRAILING_ZEROS = re.compile(r"\b(\d+)\.(\d*?)0+\b")
 
 
 def figures(text: str) -> str:
     """``text`` normalised (:func:`lclfqa.textnorm.normalize`) with the figures of the same value in one
-    form, for the check only: "the 1st day through the 15th day" = "1-15", ".2" = "0.2", "8.00%" = "8%"."""
+    form, for the check only: "the 1st day through the 15th day" = "1-15", ".2" = "0.2", "8.00%" = "8%", "six (6)
+    months" = "6 months"."""
     text = _BARE_DECIMAL.sub(r"0.\1", _DAY_SPAN.sub(r"\1-\2", text))
-    return _TRAILING_ZEROS.sub(lambda m: f"{m.group(1)}.{m.group(2)}" if m.group(2) else m.group(1), normalize(text))
+    text = _DOUBLED.sub(r"\1", normalize(text))
+    return _TRAILING_ZEROS.sub(lambda m: f"{m.group(1)}.{m.group(2)}" if m.group(2) else m.group(1), text)
 
 
 _PARAGRAPH = r"\([A-Za-z0-9]{1,4}\)"
