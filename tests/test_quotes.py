@@ -607,21 +607,6 @@ def test_a_heading_alone_is_never_added_as_the_sources_words():
     assert part_quotes(asked, quotes, "True.", rule=0) == [1]
 
 
-def test_the_verdicts_rule_is_not_added_where_the_opening_sentence_cites_its_basis():
-    from lclfqa.graph.answer.sources import part_quotes
-
-    quotes = [
-        {"text": "1.3 Excluded services. This engagement does not include representation in an IRS examination."},
-        {"text": "If the engagement ends before the returns are filed, you will pay for the work performed to date."},
-    ]
-    asked = "Does the engagement cover representing the clients before the IRS in an examination?"
-    grounded = "No, the engagement does not cover representation in an IRS examination [1]."
-    assert part_quotes(asked, quotes, grounded, rule=1) == []
-    # a bare verdict, or an opening that cites nothing, still gets the rule's words
-    assert part_quotes(asked, quotes, "No [1].", rule=1) == [1]
-    assert part_quotes(asked, quotes, "No, the engagement does not cover it.", rule=1) == [1]
-
-
 def test_no_quote_states_a_rule_sharing_no_word_with_any():
     from lclfqa.graph.answer.sources import stating
 

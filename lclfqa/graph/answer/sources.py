@@ -6,8 +6,7 @@ checked, each part of the question (:func:`lclfqa.prompts.question_parts`) gets 
 (:func:`lclfqa.graph.evidence.nearest.closeness_by_part`) in the source's words, shortened to
 :data:`RULE_QUOTE_CHARS` — unless the answer cites that quote or already gives it (at least :data:`STATED_SHARE` of
 its content words). For a yes/no question the first part's quote is the one stating the rule the verdict call
-decided (:func:`stating`), unless the answer's opening sentence already cites the quote it rests on
-(:func:`verdict_grounded`). An added quote is the source's own text, so it needs no check; a heading alone (no
+decided (:func:`stating`). An added quote is the source's own text, so it needs no check; a heading alone (no
 lower-case letter) is never one. A dissent's or a concurrence's words are added only to an answer whose question
 names a separate opinion or a Justice, and then say whose they are; at most :data:`MAX_PART_QUOTES` quotes and
 :data:`MAX_ADDED_CHARS` characters are added.
@@ -67,14 +66,6 @@ def heading_only(text: str) -> bool:
     return any(c.isalpha() for c in text) and not any(c.islower() for c in text)
 
 
-def verdict_grounded(answer: str, marks: list[int]) -> bool:
-    """Whether ``answer``'s opening sentence says more than a verdict and cites one of the quotes (numbered
-    ``marks``): "No, the engagement does not cover an examination [1]." shows what decides it; "No [1]." does
-    not."""
-    opening = next(iter(sentences(answer)), "")
-    return not says_nothing(opening) and any(n in marks for n in parsing.cited_numbers(opening))
-
-
 def given(text: str, answer: str) -> bool:
     """Whether ``answer`` already gives ``text``: :data:`STATED_SHARE` of its content words (stemmed)."""
     return support(text, set(tokenize(answer))) >= STATED_SHARE
@@ -110,8 +101,6 @@ def part_quotes(
     for j in range(len(parts)):
         if len(picked) == MAX_PART_QUOTES:
             break
-        if j == 0 and rule is not None and verdict_grounded(answer, marks):
-            continue  # the verdict's basis is cited in the sentence that gives it: the part is answered
         if j == 0 and rule is not None and rule in allowed:
             i = rule
         elif allowed:
