@@ -607,25 +607,6 @@ def test_a_heading_alone_is_never_added_as_the_sources_words():
     assert part_quotes(asked, quotes, "True.", rule=0) == [1]
 
 
-def test_a_long_quote_is_shown_from_its_sentence_nearest_the_part():
-    from lclfqa.graph.answer.sources import RULE_QUOTE_CHARS, window, with_part_quotes
-
-    passage = (
-        "5. Records and Retention\n\n5.1 Your records. We will return your original documents with the completed "
-        "returns. You should keep them, with copies of the returns, for at least three years after the returns are "
-        "filed, the period in which the IRS may generally assess additional tax.\n\n5.2 Our files. Our workpapers "
-        "are the property of the Firm and will be kept for seven years."
-    )
-    asked = "How long will the firm keep its workpapers?"
-    shown = window(passage, asked, RULE_QUOTE_CHARS)
-    assert shown == "… 5.2 Our files. Our workpapers are the property of the Firm and will be kept for seven years."
-    answer, added = with_part_quotes("It keeps them [1].", asked, [{"text": "Invoices are due."}, {"text": passage}])
-    assert added == 1 and answer.endswith(f"“{shown}” [2]")
-    # a quote that fits is shown whole; one that goes on past the window says so
-    assert window("Short rule.", asked, RULE_QUOTE_CHARS) == "Short rule."
-    assert window(passage, "What must the clients keep, and for how long?", 120).endswith(" …")
-
-
 def test_no_quote_states_a_rule_sharing_no_word_with_any():
     from lclfqa.graph.answer.sources import stating
 

@@ -3,13 +3,13 @@
 The 1.5B default answers from the first quotes it is shown and often stops after the first thing a question asks;
 asked once more for a part it left open, it contradicted its own verdict ("No, … Yes, …"). So once the answer is
 checked, each part of the question (:func:`lclfqa.prompts.question_parts`) gets the quote nearest it
-(:func:`lclfqa.graph.evidence.nearest.closeness_by_part`) in the source's words — a long quote from its sentence
-nearest the part, up to :data:`RULE_QUOTE_CHARS` (:func:`window`) — unless the answer cites that quote or already
-gives it (at least :data:`STATED_SHARE` of its content words). For a yes/no question the first part's quote is the
-one stating the rule the verdict call decided (:func:`stating`). An added quote is the source's own text, so it
-needs no check; a heading alone (no lower-case letter) is never one. A dissent's or a concurrence's words are added
-only to an answer whose question names a separate opinion or a Justice, and then say whose they are; at most
-:data:`MAX_PART_QUOTES` quotes and :data:`MAX_ADDED_CHARS` characters are added.
+(:func:`lclfqa.graph.evidence.nearest.closeness_by_part`) in the source's words, shortened to
+:data:`RULE_QUOTE_CHARS` — unless the answer cites that quote or already gives it (at least :data:`STATED_SHARE` of
+its content words). For a yes/no question the first part's quote is the one stating the rule the verdict call
+decided (:func:`stating`). An added quote is the source's own text, so it needs no check; a heading alone (no
+lower-case letter) is never one. A dissent's or a concurrence's words are added only to an answer whose question
+names a separate opinion or a Justice, and then say whose they are; at most :data:`MAX_PART_QUOTES` quotes and
+:data:`MAX_ADDED_CHARS` characters are added.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from lclfqa.graph.answer.tidy import says_nothing
 from lclfqa.graph.answer.verdict import VERDICTS
 from lclfqa.graph.evidence.nearest import closeness_by_part, nearest_quotes
 from lclfqa.graph.evidence.reading import passages
-from lclfqa.graph.evidence.sentences import spans
 from lclfqa.index.tokens import tokenize
 from lclfqa.llm import parsing
 from lclfqa.llm.parsing import split_sentences as sentences
@@ -47,27 +46,6 @@ def shortened(text: str, limit: int) -> str:
     if len(flat) <= limit:
         return flat
     return flat[:limit].rsplit(" ", 1)[0].rstrip(",;:—–-") + " …"
-
-
-def window(text: str, part: str, limit: int, embeddings: Embeddings | None = None) -> str:
-    """``text`` on one line where it fits in ``limit`` characters; else from its sentence nearest ``part``
-    (:func:`~lclfqa.graph.evidence.nearest.closeness_by_part`; the first on a tie), with the sentences after it
-    while they fit, marked "… " where it does not open the text and " …" where the text goes on: a quote widened
-    to its passage often opens with a heading or a neighbouring rule, and its first words are not what answers."""
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    pieces = [" ".join(text[a:b].split()) for a, b in spans(text)]
-    pieces = [p for p in pieces if p] or [flat]
-    scores = closeness_by_part([part], pieces, embeddings)
-    best = max(range(len(pieces)), key=lambda k: (scores[k][0] if scores[k] else 0.0, -k))
-    shown = pieces[best]
-    end = best + 1
-    while end < len(pieces) and len(shown) + 1 + len(pieces[end]) <= limit:
-        shown, end = f"{shown} {pieces[end]}", end + 1
-    cut = shortened(shown, limit)
-    lead = "… " if best > 0 else ""
-    return f"{lead}{cut}" if cut.endswith(" …") or end == len(pieces) else f"{lead}{cut} …"
 
 
 def stating(rule: str | None, texts: list[str]) -> int | None:
@@ -103,22 +81,9 @@ def part_quotes(
 ) -> list[int]:
     """The quotes (0-based, in the order of the parts they answer) to add to ``answer``: for each part of
     ``question``, the quote nearest it (``rule`` for the first part, when given) that the answer neither
-    cites nor gives (:func:`given`, on the words :func:`window` shows); each quote once, at most
-    :data:`MAX_PART_QUOTES` and :data:`MAX_ADDED_CHARS`; a separate opinion's only when the question names one
-    (not the holding). ``numbers`` are the quotes' reference numbers where they are not 1…n (quotes of the
-    retrieved children)."""
-    return [i for i, _ in part_picks(question, quotes, answer, rule, embeddings, numbers)]
-
-
-def part_picks(
-    question: str,
-    quotes: list[dict[str, Any]],
-    answer: str,
-    rule: int | None = None,
-    embeddings: Embeddings | None = None,
-    numbers: list[int] | None = None,
-) -> list[tuple[int, str]]:
-    """:func:`part_quotes` with the words of each to show (:func:`window`, for the part it answers)."""
+    cites nor gives (:func:`given`); each quote once, at most :data:`MAX_PART_QUOTES` and
+    :data:`MAX_ADDED_CHARS`; a separate opinion's only when the question names one (not the holding).
+    ``numbers`` are the quotes' reference numbers where they are not 1…n (quotes of the retrieved children)."""
     texts = [q["text"] for q in quotes]
     if not texts:
         return []
@@ -131,7 +96,7 @@ def part_picks(
     marks = numbers or list(range(1, len(quotes) + 1))
     said = set(parsing.cited_numbers(answer))
     cited = {i for i, n in enumerate(marks) if n in said}
-    picked: list[tuple[int, str]] = []
+    picked: list[int] = []
     size = 0
     for j in range(len(parts)):
         if len(picked) == MAX_PART_QUOTES:
@@ -142,14 +107,12 @@ def part_picks(
             i = max(allowed, key=lambda k: (scores[k][j], -k))
         else:
             break
-        if i in cited or any(i == k for k, _ in picked):
-            continue
-        text = window(texts[i], parts[j], RULE_QUOTE_CHARS, embeddings)
-        if given(text, answer):
+        text = shortened(texts[i], RULE_QUOTE_CHARS)
+        if i in picked or i in cited or given(text, answer):
             continue
         if picked and size + len(text) > MAX_ADDED_CHARS:
             break
-        picked.append((i, text))
+        picked.append(i)
         size += len(text)
     return picked
 
@@ -164,11 +127,11 @@ def with_part_quotes(
 ) -> tuple[str, int]:
     """``(answer, added)``: ``answer`` followed by :func:`part_quotes`, each as "The source reads: “…” [n]"
     (a separate opinion's as "JUSTICE …, concurring, reads: “…” [n]")."""
-    picked = part_picks(question, quotes, answer, rule, embeddings, numbers)
+    picked = part_quotes(question, quotes, answer, rule, embeddings, numbers)
     marks = numbers or list(range(1, len(quotes) + 1))
     added = []
-    for i, text in picked:
-        opinion = separate_opinion(quotes[i]).rstrip(" .")
+    for i in picked:
+        text, opinion = shortened(quotes[i]["text"], RULE_QUOTE_CHARS), separate_opinion(quotes[i]).rstrip(" .")
         if opinion:
             added.append(prompts.phrase("opinion_quote", whose=opinion, quote=text, n=marks[i]))
         else:
