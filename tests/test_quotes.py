@@ -218,6 +218,22 @@ def test_a_count_in_words_is_a_figure() -> None:
     assert check_answer("The order lapses after six months [3].", quotes)[0].ok
 
 
+def test_the_questions_words_do_not_say_which_quote_a_sentence_rests_on() -> None:
+    """A sentence that restates the question and adds words of its own is cited to the quote holding those words:
+    the question's words count for every quote alike."""
+    quotes = [
+        "4.3 Payment. Invoices are due within 30 days.",
+        "5.2 Our files. Our workpapers are the property of the Firm and are kept in its archive under seal.",
+    ]
+    asked = "Where will the firm keep its workpapers after the returns are filed?"
+    sentence = "The firm will keep its workpapers after the returns are filed"
+    sentence += " as property of the Firm, in its archive under seal"
+    check = check_answer(f"{sentence} [1].", quotes, asked)[0]
+    assert check.misattributed and not check.unfounded  # its words are in the quotes, not in the one it cites
+    assert recited(check, quotes, asked) == f"{sentence} [2]."
+    assert not check_answer(f"{sentence} [2].", quotes, asked)[0].misattributed
+
+
 def test_a_sentence_citing_nothing_is_held_to_one_quote() -> None:
     """Pieces of a figure found in different quotes hold no sentence: one that cites nothing must be holdable by
     one quote, as re-citing would cite it (a provision's number in one quote, its paragraph in another)."""

@@ -150,7 +150,8 @@ class SentenceCheck:
     unfounded: bool = False
     """Its support is below the threshold: it says what no quote says."""
     misattributed: bool = False
-    """It rests on the quotes, but not on those it cites (their words hold under the threshold of its own)."""
+    """It rests on the quotes, but not on those it cites: their words hold under the threshold of its own, counting
+    the question's, or of those it has beyond the question's (:data:`MIN_CONTENT_WORDS` or more)."""
     unknown: list[str] = field(default_factory=list)
     """Citation markers with no quote behind them ("[539]": a page number the model made a marker of)."""
 
@@ -229,7 +230,11 @@ def check_answer(
         missing = [item for item in stated(s) if not any(held(item, s, f"{p} {given}") for p in pools or [""])]
         unknown = [f"[{n}]" for n in numbers if n not in cites]
         share = support(s, asked.union(*words))
-        elsewhere = bool(cites) and support(s, asked.union(*(words[n - 1] for n in cites))) < min_support
+        held_by_cited = asked.union(*(words[n - 1] for n in cites))
+        # the question's words vouch for what a sentence says, not for which quote it rests on
+        own = content_words(s) - set(tokenize(question))
+        own_elsewhere = len(own) >= MIN_CONTENT_WORDS and len(own & held_by_cited) < min_support * len(own)
+        elsewhere = bool(cites) and (support(s, held_by_cited) < min_support or own_elsewhere)
         unfounded = share < min_support or (min_support > 0 and bool(overstated(s, everything)))
         misattributed = elsewhere and share >= min_support
         out.append(SentenceCheck(s, cites, missing, share, unfounded, misattributed, unknown))
