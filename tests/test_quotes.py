@@ -234,6 +234,20 @@ def test_the_questions_words_do_not_say_which_quote_a_sentence_rests_on() -> Non
     assert not check_answer(f"{sentence} [2].", quotes, asked)[0].misattributed
 
 
+def test_a_pointer_phrase_goes_with_its_marker_when_a_sentence_is_re_cited() -> None:
+    quotes = [
+        "Invoices are due within 30 days.",
+        "Amounts paid to the child's parent for care are not taken into account.",
+    ]
+    asked = "Can a client count what she pays her mother for child care?"
+    opening = check_answer("According to [1], amounts paid to the child's parent are not taken into account.", quotes)
+    assert recited(opening[0], quotes, asked) == "Amounts paid to the child's parent are not taken into account [2]."
+    inside = check_answer("Amounts paid to the parent, as stated in [1], are not taken into account for care.", quotes)
+    assert recited(inside[0], quotes, asked) == "Amounts paid to the parent, are not taken into account for care [2]."
+    ending = check_answer("Amounts paid to the child's parent are not taken into account, as set out in [1].", quotes)
+    assert recited(ending[0], quotes, asked) == "Amounts paid to the child's parent are not taken into account [2]."
+
+
 def test_a_sentence_citing_nothing_is_held_to_one_quote() -> None:
     """Pieces of a figure found in different quotes hold no sentence: one that cites nothing must be holdable by
     one quote, as re-citing would cite it (a provision's number in one quote, its paragraph in another)."""

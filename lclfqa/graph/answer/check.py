@@ -305,6 +305,23 @@ _PINPOINT = re.compile(r"(?:\bat|\bparas?\.?|\bparagraphs?|¶)\s*\[(\d+)\](?:\s*
 """A paragraph pinpoint: "at [45]", "At [45]-[47]", "paras [12] and [13]", "in paragraph [3]", "¶ [3]"."""
 
 
+_POINTING = (
+    r"(?:according\s+to|see|as\s+(?:stated|set\s+out|set\s+forth|provided|specified|noted|explained|described)\s+in)"
+)
+_POINTER_OPENING = re.compile(rf"^(\W*){_POINTING}\s+{MARKER_RUN.pattern}\s*,?\s*(\w)", re.I)
+_POINTER_ENDING = re.compile(
+    rf",?\s*\b{_POINTING}\s+{MARKER_RUN.pattern}(?=\s*(?:{MARKER_RUN.pattern}\s*)?[.!?]?\s*$)", re.I
+)
+_POINTER_INSIDE = re.compile(rf",\s*{_POINTING}\s+{MARKER_RUN.pattern}\s*,", re.I)
+
+
+def without_pointers(sentence: str) -> str:
+    """``sentence`` without the phrases that only point at a marker — "According to [2], …", "…, as stated in [2],
+    …", "… as set out in [4]." — so that re-citing it leaves no "According to, …" behind."""
+    text = _POINTER_OPENING.sub(lambda m: m.group(1) + m.group(2).upper(), sentence)
+    return _POINTER_ENDING.sub("", _POINTER_INSIDE.sub(",", text))
+
+
 def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> str:
     """``check``'s sentence cited to the quotes that hold it, or ``""`` when they are the ones it cites (and it cites no
     number without a quote) or no :data:`MAX_CITED` quotes hold every figure and quoted phrase it states. The quote
@@ -314,7 +331,7 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
     quote on identification when no quote prints the section the user named). The model cited the wrong number, split
     one statement over two quotes, or cited nothing: the evidence is there, and re-citing costs nothing and loses
     nothing."""
-    bare = re.sub(r"\s+([.,;:!?])", r"\1", MARKER_RUN.sub("", check.text)).strip()
+    bare = re.sub(r"\s+([.,;:!?])", r"\1", MARKER_RUN.sub("", without_pointers(check.text))).strip()
     if not quotes or len(bare.split()) < 4 or len(set(tokenize(bare))) < 2:
         return ""
     if {f"[{n}]" for m in _PINPOINT.finditer(check.text) for n in m.groups() if n} & set(check.unknown):
