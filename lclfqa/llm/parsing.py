@@ -301,31 +301,6 @@ def abbreviated(text: str, start: int, period_end: int, next_start: int) -> bool
     )
 
 
-def _open_quotes(text: str) -> int:
-    """Quotation marks ``text`` opens and does not close: curly opening less closing, plus one for an odd
-    count of straight double quotes."""
-    return max(0, text.count("“") - text.count("”")) + text.count('"') % 2
-
-
-def quoted_sentences(answer: str) -> list[str]:
-    """:func:`split_sentences`, with a quotation that opens in one sentence and closes in a later one kept as one
-    unit with the sentences it spans (a mark that never closes joins nothing)."""
-    parts = split_sentences(answer)
-    out: list[str] = []
-    i = 0
-    while i < len(parts):
-        unit, j = parts[i], i + 1
-        if _open_quotes(unit):
-            k = j
-            while k < len(parts) and _open_quotes(" ".join(parts[i : k + 1])):
-                k += 1
-            if k < len(parts):  # it closes in sentence k
-                unit, j = " ".join(parts[i : k + 1]), k + 1
-        out.append(unit)
-        i = j
-    return out
-
-
 def split_sentences(answer: str) -> list[str]:
     """``answer`` split into sentences, each keeping its citation markers (``… year. [1]`` included)."""
     parts: list[str] = []

@@ -22,7 +22,8 @@ from functools import lru_cache
 
 from lclfqa import prompts
 from lclfqa.index.tokens import tokenize
-from lclfqa.llm.parsing import CITATION_RE, MARKER_RUN, cited_numbers, quoted_sentences, with_markers
+from lclfqa.llm.parsing import CITATION_RE, MARKER_RUN, cited_numbers, with_markers
+from lclfqa.llm.parsing import split_sentences as split
 from lclfqa.textnorm import CARDINAL_WORD, normalize
 
 # what a sentence states that must be found: numbers with what is glued to them (1.25A-1(g), 7703(b), 80,000,
@@ -217,7 +218,7 @@ def check_answer(
     everything = " ".join(normalized)
     words = [set(tokenize(q)) for q in quotes]
     out = []
-    for s in quoted_sentences(answer):  # a quotation over several sentences is judged whole
+    for s in split(answer):
         numbers = cited_numbers(s)
         cites = [n for n in numbers if 1 <= n <= len(quotes)]
         # what the user said in the question is held too: restating the facts given is not unsupported; but a
