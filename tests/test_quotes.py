@@ -248,6 +248,24 @@ def test_a_pointer_phrase_goes_with_its_marker_when_a_sentence_is_re_cited() -> 
     assert recited(ending[0], quotes, asked) == "Amounts paid to the child's parent are not taken into account [2]."
 
 
+def test_a_quotation_mark_whose_partner_was_removed_goes_too() -> None:
+    quotes = ["As first enacted the credit was limited to the first two years of study."]
+    answer = (
+        'No [1]. The rule is in section 99, which states: "The credit began in 2009. '
+        'As first enacted the credit was limited to the first two years of study [1]." It applies [1].'
+    )
+    kept, removed = keep_supported(check_answer(answer, quotes), quotes)
+    assert removed == ['The rule is in section 99, which states: "The credit began in 2009.']
+    assert [c.text for c in kept] == [
+        "No [1].",
+        "As first enacted the credit was limited to the first two years of study [1].",
+        "It applies [1].",
+    ]
+    # a quotation closed within its sentence, or whose other end is kept, is left as written
+    both = check_answer('He wrote: "The credit began. It was limited to two years [1]."', quotes)
+    assert [c.text for c in keep_supported(both, quotes)[0]] == [c.text for c in both if c.ok]
+
+
 def test_a_sentence_citing_nothing_is_held_to_one_quote() -> None:
     """Pieces of a figure found in different quotes hold no sentence: one that cites nothing must be holdable by
     one quote, as re-citing would cite it (a provision's number in one quote, its paragraph in another)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from lclfqa import prompts
@@ -408,6 +408,24 @@ def is_pointer(sentence: str) -> bool:
     return bool(_POINTER.match(sentence.strip()))
 
 
+def _fails(check: SentenceCheck) -> bool:
+    return is_pointer(check.text) or not check.ok
+
+
+def _unpaired(check: SentenceCheck, checks: Sequence[SentenceCheck], k: int) -> SentenceCheck:
+    """``check`` (``checks[k]``, kept) without a straight double quote whose other end is in a neighbouring
+    sentence that fails (``… still uses the Hope name [8]."`` after the sentence that opened the quotation went)."""
+    text = check.text
+    if text.count('"') % 2 == 0:
+        return check
+    if k > 0 and checks[k - 1].text.count('"') % 2 and _fails(checks[k - 1]):
+        text = text.replace('"', "", 1)
+    elif k + 1 < len(checks) and checks[k + 1].text.count('"') % 2 and _fails(checks[k + 1]):
+        cut = text.rfind('"')
+        text = text[:cut] + text[cut + 1 :]
+    return check if text == check.text else replace(check, text=re.sub(r"\s+([.,;:!?])", r"\1", text).strip())
+
+
 def keep_supported(
     checks: Sequence[SentenceCheck], quotes: Sequence[str] = (), question: str = "", min_support: float = MIN_SUPPORT
 ) -> tuple[list[SentenceCheck], list[str]]:
@@ -416,12 +434,12 @@ def keep_supported(
     (:func:`salvaged`), each once — and the text of those removed."""
     kept: list[tuple[SentenceCheck, str]] = []  # with the sentence as the model wrote it
     removed: list[str] = []
-    for c in checks:
+    for k, c in enumerate(checks):
         if is_pointer(c.text):
             removed.append(c.text)
             continue
         if c.ok:
-            kept.append((c, c.text))
+            kept.append((_unpaired(c, checks, k), c.text))
             continue
         short = (clause_trimmed(c, quotes, question, min_support) or salvaged(c, quotes)) if quotes else ""
         if short:
