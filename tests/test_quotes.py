@@ -261,6 +261,9 @@ def test_a_quotation_mark_whose_partner_was_removed_goes_too() -> None:
         "As first enacted the credit was limited to the first two years of study [1].",
         "It applies [1].",
     ]
+    # the other end may be sentences away
+    far = check_answer('As section 99 states: "It began in 2009. It was limited [1]. It ended [1]." No [1].', quotes)
+    assert [c.text for c in keep_supported(far, quotes)[0]][-2:] == ["It ended [1].", "No [1]."]
     # a quotation closed within its sentence, or whose other end is kept, is left as written
     both = check_answer('He wrote: "The credit began. It was limited to two years [1]."', quotes)
     assert [c.text for c in keep_supported(both, quotes)[0]] == [c.text for c in both if c.ok]

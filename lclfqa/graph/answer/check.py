@@ -413,14 +413,18 @@ def _fails(check: SentenceCheck) -> bool:
 
 
 def _unpaired(check: SentenceCheck, checks: Sequence[SentenceCheck], k: int) -> SentenceCheck:
-    """``check`` (``checks[k]``, kept) without a straight double quote whose other end is in a neighbouring
-    sentence that fails (``… still uses the Hope name [8]."`` after the sentence that opened the quotation went)."""
+    """``check`` (``checks[k]``, kept) without a straight double quote whose other end is in a sentence that fails:
+    the nearest before it (for its first mark) or after it (for its last) with an odd number of them
+    (``… still uses the Hope name [8]."`` after the sentence that opened the quotation went)."""
     text = check.text
     if text.count('"') % 2 == 0:
         return check
-    if k > 0 and checks[k - 1].text.count('"') % 2 and _fails(checks[k - 1]):
+    odd = [i for i, c in enumerate(checks) if c.text.count('"') % 2]
+    before = [i for i in odd if i < k]
+    after = [i for i in odd if i > k]
+    if before and _fails(checks[before[-1]]):
         text = text.replace('"', "", 1)
-    elif k + 1 < len(checks) and checks[k + 1].text.count('"') % 2 and _fails(checks[k + 1]):
+    elif after and _fails(checks[after[0]]):
         cut = text.rfind('"')
         text = text[:cut] + text[cut + 1 :]
     return check if text == check.text else replace(check, text=re.sub(r"\s+([.,;:!?])", r"\1", text).strip())
