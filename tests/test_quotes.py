@@ -216,6 +216,8 @@ def test_a_count_in_words_is_a_figure() -> None:
     assert recited(check[0], quotes, asked) == "The firm will keep its workpapers for seven years [2]."
     assert check_answer("Invoices are due within thirty days [1].", quotes)[0].ok
     assert check_answer("The order lapses after six months [3].", quotes)[0].ok
+    # a provision's paragraph that repeats its number is not a doubled figure
+    assert not check_answer("Section 2(2) applies [1].", ["Section 2 applies to invoices."])[0].ok
 
 
 def test_the_questions_words_do_not_say_which_quote_a_sentence_rests_on() -> None:

@@ -75,8 +75,9 @@ _DAY_SPAN = re.compile(
     r"\b(\d+)(?:st|nd|rd|th)?\s+day\s+(?:through|to)\s+(?:the\s+)?(\d+)(?:st|nd|rd|th)?\s+day\b", re.I
 )
 _BARE_DECIMAL = re.compile(r"(?<![\d.])\.(\d)")
-_DOUBLED = re.compile(r"\b(\d+(?:\.\d+)?) \( \1 \)")
-"""A figure the drafter doubled in brackets, as normalised: "six (6) months" → "6 ( 6 ) months"."""
+_DOUBLED = re.compile(rf"\b({CARDINAL_WORD})\s*\(\s*(\d+)\s*\)", re.I)
+"""A figure the drafter wrote twice, in words and then in digits in brackets: "six (6) months" (not a provision's
+paragraph, "2(2)")."""
 _TRAILING_ZEROS = re.compile(r"\b(\d+)\.(\d*?)0+\b")
 
 
@@ -84,9 +85,9 @@ def figures(text: str) -> str:
     """``text`` normalised (:func:`lclfqa.textnorm.normalize`) with the figures of the same value in one
     form, for the check only: "the 1st day through the 15th day" = "1-15", ".2" = "0.2", "8.00%" = "8%", "six (6)
     months" = "6 months"."""
+    text = _DOUBLED.sub(lambda m: m.group(1) if normalize(m.group(1)) == m.group(2) else m.group(0), text)
     text = _BARE_DECIMAL.sub(r"0.\1", _DAY_SPAN.sub(r"\1-\2", text))
-    text = _DOUBLED.sub(r"\1", normalize(text))
-    return _TRAILING_ZEROS.sub(lambda m: f"{m.group(1)}.{m.group(2)}" if m.group(2) else m.group(1), text)
+    return _TRAILING_ZEROS.sub(lambda m: f"{m.group(1)}.{m.group(2)}" if m.group(2) else m.group(1), normalize(text))
 
 
 _PARAGRAPH = r"\([A-Za-z0-9]{1,4}\)"
@@ -217,6 +218,7 @@ def check_answer(
     normalized = [figures(q) for q in quotes]
     everything = " ".join(normalized)
     words = [set(tokenize(q)) for q in quotes]
+    question_words = set(tokenize(question))
     out = []
     for s in split(answer):
         numbers = cited_numbers(s)
@@ -232,7 +234,7 @@ def check_answer(
         share = support(s, asked.union(*words))
         held_by_cited = asked.union(*(words[n - 1] for n in cites))
         # the question's words vouch for what a sentence says, not for which quote it rests on
-        own = content_words(s) - set(tokenize(question))
+        own = content_words(s) - question_words
         own_elsewhere = len(own) >= MIN_CONTENT_WORDS and len(own & held_by_cited) < min_support * len(own)
         elsewhere = bool(cites) and (support(s, held_by_cited) < min_support or own_elsewhere)
         unfounded = share < min_support or (min_support > 0 and bool(overstated(s, everything)))
