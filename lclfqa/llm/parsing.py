@@ -288,11 +288,10 @@ _ABBREVIATIONS = (
     r"|U|U\.\s?S|S\.\s?Ct|Ct|L\.\s?Ed"
 )
 SENTENCE_END = re.compile(rf"(?<=[.!?])([\"”’']?(?:\s*{CITATION})*)\s+(?=[A-Z\"“(]|\[[^\]]*\]\s*[^\s\[])")
-# a court or an editor cited with an initial in brackets ends no sentence either: "(D. Me. 2020)", "(L. Downer ed.)"
-ABBREVIATED = re.compile(rf"(?:(?:^|[\s(])(?:{_ABBREVIATIONS})|\([A-Z])\.$")
-# "S." before "Ct.", "L." before "Ed.", "F." before "Supp." and "C." before "J." ("Marshall, C. J.", a Chief
-# Justice) end no sentence, nor "L." before "No. 117" ("Pub. L. No. 117-169")
-_REPORTER_NEXT = re.compile(r"(?:Ct|Ed|J|Supp)\.|No\.\s?\d")
+ABBREVIATED = re.compile(rf"(?:^|[\s(])(?:{_ABBREVIATIONS})\.$")
+# "S." before "Ct.", "L." before "Ed." and "C." before "J." ("Marshall, C. J.", a Chief Justice) end no sentence,
+# nor "L." before "No. 117" ("Pub. L. No. 117-169")
+_REPORTER_NEXT = re.compile(r"(?:Ct|Ed|J)\.|No\.\s?\d")
 
 
 def abbreviated(text: str, start: int, period_end: int, next_start: int) -> bool:
