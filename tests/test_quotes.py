@@ -134,6 +134,14 @@ def test_sentences_keep_their_citations_and_skip_abbreviations() -> None:
         "No.",
         "It is not.",
     ]
+    # a court or an editor cited with an initial in brackets, a reporter's "F. Supp."; a schedule's letter still ends
+    courts = "Held, 12 F. Supp. 3d 45 (D. Me. 2020). See Bracton 9 (L. Downer ed. 1972). It is on Schedule D. Then."
+    assert sentences(courts) == [
+        "Held, 12 F. Supp. 3d 45 (D. Me. 2020).",
+        "See Bracton 9 (L. Downer ed. 1972).",
+        "It is on Schedule D.",
+        "Then.",
+    ]
 
 
 def test_a_figure_written_another_way_is_found_in_its_quote() -> None:

@@ -301,12 +301,25 @@ def abbreviated(text: str, start: int, period_end: int, next_start: int) -> bool
     )
 
 
+# In an answer (not yet in the source spans, whose sentences the extractor points at: changing them asks the model
+# again), a court or an editor cited with an initial in brackets ends no sentence, nor "F." before "Supp.":
+# "(D. Me. 2020)", "(L. Downer ed. 1972)", "12 F. Supp. 3d 45"
+_CITED_INITIAL = re.compile(r"\([A-Z]\.$")
+_SUPPLEMENT = re.compile(r"Supp\.")
+
+
+def _cited_initial(text: str, start: int, period_end: int, next_start: int) -> bool:
+    return bool(_CITED_INITIAL.search(text[max(start, period_end - 3) : period_end])) or bool(
+        text[max(start, period_end - 3) : period_end].endswith(" F.") and _SUPPLEMENT.match(text, next_start)
+    )
+
+
 def split_sentences(answer: str) -> list[str]:
     """``answer`` split into sentences, each keeping its citation markers (``… year. [1]`` included)."""
     parts: list[str] = []
     start = 0
     for m in SENTENCE_END.finditer(answer):
-        if abbreviated(answer, start, m.start(), m.end()):
+        if abbreviated(answer, start, m.start(), m.end()) or _cited_initial(answer, start, m.start(), m.end()):
             continue
         cut = m.end(1)
         parts.append(answer[start:cut].strip())
