@@ -557,6 +557,13 @@ def test_citations_written_before_their_sentences_move_after_them(written: str, 
         ),
         ("Explain the phase-out. Also, what are the limits?", ["Explain the phase-out.", "Also, what are the limits?"]),
         ("State law caps the fee. What is the cap?", ["State law caps the fee. What is the cap?"]),  # facts, no order
+        # a bare wh-word asking again: the clause of the part before it
+        (
+            "Within how many days must the issuer give notice, and where?",
+            ["Within how many days must the issuer give notice?", "where must the issuer give notice?"],
+        ),
+        ("When is the return due, or why?", ["When is the return due?", "why is the return due?"]),
+        ("Where does the taxpayer live, and the credit?", ["Where does the taxpayer live, and the credit?"]),
     ],
 )
 def test_a_question_is_split_into_the_things_it_asks(question: str, parts: list[str]) -> None:

@@ -356,6 +356,8 @@ _PART_BREAK = re.compile(
     rf"(?=(?:how|why|(?:what|which|when|where|who)\s+{_AUX})\b)",
     re.I,
 )
+_ELLIPTICAL = re.compile(r"[,;]\s+(?:and|or)\s+(when|where|why|how|who)\s*\?$", re.I)
+"""A question that ends by asking again with a bare wh-word: "…, and where?"."""
 _ASKS = re.compile(rf"^\W*{_PREPOSITION}(?:{_ASKING}|who\s+\w+)\b", re.I)  # opening a part: "Who qualifies"
 _CONDITION = re.compile(r"[\s,]*(?:(?:and|or|but)[\s,]*)?\b(if\s+(?:so|not))$", re.I)
 _IMPERATIVE = re.compile(
@@ -401,7 +403,8 @@ def question_parts(question: str) -> list[str]:
     """The questions asked in ``question``, in order: its sentences that end in "?" or give an order
     (:data:`_IMPERATIVE`; statements setting out the facts are left out; "Treas. Reg." or "Dobbs v. Jackson"
     end no sentence), each question split where a comma, a semicolon or "and" brings in another ("When is
-    the gain reported, what is taxed, and how …" is three parts; "What is taxed and when is it reported?" two).
+    the gain reported, what is taxed, and how …" is three parts; "What is taxed and when is it reported?" two;
+    "When is it due, and where?" two, the second "where is it due?").
     A relative clause (", which is …"), a leading "When a partnership terminates," or
     "Under § 453," is no part of its own: it joins the question after it. One part: ``[question]``."""
     parts: list[str] = []
@@ -409,6 +412,13 @@ def question_parts(question: str) -> list[str]:
         if not asked.endswith("?"):  # an order is one part: "Explain the rule, and how it applies to trusts."
             parts.append(asked)
             continue
+        again = ""
+        elliptical = _ELLIPTICAL.search(asked)
+        if elliptical:  # "When is it due, and where?": the last part asks the one before it again
+            head = asked[: elliptical.start()]
+            clause = re.search(rf"\b{_AUX}\b.*", head.rsplit(", ", 1)[-1], re.I)
+            again = f"{elliptical.group(1)} {clause.group(0) if clause else head}?"
+            asked = f"{head}?"
         lead = ""
         for piece in _PART_BREAK.split(asked):
             piece = piece.strip(" ,;")
@@ -423,6 +433,8 @@ def question_parts(question: str) -> list[str]:
             lead = condition.group(1) if condition else ""
         if lead:
             parts.append(lead)
+        if again:
+            parts.append(again)
     return parts if len(parts) > 1 else [question.strip()]
 
 
