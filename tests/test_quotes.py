@@ -279,15 +279,6 @@ def test_a_quotation_mark_whose_partner_was_removed_goes_too() -> None:
     assert [c.text for c in keep_supported(both, quotes)[0]] == [c.text for c in both if c.ok]
 
 
-def test_a_figure_computed_from_one_quote_is_cited_to_that_quote() -> None:
-    """The check holds a figure a sentence computes from a number one quote prints; re-citing names that quote."""
-    quotes = ["The penalty is 1.5 times the unpaid amount.", "The unpaid amount here is $20 million."]
-    asked = "What is the penalty?"
-    check = check_answer("The penalty is 1.5 times the unpaid amount, or $30 million.", quotes, asked)[0]
-    assert check.missing == [] and check.cites == []
-    assert recited(check, quotes, asked) == "The penalty is 1.5 times the unpaid amount, or $30 million [1] [2]."
-
-
 def test_a_sentence_citing_nothing_is_held_to_one_quote() -> None:
     """Pieces of a figure found in different quotes hold no sentence: one that cites nothing must be holdable by
     one quote, as re-citing would cite it (a provision's number in one quote, its paragraph in another)."""

@@ -351,8 +351,6 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
         ):
             continue
         holder = next((k for k in order if occurs(item, normalized[k])), None)
-        if holder is None:  # as the check holds it: derived in one quote
-            holder = next((k for k in order if _derived(item, bare, normalized[k])), None)
         if holder is None or len(chosen) == MAX_CITED:
             return ""
         chosen.append(holder)
