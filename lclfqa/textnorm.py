@@ -38,12 +38,14 @@ _SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000, "t
 
 _CARDINAL = "|".join(sorted([*_UNITS, *_TENS], key=len, reverse=True))
 _ORDINAL = "|".join(sorted(_ORDINALS, key=len, reverse=True))
-CARDINAL_WORD = rf"(?:(?:{'|'.join(_TENS)})[- ](?:{'|'.join(k for k, v in _UNITS.items() if 0 < v < 10)})|{_CARDINAL})"
+_TEN_WORDS = "|".join(_TENS)
+_ONE_TO_NINE = "|".join(k for k, v in _UNITS.items() if 0 < v < 10)
+CARDINAL_WORD = rf"(?:(?:{_TEN_WORDS})[- ](?:{_ONE_TO_NINE})|{_CARDINAL})"
 """A cardinal written in words that :func:`normalize` reads as digits: "seven", "twenty-one", "ninety"."""
 _DENOM = "|".join(sorted(_DENOMINATORS, key=len, reverse=True))
 # "twenty-one", "twenty one" → 21; "twenty-first" → 21st
-_COMPOUND = re.compile(rf"\b({'|'.join(_TENS)})[- ]({'|'.join(k for k, v in _UNITS.items() if 0 < v < 10)})\b")
-_COMPOUND_ORD = re.compile(rf"\b({'|'.join(_TENS)})[- ]({'|'.join(k for k, v in _ORDINALS.items() if v < 10)})\b")
+_COMPOUND = re.compile(rf"\b({_TEN_WORDS})[- ]({_ONE_TO_NINE})\b")
+_COMPOUND_ORD = re.compile(rf"\b({_TEN_WORDS})[- ]({'|'.join(k for k, v in _ORDINALS.items() if v < 10)})\b")
 _FRACTION = re.compile(rf"\b({_CARDINAL}|\d+)[- ]({_DENOM})\b")
 _ORDINAL_WORD = re.compile(rf"\b({_ORDINAL})\b")
 _CARDINAL_WORD = re.compile(rf"\b({_CARDINAL})\b")

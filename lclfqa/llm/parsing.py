@@ -309,9 +309,8 @@ _SUPPLEMENT = re.compile(r"Supp\.")
 
 
 def _cited_initial(text: str, start: int, period_end: int, next_start: int) -> bool:
-    return bool(_CITED_INITIAL.search(text[max(start, period_end - 3) : period_end])) or bool(
-        text[max(start, period_end - 3) : period_end].endswith(" F.") and _SUPPLEMENT.match(text, next_start)
-    )
+    tail = text[max(start, period_end - 3) : period_end]
+    return bool(_CITED_INITIAL.search(tail)) or (tail.endswith(" F.") and bool(_SUPPLEMENT.match(text, next_start)))
 
 
 def split_sentences(answer: str) -> list[str]:

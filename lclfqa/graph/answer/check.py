@@ -90,6 +90,14 @@ def figures(text: str) -> str:
     return _TRAILING_ZEROS.sub(lambda m: f"{m.group(1)}.{m.group(2)}" if m.group(2) else m.group(1), normalize(text))
 
 
+_SPACE_BEFORE_STOP = re.compile(r"\s+([.,;:!?])")
+
+
+def _tight(text: str) -> str:
+    """``text`` with no space left before punctuation where markers or words were taken out of it."""
+    return _SPACE_BEFORE_STOP.sub(r"\1", text)
+
+
 _PARAGRAPH = r"\([A-Za-z0-9]{1,4}\)"
 _PROVISION = re.compile(rf"(\d+[A-Za-z]{{0,2}}(?:\.\d+[A-Za-z]{{0,2}})?(?:-\d+[A-Za-z]?)?)((?:{_PARAGRAPH})+)")
 
@@ -273,7 +281,7 @@ def clause_trimmed(
         return ""
     kept = "".join(b + c for b, c, h in zip(breaks, clauses, holds, strict=True) if not h)
     own = [m.group(0) for m in CITATION_RE.finditer(kept)] or [m.group(0) for m in CITATION_RE.finditer(clauses[-1])]
-    bare = re.sub(r"\s+([.,;:!?])", r"\1", " ".join(CITATION_RE.sub(" ", kept).split())).strip()
+    bare = _tight(" ".join(CITATION_RE.sub(" ", kept).split())).strip()
     if len(bare.split()) < 4:
         return ""
     text = with_markers(f"{bare}.", " ".join(dict.fromkeys(own))) if own else f"{bare}."
@@ -333,7 +341,7 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
     quote on identification when no quote prints the section the user named). The model cited the wrong number, split
     one statement over two quotes, or cited nothing: the evidence is there, and re-citing costs nothing and loses
     nothing."""
-    bare = re.sub(r"\s+([.,;:!?])", r"\1", MARKER_RUN.sub("", without_pointers(check.text))).strip()
+    bare = _tight(MARKER_RUN.sub("", without_pointers(check.text))).strip()
     if not quotes or len(bare.split()) < 4 or len(set(tokenize(bare))) < 2:
         return ""
     if {f"[{n}]" for m in _PINPOINT.finditer(check.text) for n in m.groups() if n} & set(check.unknown):
@@ -414,14 +422,13 @@ def _fails(check: SentenceCheck) -> bool:
     return is_pointer(check.text) or not check.ok
 
 
-def _unpaired(check: SentenceCheck, checks: Sequence[SentenceCheck], k: int) -> SentenceCheck:
+def _unpaired(check: SentenceCheck, checks: Sequence[SentenceCheck], k: int, odd: list[int]) -> SentenceCheck:
     """``check`` (``checks[k]``, kept) without a straight double quote whose other end is in a sentence that fails:
-    the nearest before it (for its first mark) or after it (for its last) with an odd number of them
-    (``… still uses the Hope name [8]."`` after the sentence that opened the quotation went)."""
+    the nearest before it (for its first mark) or after it (for its last) of those with an odd number of them
+    (``odd``) (``… still uses the Hope name [8]."`` after the sentence that opened the quotation went)."""
     text = check.text
-    if text.count('"') % 2 == 0:
+    if k not in odd:
         return check
-    odd = [i for i, c in enumerate(checks) if c.text.count('"') % 2]
     before = [i for i in odd if i < k]
     after = [i for i in odd if i > k]
     if before and _fails(checks[before[-1]]):
@@ -429,7 +436,7 @@ def _unpaired(check: SentenceCheck, checks: Sequence[SentenceCheck], k: int) -> 
     elif after and _fails(checks[after[0]]):
         cut = text.rfind('"')
         text = text[:cut] + text[cut + 1 :]
-    return check if text == check.text else replace(check, text=re.sub(r"\s+([.,;:!?])", r"\1", text).strip())
+    return check if text == check.text else replace(check, text=_tight(text).strip())
 
 
 def keep_supported(
@@ -440,12 +447,13 @@ def keep_supported(
     (:func:`salvaged`), each once — and the text of those removed."""
     kept: list[tuple[SentenceCheck, str]] = []  # with the sentence as the model wrote it
     removed: list[str] = []
+    odd = [i for i, c in enumerate(checks) if c.text.count('"') % 2]  # sentences that open or close a quotation
     for k, c in enumerate(checks):
         if is_pointer(c.text):
             removed.append(c.text)
             continue
         if c.ok:
-            kept.append((_unpaired(c, checks, k), c.text))
+            kept.append((_unpaired(c, checks, k, odd), c.text))
             continue
         short = (clause_trimmed(c, quotes, question, min_support) or salvaged(c, quotes)) if quotes else ""
         if short:
