@@ -354,9 +354,7 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
     best = max(order, key=lambda k: share[k])  # the first in ``order`` on a tie
     chosen = [best]
     for item in stated(bare):
-        if occurs(item, given) or any(
-            occurs(item, normalized[k]) or _derived(item, bare, normalized[k]) for k in chosen
-        ):
+        if occurs(item, given) or any(held(item, bare, normalized[k]) for k in chosen):
             continue
         holder = next((k for k in order if occurs(item, normalized[k])), None)
         if holder is None or len(chosen) == MAX_CITED:
