@@ -15,7 +15,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from lclfqa import load_graph
 from lclfqa.config import Settings
-from lclfqa.graph.answer.support import asks_back
+from lclfqa.graph.answer.support import asks_back, said_back
 from lclfqa.graph.answer.tidy import refuses
 from lclfqa.graph.evidence.refs import chunk_ref
 from lclfqa.graph.nodes.expand import build_sources
@@ -860,6 +860,37 @@ def test_a_sentence_in_words_no_quote_holds_is_removed(sample_index: Path):
 )
 def test_a_sentence_that_asks_states_nothing(sentence: str, asks: bool):
     assert asks_back(sentence) == asks
+
+
+@pytest.mark.parametrize(
+    ("sentence", "said"),
+    [
+        ("No list of sources at the end [3].", True),  # a reader's rule, word for word
+        ("The general rule first, then its conditions and exceptions [2].", True),
+        ("Every sentence ends with the number of the reference text it rests on.", True),  # either wording
+        ("The general rule is that the lessee bears the risk of loss [2].", False),  # a few of a rule's words
+        ("Copy the invoice and keep it for seven years [1].", False),
+        ("The documents do not address this.", False),  # a refusal never is
+    ],
+)
+def test_the_readers_instructions_said_back_are_no_answer(sentence: str, said: bool):
+    assert said_back(sentence) is said
+
+
+def test_a_cited_sentence_saying_the_documents_do_not_answer_goes_beside_an_answer(sample_index: Path):
+    answer = (
+        "Married taxpayers must file a joint return to claim the education credits [1]. "
+        "The documents provided do not give a clear answer to this question [1]. "
+        "No list of sources at the end [1]."
+    )
+    graph, _ = graph_with(sample_index, good_script(answer=answer))
+    result = graph.invoke({"question": "What must married taxpayers do to claim the education credits?"})
+    assert result.answer == "Married taxpayers must file a joint return to claim the education credits [1]."
+    assert [e["by"] for e in result["steps"]["read"]["removed_by"]] == [
+        "support: repeats the reader's instructions",
+        "refuse: a refusal beside an answer",
+    ]
+    assert result["refused"] is False
 
 
 def test_a_sentence_citing_nothing_is_judged_by_the_quote_holding_its_words():

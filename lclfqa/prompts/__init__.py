@@ -192,6 +192,51 @@ def asks_for_comfort(question: str) -> bool:
     return _wanted(load("vocabulary")["levels_of_comfort"], question)
 
 
+# The templates whose words the reader's model is given (its conversation: the references, the filter's and
+# the extractor's turns, its instruction); with every top-level ``*_rule``, ``decide_*`` and ``evidence_*`` line.
+_READER_CALLS = ("reading", "filter_cot", "filter_direct", "extract", "read_domain", "read_basic")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@cache
+def _instruction_runs() -> tuple[tuple[str, ...], ...]:
+    """Each line of what the reader is told, as lower-case words, split at its placeholders (the evidence, the
+    question), in both wordings of the evidence ("quote" / "reference text")."""
+    t = load("templates")
+    texts = [t[name][part] for name in _READER_CALLS for part in ("system", "user") if part in t[name]]
+    said = [v for k, v in t.items() if k.endswith("_rule") or k.startswith(("decide_", "evidence_"))]
+    texts += [v for v in said if isinstance(v, str)]
+    runs = {
+        tuple(_WORD.findall(piece.lower()))
+        for unit, units in t["units"].values()
+        for text in texts
+        for piece in re.split(r"\{\w+\}|\n", render(text, unit=unit, unit_plural=units))
+    }
+    return tuple(run for run in runs if run)
+
+
+def _longest_run(words: list[str], run: tuple[str, ...]) -> int:
+    """The length of the longest run of words ``words`` and ``run`` share, in order and unbroken."""
+    best, before = 0, [0] * (len(run) + 1)
+    for w in words:
+        now = [0] * (len(run) + 1)
+        for j, r in enumerate(run, 1):
+            if w == r:
+                now[j] = before[j - 1] + 1
+                best = max(best, now[j])
+        before = now
+    return best
+
+
+def repeats_instructions(sentence: str) -> bool:
+    """Whether ``sentence`` (its citation markers taken out) says the reader's instructions back: two thirds or
+    more of its words, and at least four, are one unbroken run of a line the reader is told ("No list of sources
+    at the end."). A statement of the law shares a few words with a rule at most."""
+    words = _WORD.findall(sentence.lower())
+    need = max(4, -(-2 * len(words) // 3))
+    return len(words) >= 4 and any(_longest_run(words, run) >= need for run in _instruction_runs())
+
+
 @cache
 def vocabulary(question: str = "") -> str:
     """The key legal phrases for the domain reader, as a bullet list: the groups of ``vocabulary.toml`` whose

@@ -10,7 +10,8 @@ behind it, a bare pointer ("See [3]."), a sentence that asks a question back, an
 that its quotes are not from, a separate opinion's words stated as the holding
 (:mod:`lclfqa.graph.answer.attribution`), a sentence resting only on a document whose quotes concern none of
 the provisions the question cites while another document's do (:func:`elsewhere`), a sentence naming the
-authority its source cites for another sentence (:func:`misplaced`). A later listed clause
+authority its source cites for another sentence (:func:`misplaced`), the reader's instructions said back
+(:func:`said_back`). A later listed clause
 holding the miss is cut first where that saves the sentence (:func:`~lclfqa.graph.answer.check.keep_supported`);
 a repeat is said once.
 """
@@ -21,6 +22,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from lclfqa import prompts
 from lclfqa.graph.answer.attribution import QUOTED, misnamed, unattributed
 from lclfqa.graph.answer.check import (
     MIN_CONTENT_WORDS,
@@ -36,6 +38,7 @@ from lclfqa.graph.answer.check import (
     with_recitations,
 )
 from lclfqa.graph.answer.draft import Draft, Reading
+from lclfqa.graph.answer.tidy import refuses
 from lclfqa.graph.evidence.sentences import citing, spans
 from lclfqa.index.provisions import citations, cited_sections, section_of
 from lclfqa.index.tokens import tokenize
@@ -48,6 +51,12 @@ def asks_back(sentence: str) -> bool:
     is asked ("When is the election due [2]?") states nothing."""
     text = QUOTED.sub(" “…”", parsing.CITATION_RE.sub(" ", sentence))  # a question it quotes asks nothing
     return text.rstrip(" .").endswith("?")
+
+
+def said_back(sentence: str) -> bool:
+    """Whether ``sentence`` is the reader's instructions said back (:func:`lclfqa.prompts.repeats_instructions`);
+    a refusal never is."""
+    return not refuses(sentence) and prompts.repeats_instructions(parsing.CITATION_RE.sub(" ", sentence))
 
 
 def cite(draft: Draft, reading: Reading) -> None:
@@ -158,6 +167,7 @@ def keep(draft: Draft, reading: Reading) -> None:
     draft.removed += [(t, why_unsupported(by_text[t])) for t in removed]
     refs = reading.references
     faults: dict[str, Callable[[SentenceCheck, list[dict[str, Any]]], bool]] = {
+        "support: repeats the reader's instructions": lambda c, _: said_back(c.text),
         "support: asks a question back": lambda c, _: asks_back(c.text),
         "support: names an opinion its quotes are not from": lambda c, cited: misnamed(c.text, cited),
         "support: a separate opinion's words as the holding": lambda c, cited: unattributed(asked, c.text, cited),

@@ -11,7 +11,7 @@ its refusal sentences go, and the rest is read as an answer.
 
 ``refuse`` — after the checks: when nothing but a verdict survives (a bare "No." says nothing), the answer
 is the refusal, with no verdict and no citation; a sentence saying that the documents do not answer the
-question, beside sentences that answer it, is dropped.
+question, beside sentences that answer it, is dropped, cited or not.
 """
 
 from __future__ import annotations
@@ -53,7 +53,12 @@ def is_refusal(answer: str) -> bool:
     return not head or refuses(head)
 
 
-_WHOLE = re.compile(r"(?:do(?:es)?|did) not (?:answer|address) (?:this|the|your) question|cannot be answered", re.I)
+_WHOLE = re.compile(
+    r"(?:do(?:es)?|did) not (?:answer|address) (?:this|the|your) question|cannot be answered"
+    r"|(?:do(?:es)?|did) not (?:provide|give|offer) (?:an? |any )?(?:(?:clear|definitive|direct|complete|specific) )?"
+    r"answer (?:to|for) (?:this|the|your) question",
+    re.I,
+)
 
 
 def refuses(sentence: str, whole: bool = False) -> bool:
@@ -161,7 +166,7 @@ def refuse(draft: Draft, reading: Reading) -> None:
         draft.answer, draft.refused = prompts.refusal(), True
         draft.notes["refused_by"] = "nothing but a verdict survives"
         return
-    gone = [s for s in said if refuses(s, whole=True) and not parsing.cited_numbers(s)]
+    gone = [s for s in said if refuses(s, whole=True)]
     if gone:
         draft.removed += [(s, "refuse: a refusal beside an answer") for s in gone]
         draft.answer = " ".join(s for s in said if s not in gone)
