@@ -192,6 +192,10 @@ def test_reader_material_is_loaded():
         ("What is the tax characterization of a return of capital?", False, True),
         ("Is the credit refundable?", False, True),
         ("In Dobbs, what did the majority say about stare decisis?", False, False),
+        ("What is the maximum civil penalty for a breach of the duty?", False, False),  # a penalty is no level
+        ("Was the statute sustained, and was the injunction upheld on appeal?", False, False),
+        ("Does the return position give the client penalty protection?", True, False),
+        ("Would the position be sustained if challenged?", True, False),
         ("", False, False),
     ],
 )
