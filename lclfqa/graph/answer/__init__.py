@@ -17,8 +17,9 @@ is recorded with the last stage that wrote it — ``model`` where it is the mode
    quote holds, under half of its content words in the quotes, a marker with no quote behind it, a bare
    pointer ("See [3]."), a question asked back, an opinion or Justice named that its quotes are not from
    (:mod:`.attribution`), a sentence resting on another document than those concerning the provision the
-   question cites, or naming the authority its source cites for another sentence; a listed clause holding
-   the miss is cut first where that saves the sentence; a repeated sentence is said once.
+   question cites, or naming the authority its source cites for another sentence, the reader's instructions
+   said back; a listed clause holding the miss is cut first where that saves the sentence; a repeated
+   sentence is said once.
 4. ``verdict`` (:mod:`.verdict`) — a yes/no or true/false question's answer opens with the verdict the
    verdict call decided over the quotes (under a grammar), never with its opposite; a statement the call found
    the quotes show neither true nor false opens with no verdict.
