@@ -327,6 +327,7 @@ def test_a_sentence_claiming_no_exception_no_quote_claims_is_unfounded() -> None
         ("This is stated in [2] and [4].", True),
         ("See also [1], [2].", True),
         ("As stated in the sources [3].", True),
+        ("This is stated in reference text [4] and [8].", True),  # the basic reader's own word for its evidence
         ("This is the rule [2].", False),  # says something
         ("See section 6013 [1].", False),  # names a provision
     ],

@@ -402,11 +402,14 @@ def with_recitations(checks: Sequence[SentenceCheck], quotes: Sequence[str], que
     return " ".join(out), count
 
 
-# a sentence that only says where something is stated: "This is stated in [2] and [4].", "See [3]."
+# a sentence that only says where something is stated: "This is stated in [2] and [4].", "See [3].", under any name
+# the prompts give the evidence ("This is stated in reference text [5].")
 _POINTER = re.compile(
     r"^(?:(?:this|that|it|these|which)\s+(?:is|are|was|were)\s+(?:also\s+)?(?:stated|set out|set forth|provided|"
     r"explained|found|mentioned|noted|described)\s+(?:in|by|at)|see(?:\s+also)?|as\s+(?:stated|noted)\s+in)"
-    r"(?:\s*(?:(?:the\s+)?(?:sources?|quotes?|references?)|and|,|" + CITATION_RE.pattern + r"))*\s*[.!]?$",
+    r"(?:\s*(?:(?:the\s+)?(?:reference\s+texts?|sources?|quotes?|references?|documents?|texts?)|and|,|"
+    + CITATION_RE.pattern
+    + r"))*\s*[.!]?$",
     re.I,
 )
 
