@@ -568,6 +568,15 @@ def test_citations_written_before_their_sentences_move_after_them(written: str, 
         ),
         ("When is the return due, or why?", ["When is the return due?", "why is the return due?"]),
         ("Where does the taxpayer live, and the credit?", ["Where does the taxpayer live, and the credit?"]),
+        # a preposition before the wh-word of a part
+        (
+            "How much is the grant, and until when does it remain available?",
+            ["How much is the grant", "until when does it remain available?"],
+        ),
+        (
+            "What does the lessee owe, and through what channel must it pay?",
+            ["What does the lessee owe", "through what channel must it pay?"],
+        ),
     ],
 )
 def test_a_question_is_split_into_the_things_it_asks(question: str, parts: list[str]) -> None:

@@ -265,7 +265,7 @@ def query2doc_examples() -> str:
 _WH = r"(?:how|what|which|why|when|where|who|whom|whose)"
 _AUX = r"(?:(?:can|could|may|might|must|shall|should|will|would|is|are|was|were|do|does|did|has|have|had)(?:n['’]t)?)"
 _ASKING_WH = r"(?:how|what|why)"
-_PREPOSITION = r"(?:(?:in|under|for|on|to|from|by|with|at)\s+)?"
+_PREPOSITION = r"(?:(?:in|under|for|on|to|from|by|with|at|until|till|since|before|after|within|through|during)\s+)?"
 """The wh-words that only ask when they open the question ("To what extent, if any, is …"); inside an opening
 clause they do not ("Regardless of how it is classified, must it file?"). "Who" and "which" also bring in a
 relative clause ("My client, who is married, can she …"), "when" and "where" a clause that sets the scene
