@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from lclfqa.graph.answer.check import check_answer, keep_supported, recited, stated
@@ -667,6 +669,33 @@ def test_a_heading_alone_is_never_added_as_the_sources_words():
     # nor when the verdict call chose the heading as the quote stating the rule
     asked = "True or false: the housing credit extension in section 20101 sets the credit at 9 percent."
     assert part_quotes(asked, quotes, "True.", rule=0) == [1]
+
+
+_CFR_32_2 = (
+    Path(__file__).resolve().parents[1].parent
+    / "shared"
+    / "data"
+    / "pdfs"
+    / "treasury-regulations"
+    / "26 CFR 32.2 (up to date as of 6-26-2026).pdf"
+)
+
+
+@pytest.mark.skipif(not _CFR_32_2.exists(), reason="../shared/data not present")
+def test_a_prints_block_of_headings_is_never_added_as_the_sources_words():
+    from lclfqa.graph.answer.sources import heading_block, part_quotes
+    from lclfqa.ingest.chunking import chunk_document
+    from lclfqa.ingest.document import CHILD
+    from lclfqa.ingest.pdf import parse_pdf
+
+    children = [c for c in chunk_document(parse_pdf(_CFR_32_2)) if c.kind == CHILD]
+    records = [{"text": c.text, "section": list(c.section_path)} for c in children]
+    block = next(r for r in records if r["text"].startswith("Title 26"))  # the eCFR's title, chapter, part, authority
+    rule = next(r for r in records if "(a) General rule." in r["text"])
+    assert "Authority:" in block["text"] and heading_block(block) and not heading_block(rule)
+    # the block shares the question's words (part, title, chapter), but states nothing: the rule is added instead
+    asked = "What does Part 32 of Title 26, chapter I, subchapter C provide about employment taxes?"
+    assert part_quotes(asked, [block, rule], "It applies.") == [1]
 
 
 def test_no_quote_states_a_rule_sharing_no_word_with_any():

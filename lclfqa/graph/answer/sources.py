@@ -7,9 +7,9 @@ checked, each part of the question (:func:`lclfqa.prompts.question_parts`) gets 
 :data:`RULE_QUOTE_CHARS` — unless the answer cites that quote or already gives it (at least :data:`STATED_SHARE` of
 its content words). For a yes/no question the first part's quote is the one stating the rule the verdict call
 decided (:func:`stating`). An added quote is the source's own text, so it needs no check; a heading alone (no
-lower-case letter) is never one. A dissent's or a concurrence's words are added only to an answer whose question
-names a separate opinion or a Justice, and then say whose they are; at most :data:`MAX_PART_QUOTES` quotes and
-:data:`MAX_ADDED_CHARS` characters are added.
+lower-case letter) or a block of headings (:func:`heading_block`) is never one. A dissent's or a concurrence's
+words are added only to an answer whose question names a separate opinion or a Justice, and then say whose they
+are; at most :data:`MAX_PART_QUOTES` quotes and :data:`MAX_ADDED_CHARS` characters are added.
 """
 
 from __future__ import annotations
@@ -66,6 +66,18 @@ def heading_only(text: str) -> bool:
     return any(c.isalpha() for c in text) and not any(c.islower() for c in text)
 
 
+_AUTHORITY_NOTE = re.compile(r"^(?:Authority|Source)\s*:", re.I)
+
+
+def heading_block(quote: dict[str, Any]) -> bool:
+    """Whether ``quote`` is a print's block of headings: each of its lines one of its own section path's headings
+    or an authority note ("Title 26 —Internal Revenue / Chapter I —… / Authority: 95 Stat. 1662 …"); like a
+    heading alone, it states nothing."""
+    path = {" ".join(h.split()) for h in quote.get("section") or []}
+    lines = [" ".join(line.split()) for line in str(quote.get("text", "")).splitlines() if line.strip()]
+    return bool(lines) and all(line in path or _AUTHORITY_NOTE.match(line) for line in lines)
+
+
 def given(text: str, answer: str) -> bool:
     """Whether ``answer`` already gives ``text``: :data:`STATED_SHARE` of its content words (stemmed)."""
     return support(text, set(tokenize(answer))) >= STATED_SHARE
@@ -91,7 +103,9 @@ def part_quotes(
     scores = closeness_by_part(parts, texts, embeddings)
     separate_ok = not asks_holding(question) and bool(_NAMES_OPINION.search(question))
     allowed = [
-        i for i, q in enumerate(quotes) if (separate_ok or not separate_opinion(q)) and not heading_only(q["text"])
+        i
+        for i, q in enumerate(quotes)
+        if (separate_ok or not separate_opinion(q)) and not heading_only(q["text"]) and not heading_block(q)
     ]
     marks = numbers or list(range(1, len(quotes) + 1))
     said = set(parsing.cited_numbers(answer))
