@@ -693,6 +693,8 @@ def test_a_prints_block_of_headings_is_never_added_as_the_sources_words():
     block = next(r for r in records if r["text"].startswith("Title 26"))  # the eCFR's title, chapter, part, authority
     rule = next(r for r in records if "(a) General rule." in r["text"])
     assert "Authority:" in block["text"] and heading_block(block) and not heading_block(rule)
+    item = {"text": "(B) The certificate credit rate.", "section": ["SEC. 25.", "(B) The certificate credit rate."]}
+    assert not heading_block(item)  # a statute's item, one line: its own path's last entry, and it states something
     # the block shares the question's words (part, title, chapter), but states nothing: the rule is added instead
     asked = "What does Part 32 of Title 26, chapter I, subchapter C provide about employment taxes?"
     assert part_quotes(asked, [block, rule], "It applies.") == [1]

@@ -70,12 +70,13 @@ _AUTHORITY_NOTE = re.compile(r"^(?:Authority|Source)\s*:", re.I)
 
 
 def heading_block(quote: dict[str, Any]) -> bool:
-    """Whether ``quote`` is a print's block of headings: each of its lines one of its own section path's headings
-    or an authority note ("Title 26 —Internal Revenue / Chapter I —… / Authority: 95 Stat. 1662 …"); like a
-    heading alone, it states nothing."""
+    """Whether ``quote`` is a print's block of headings: two lines or more, each one of its own section path's
+    headings or an authority note ("Title 26 —Internal Revenue / Chapter I —… / Authority: 95 Stat. 1662 …");
+    like a heading alone, it states nothing. One line is not enough: a statute's item is its own path's last
+    entry ("(B) The certificate credit rate with respect to such certificate.")."""
     path = {" ".join(h.split()) for h in quote.get("section") or []}
     lines = [" ".join(line.split()) for line in str(quote.get("text", "")).splitlines() if line.strip()]
-    return bool(lines) and all(line in path or _AUTHORITY_NOTE.match(line) for line in lines)
+    return len(lines) > 1 and all(line in path or _AUTHORITY_NOTE.match(line) for line in lines)
 
 
 def given(text: str, answer: str) -> bool:
