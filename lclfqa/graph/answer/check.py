@@ -49,6 +49,7 @@ REPEAT_SHARE = 0.85
 """A sentence with this share of its content words in an earlier sentence of the answer repeats it."""
 ABSOLUTES = re.compile(
     r"\b(?:regardless|irrespective|in (?:all|every|any) cases?|without (?:any )?exceptions?|no exceptions?"
+    r"|(?:not|never)\s+(?:\w+\s+){0,3}?any\s+(?:\w+\s+)?exceptions?"  # "does not have any exceptions"
     r"|always|under no circumstances?|in no event)\b",
     re.I,
 )
