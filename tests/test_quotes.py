@@ -322,9 +322,10 @@ def test_a_sentence_claiming_no_exception_no_quote_claims_is_unfounded() -> None
     assert not check_answer("It is always denied to a nonresident alien [3].", always, asked)[0].unfounded
     assert not check_answer(answer, quotes, asked, min_support=0)[1].unfounded
     # the same claim in other words: "does not have any exceptions" beside a quote that opens "Except as provided"
-    fees = ["Except as provided in paragraph (d)(3), a fee is a qualified expense if it is required for enrollment"]
-    claim = "This is a general rule, and it does not have any exceptions or conditions [1]."
+    fees = ["Except as provided in paragraph (d)(3), a fee required for enrollment is a qualified expense"]
+    claim = "A fee required for enrollment is a qualified expense; it does not have any exceptions [1]."
     assert check_answer(claim, fees, "Is a required fee a qualified expense?")[0].unfounded
+    assert not check_answer(claim.replace("; it does not have any exceptions", ""), fees)[0].unfounded
 
 
 @pytest.mark.parametrize(
