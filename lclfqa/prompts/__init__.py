@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from difflib import SequenceMatcher
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -217,15 +218,7 @@ def _instruction_runs() -> tuple[tuple[str, ...], ...]:
 
 def _longest_run(words: list[str], run: tuple[str, ...]) -> int:
     """The length of the longest run of words ``words`` and ``run`` share, in order and unbroken."""
-    best, before = 0, [0] * (len(run) + 1)
-    for w in words:
-        now = [0] * (len(run) + 1)
-        for j, r in enumerate(run, 1):
-            if w == r:
-                now[j] = before[j - 1] + 1
-                best = max(best, now[j])
-        before = now
-    return best
+    return SequenceMatcher(None, words, run, autojunk=False).find_longest_match().size
 
 
 def repeats_instructions(sentence: str) -> bool:
