@@ -333,6 +333,20 @@ def test_a_question_defining_a_term_no_source_names_is_refused_without_the_reade
     assert result["refused"] is False and result["missing_terms"] == []
 
 
+def test_a_question_asking_a_count_no_source_states_is_refused_without_the_reader(sample_index: Path):
+    graph, llm = graph_with(sample_index, good_script(), rewrites=3)
+    result = graph.invoke({"question": "Within how many weeks must the firm return a client's call?"})
+    assert llm.routes() == ["passage", "rewrites"]  # the sample states days and years, no weeks: decided in expand
+    assert result["refused"] is True and result.citations == []
+    assert result.answer == (
+        "The documents provided do not answer this question. None of the sources found mentions a number of weeks."
+    )
+    # a count the engagement letter states ("Invoices are due within 30 days") is read and answered
+    graph, llm = graph_with(sample_index, good_script())
+    result = graph.invoke({"question": "Within how many days are the firm's invoices due?"})
+    assert result["refused"] is False and result["missing_terms"] == []
+
+
 def test_rag_baseline_reads_children_directly_with_one_llm_call(sample_index: Path):
     graph, llm = graph_with(sample_index, good_script(), pipeline="rag", top_k=3)
     result = graph.invoke({"question": QUESTION})

@@ -11,6 +11,7 @@ from lclfqa import prompts
 from lclfqa.config import Settings
 from lclfqa.graph.context import plan_for
 from lclfqa.graph.evidence.refusal import (
+    asked_quantity,
     cited_sections,
     defined_terms,
     missing_sections,
@@ -18,7 +19,9 @@ from lclfqa.graph.evidence.refusal import (
     refusal_reason,
     state_missing_sections,
     state_missing_terms,
+    states_quantity,
     subject_not_found,
+    unstated_quantities,
 )
 from lclfqa.graph.nodes.filter import FILTER_VERDICTS
 from lclfqa.llm import parsing
@@ -382,6 +385,34 @@ def test_a_cited_section_named_only_by_a_document_or_section_path_is_found():
     assert subject_not_found({"cited_sections": ["199A"], "missing_sections": ["199A"]})
     assert not subject_not_found({"cited_sections": [], "missing_sections": []})
     assert subject_not_found({"cited_sections": [], "missing_sections": [], "missing_terms": ["x y (XY)"]})
+
+
+@pytest.mark.parametrize(
+    ("part", "unit"),
+    [
+        ("Within how many days must the notice be filed?", "day"),
+        ("For how many calendar years does the election last?", "year"),
+        ("How many hours of service count?", "hour"),
+        ("What percentage of the basis may be deducted?", "percent"),
+        ("What percent of the gain is taxed?", "percent"),
+        ("How many employees does the employer have?", ""),  # a count, but of no unit the sources are read for
+        ("How long does the election last?", ""),  # may be answered "until revoked"
+    ],
+)
+def test_the_unit_a_part_asks_a_number_of(part, unit):
+    assert asked_quantity(part) == unit
+
+
+def test_a_count_no_source_states_is_found_only_when_every_part_asks_one():
+    letter = ["Invoices are due within thirty (30) days.", "Records are kept for seven years.", "a 60-day period"]
+    assert unstated_quantities("Within how many hours must the firm reply?", letter) == ["a number of hours"]
+    assert unstated_quantities("Within how many days are invoices due?", letter) == []
+    assert unstated_quantities("What percentage of the fee is refundable?", letter) == ["a percentage"]
+    assert unstated_quantities("What percentage of the fee is refundable?", ["a fifteen per cent fee"]) == []
+    # another part, of another kind, may still be answered: not refused
+    assert unstated_quantities("Within how many hours must the firm reply, and by what means?", letter) == []
+    assert states_quantity("day", "a 60-day period") and states_quantity("month", "twelve calendar months")
+    assert not states_quantity("day", "the day on which payment is made") and not states_quantity("year", "2024")
 
 
 @pytest.mark.parametrize(

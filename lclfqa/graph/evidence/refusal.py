@@ -12,6 +12,10 @@ do not rely on the reader decide instead:
 - **Defined terms** (no LLM): a question that spells out its subject with its initials ("the work
   opportunity tax credit (WOTC)") is about that subject. When no source names it (neither the initials as
   a word nor, in one text, every content word of the long form) the graph refuses the same way and names it.
+- **Asked quantities** (no LLM): a question every part of which asks *how many* hours, days, weeks,
+  months, years or minutes, or *what percentage*, asks for a number of that unit. When no source states
+  one ("72 hours", "a 60-day period", "15 per cent"), the documents cannot answer it: the graph refuses the
+  same way and names what is missing ("a number of hours").
 - **The filter's verdict**: the CoT filter's validation call also states whether the kept references,
   taken together, state the answer (``yes`` / ``partly`` / ``no``). On ``no`` the reader is invited to
   refuse instead of told to answer from the sources.
@@ -23,8 +27,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from lclfqa import prompts
 from lclfqa.index.provisions import cited_sections, mentions
 from lclfqa.index.tokens import tokenize
+from lclfqa.textnorm import normalize
 
 
 def missing_sections(question: str, texts: Iterable[str]) -> tuple[list[str], list[str]]:
@@ -69,6 +75,39 @@ def names_term(term: str, texts: Iterable[str]) -> bool:
     return any(initials.search(text) or (wanted and wanted <= set(tokenize(text))) for text in texts)
 
 
+_UNITS = ("hour", "day", "week", "month", "year", "minute")
+_HOW_MANY = re.compile(rf"\bhow\s+many\s+(?:\w+\s+){{0,2}}?({'|'.join(_UNITS)})s?\b", re.I)
+_WHAT_SHARE = re.compile(r"\bwhat\s+(?:\w+\s+){0,3}?(?:percentage|percent|per cent)\b", re.I)
+
+
+def asked_quantity(part: str) -> str:
+    """The unit a part of a question asks a number of: ``hour`` … ``minute`` ("Within how many days …"),
+    ``percent`` ("What percentage of …"); ``""`` when it asks for no count."""
+    m = _HOW_MANY.search(part)
+    if m:
+        return m.group(1).lower()
+    return "percent" if _WHAT_SHARE.search(part) else ""
+
+
+def states_quantity(unit: str, text: str) -> bool:
+    """Whether ``text`` states a number of ``unit`` — a number, at most one word, the unit: "72 hours", "a
+    60-day period", "30 calendar days", "fifteen per cent" (read as :func:`lclfqa.textnorm.normalize` does)."""
+    word = "percent(?:age points?)?" if unit == "percent" else f"{unit}s?"
+    return bool(re.search(rf"\d(?:\s\))?\s(?:\w+\s)?{word}\b", normalize(text), re.I))
+
+
+def unstated_quantities(question: str, texts: Iterable[str]) -> list[str]:
+    """What ``question`` asks a number of, where every part of it asks for one (:func:`asked_quantity`) and
+    no text in ``texts`` states any (:func:`states_quantity`): ``["a number of hours"]``; else ``[]``."""
+    units = [asked_quantity(p) for p in prompts.question_parts(question)]
+    if not units or not all(units):
+        return []
+    haystack = "\n".join(texts)
+    if any(states_quantity(u, haystack) for u in units):
+        return []
+    return [f"a number of {u}s" if u != "percent" else "a percentage" for u in dict.fromkeys(units)]
+
+
 def _texts(state: Mapping[str, Any]) -> list[str]:
     """Everything the filter, extractor and reader get: this turn's sources and retrieved children, with
     their document names, section paths and injected footnotes."""
@@ -86,6 +125,13 @@ def state_missing_terms(state: Mapping[str, Any]) -> list[str]:
         return []
     texts = _texts(state)
     return [t for t in terms if not names_term(t, texts)]
+
+
+def state_missing_quantities(state: Mapping[str, Any]) -> list[str]:
+    """:func:`unstated_quantities` of the question (made stand-alone in a chat, without glossary glosses)
+    against everything the filter, extractor and reader get."""
+    question = prompts.unexpand(str(state.get("standalone_question") or state.get("question", "")))
+    return unstated_quantities(question, _texts(state))
 
 
 def state_missing_sections(state: Mapping[str, Any]) -> tuple[list[str], list[str]]:

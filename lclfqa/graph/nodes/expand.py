@@ -20,7 +20,7 @@ from langgraph.runtime import Runtime
 
 from lclfqa.graph.context import QAContext
 from lclfqa.graph.evidence.refs import chunk_ref
-from lclfqa.graph.evidence.refusal import state_missing_sections, state_missing_terms
+from lclfqa.graph.evidence.refusal import state_missing_quantities, state_missing_sections, state_missing_terms
 from lclfqa.graph.state import QAState
 from lclfqa.index.protocol import IndexBackend
 from lclfqa.ingest.document import FOOTNOTE
@@ -95,7 +95,7 @@ def expand(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
     injected = sum(len(s.get("footnotes", [])) for s in sources if s["kind"] != FOOTNOTE)
     found = {**state, "sources": sources, "retrieved": children}
     cited, missing = state_missing_sections(found)
-    terms = state_missing_terms(found)
+    terms = state_missing_terms(found) + state_missing_quantities(found)
     return {
         "sources": sources,
         "retrieved": children,
