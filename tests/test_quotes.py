@@ -335,6 +335,7 @@ def test_a_sentence_claiming_no_exception_no_quote_claims_is_unfounded() -> None
         ("See also [1], [2].", True),
         ("As stated in the sources [3].", True),
         ("This is stated in reference text [4] and [8].", True),  # the basic reader's own word for its evidence
+        ("This is stated in the passages [2] and [3].", True),  # a name a refusal is read under too
         ("This is the rule [2].", False),  # says something
         ("See section 6013 [1].", False),  # names a provision
     ],

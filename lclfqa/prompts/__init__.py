@@ -90,6 +90,15 @@ def phrase(name: str, **values: Any) -> str:
     return render(load("templates")[name], **values)
 
 
+EVIDENCE = (
+    r"(?:reference\s+texts?|documents?|sources?|quotes?|quotations?|references?|texts?|passages?|excerpts?|context"
+    r"|(?:provided|given|reference)\s+(?:information|materials?)|(?:information|materials?)\s+(?:provided|given))"
+)
+"""What an answer may call the evidence it was given (a regular expression, no groups): the names the prompts
+give it ("quotes", "reference texts") and those the model uses of its own ("the passages provided"). A
+sentence that only points at it, and a refusal that speaks of it, are read with this one list."""
+
+
 def refusal() -> str:
     """The sentence the reader uses when the documents do not answer the question."""
     return load("templates")["refusal"]

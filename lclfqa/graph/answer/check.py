@@ -408,9 +408,7 @@ def with_recitations(checks: Sequence[SentenceCheck], quotes: Sequence[str], que
 _POINTER = re.compile(
     r"^(?:(?:this|that|it|these|which)\s+(?:is|are|was|were)\s+(?:also\s+)?(?:stated|set out|set forth|provided|"
     r"explained|found|mentioned|noted|described)\s+(?:in|by|at)|see(?:\s+also)?|as\s+(?:stated|noted)\s+in)"
-    r"(?:\s*(?:(?:the\s+)?(?:reference\s+texts?|sources?|quotes?|references?|documents?|texts?)|and|,|"
-    + CITATION_RE.pattern
-    + r"))*\s*[.!]?$",
+    rf"(?:\s*(?:(?:the\s+)?{prompts.EVIDENCE}|and|,|" + CITATION_RE.pattern + r"))*\s*[.!]?$",
     re.I,
 )
 

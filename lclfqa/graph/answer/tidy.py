@@ -28,10 +28,7 @@ from lclfqa.llm.parsing import split_sentences as sentences
 
 # What a refusal speaks of: the material given to the model, not the law it reads ("this ceiling does not cover
 # interest" is an answer, and goes through every stage like one). A contract's defined "Materials" are the law.
-_MATERIAL = (
-    r"(?:documents?|sources?|quotes?|quotations?|references?|texts?|passages?|excerpts?|context"
-    r"|(?:provided|given|reference) (?:information|materials?)|(?:information|materials?) (?:provided|given))"
-)
+_MATERIAL = prompts.EVIDENCE
 _NOT = r"(?:(?:do(?:es)?|did) not|(?:do|does|did)n['’]t)"
 _SILENT = r"(?:answer|address|contain|cover|discuss|mention)"
 _REFUSAL = re.compile(
