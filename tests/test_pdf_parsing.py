@@ -1666,3 +1666,15 @@ def test_done_when_acts_keep_penalty_lines_and_part_division_section_paths(au):
     assert not [p for p in paths if p[0].startswith("Chapter")]
     contractors = {s.path[:2] for s in au["contractors"].sections}
     assert ("Part 1—Preliminary", "5 Services contract") in contractors
+
+
+def test_dobbs_citations_abbreviating_a_state_or_a_reporter_end_no_source_sentence(dobbs):
+    """ "see Miss. Code Ann. §41–41–191", "31 Ala. 45", "53 N. E. 2d 4": the extractor points at whole sentences,
+    never at one cut inside a citation."""
+    from lclfqa.graph.evidence.sentences import spans
+
+    inside = re.compile(r"(?:^|[\s(])(?:Miss|Ala|Mass|Pa|Cal|Wis|N|S)\.[”\"]?$")
+    pieces = [s.text[a:b].strip() for s in dobbs.sections for a, b in spans(s.text)]
+    assert not [p for p in pieces if inside.search(p)]
+    act = next(p for p in pieces if "Mississippi’s Gestational" in p and "see Miss." in p)
+    assert "Code Ann." in act

@@ -286,31 +286,36 @@ _ABBREVIATIONS = (
     r"|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
     # reporters as US opinions print them, with spaces: "505 U. S. 833", "142 S. Ct. 2228", "L. Ed. 2d"
     r"|U|U\.\s?S|S\.\s?Ct|Ct|L\.\s?Ed"
+    # the states as citations abbreviate them (the Bluebook's table T10, one word; not "Me." or "Or."):
+    # "see Miss. Code Ann. §41–41–191", "31 Ala. 45", "(SD Miss. 2019)"
+    r"|Ala|Ariz|Ark|Cal|Colo|Conn|Del|Fla|Ga|Haw|Ill|Ind|Kan|Ky|La|Md|Mass|Mich|Minn|Miss|Mo|Mont|Neb|Nev|Okla|Pa"
+    r"|Tenn|Tex|Vt|Va|Wash|Wis|Wyo"
 )
 SENTENCE_END = re.compile(rf"(?<=[.!?])([\"”’']?(?:\s*{CITATION})*)\s+(?=[A-Z\"“(]|\[[^\]]*\]\s*[^\s\[])")
 ABBREVIATED = re.compile(rf"(?:^|[\s(])(?:{_ABBREVIATIONS})\.$")
 # "S." before "Ct.", "L." before "Ed." and "C." before "J." ("Marshall, C. J.", a Chief Justice) end no sentence,
-# nor "L." before "No. 117" ("Pub. L. No. 117-169")
+# nor "L." before "No. 117" ("Pub. L. No. 117-169"), nor an initial before another, as reporters and states are
+# cited with spaces: "53 N. E. 2d 4", "83 N. C. 630", "67 N. Y. U. L. Rev."
 _REPORTER_NEXT = re.compile(r"(?:Ct|Ed|J)\.|No\.\s?\d")
-
-
-def abbreviated(text: str, start: int, period_end: int, next_start: int) -> bool:
-    """Whether the full stop ending at ``period_end`` closes an abbreviation, not a sentence."""
-    return bool(ABBREVIATED.search(text[max(start, period_end - 8) : period_end])) or bool(
-        _REPORTER_NEXT.match(text, next_start)
-    )
-
-
-# In an answer (not yet in the source spans, whose sentences the extractor points at: changing them asks the model
-# again), a court or an editor cited with an initial in brackets ends no sentence, nor "F." before "Supp.":
+_INITIAL = re.compile(r"(?:^|[\s(])[A-Z]\.$")
+_NEXT_INITIAL = re.compile(r"[A-Z]\.[\s,]")
+# a court or an editor cited with an initial in brackets ends no sentence, nor "F." before "Supp.":
 # "(D. Me. 2020)", "(L. Downer ed. 1972)", "12 F. Supp. 3d 45"
 _CITED_INITIAL = re.compile(r"\([A-Z]\.$")
 _SUPPLEMENT = re.compile(r"Supp\.")
 
 
-def _cited_initial(text: str, start: int, period_end: int, next_start: int) -> bool:
+def abbreviated(text: str, start: int, period_end: int, next_start: int) -> bool:
+    """Whether the full stop ending at ``period_end`` closes an abbreviation, not a sentence (in an answer and in
+    the source spans alike)."""
     tail = text[max(start, period_end - 3) : period_end]
-    return bool(_CITED_INITIAL.search(tail)) or (tail.endswith(" F.") and bool(_SUPPLEMENT.match(text, next_start)))
+    return (
+        bool(ABBREVIATED.search(text[max(start, period_end - 8) : period_end]))
+        or bool(_REPORTER_NEXT.match(text, next_start))
+        or (bool(_INITIAL.search(tail)) and bool(_NEXT_INITIAL.match(text, next_start)))
+        or bool(_CITED_INITIAL.search(tail))
+        or (tail.endswith(" F.") and bool(_SUPPLEMENT.match(text, next_start)))
+    )
 
 
 def split_sentences(answer: str) -> list[str]:
@@ -318,7 +323,7 @@ def split_sentences(answer: str) -> list[str]:
     parts: list[str] = []
     start = 0
     for m in SENTENCE_END.finditer(answer):
-        if abbreviated(answer, start, m.start(), m.end()) or _cited_initial(answer, start, m.start(), m.end()):
+        if abbreviated(answer, start, m.start(), m.end()):
             continue
         cut = m.end(1)
         parts.append(answer[start:cut].strip())
