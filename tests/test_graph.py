@@ -791,25 +791,22 @@ def test_a_yes_no_answer_opens_with_the_verdict_decided_over_the_quotes(sample_i
     assert "yes_no" not in llm.routes()
 
 
-def test_a_statement_no_quote_decides_gets_no_verdict(sample_index: Path):
-    # on a statement the verdict call may say that the quotes show it neither true nor false: the reader is
-    # told so, and an opening verdict the model writes anyway is taken out (a verdict the quotes do not carry
-    # is a guess); a yes/no question is not offered that choice
+def test_a_statement_to_judge_is_decided_by_the_reader_not_by_a_verdict_call(sample_index: Path):
+    # the verdict call said "true" to every false statement: a statement is the reader's to decide, as in the
+    # baselines; its own "False" stays, and the stream gets no verdict before the answer
     statement = "True or false: married taxpayers filing separately may claim the AOTC."
-    undecided = json.dumps({"rule": "Married taxpayers must file a joint return.", "verdict": "not decided"})
-    script = good_script(
-        yes_no=undecided, answer="True. The sources do not decide it; married taxpayers must file a joint return [1]."
-    )
+    script = good_script(answer="False. Married taxpayers must file a joint return [1].")
     graph, llm = graph_with(sample_index, script)
     result = graph.invoke({"question": statement})
-    assert result["verdict"] == "open" and result["steps"]["read"]["verdict_withheld"] is True
-    opening = "The quotes neither confirm this statement nor contradict it."
-    assert result.answer.startswith(f"{opening} The sources do not decide it; married taxpayers must file")
+    assert "yes_no" not in llm.routes()
+    assert result["verdict"] == "" and result.answer.startswith("False. Married taxpayers must file a joint return")
     told = {key: m for key, m, _ in llm.calls}["answer"][-1].content
-    assert "neither show this statement true nor show it false" in told
-    graph, llm = graph_with(sample_index, good_script(yes_no=undecided, answer="Yes, a joint return is needed [1]."))
+    assert 'begin the answer with "True" or "False"' in told
+    # a yes/no question keeps its verdict call, and its answer opens with the verdict decided
+    decided = json.dumps({"rule": "Married taxpayers must file a joint return.", "verdict": "no"})
+    graph, llm = graph_with(sample_index, good_script(yes_no=decided, answer="A joint return is needed [1]."))
     result = graph.invoke({"question": QUESTION})
-    assert result["verdict"] == "" and result.answer == "Yes, a joint return is needed [1]."
+    assert "yes_no" in llm.routes() and result["verdict"] == "no" and result.answer.startswith("No. A joint return")
 
 
 def test_without_the_extractor_the_reader_continues_the_filters_prompt(sample_index: Path):

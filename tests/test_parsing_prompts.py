@@ -661,7 +661,8 @@ def test_a_part_is_read_without_the_scene_it_sets(part: str, asked: str) -> None
 def test_a_statement_to_judge_is_found_in_its_usual_forms(asked: str, statement: str):
     assert prompts.is_statement(asked) and prompts.is_yes_no(asked)
     assert prompts.yes_no_question(asked) == statement
-    assert 'begin the answer with "False."' in prompts.verdict_rule(asked, "no")
+    # the reader decides a statement: it is told to open with "True" or "False", whatever verdict is passed
+    assert 'begin the answer with "True" or "False"' in prompts.verdict_rule(asked, "no")
 
 
 @pytest.mark.parametrize(

@@ -936,7 +936,6 @@ def test_the_verdict_call_may_only_copy_a_quote_as_its_rule():
     ]
     schema = verdict_schema(texts)
     assert schema["required"] == ["rule", "verdict"] and schema["properties"]["verdict"]["enum"] == ["yes", "no"]
-    assert verdict_schema(texts, statement=True)["properties"]["verdict"]["enum"] == ["yes", "no", "not decided"]
     rules = schema["properties"]["rule"]["enum"]
     # whitespace normalised, a long quote cut to its first RULE_WORDS words, a repeated quote once
     assert rules == [
@@ -1369,19 +1368,18 @@ def test_a_sentence_naming_the_provision_the_question_names_is_cited_to_the_quot
 
 
 @pytest.mark.parametrize(
-    ("answer", "verdict", "statement", "expected"),
+    ("answer", "verdict", "expected"),
     [
-        ("Generally not. The rule is X [1].", "no", False, "Generally not. The rule is X [1]."),
-        ("Generally, yes [1].", "no", False, "No. [1]."),
-        ("True. The court held X [1].", "no", True, "False. The court held X [1]."),
-        ("The court held X [1].", "yes", True, "True. The court held X [1]."),
-        ("False, it did not [2].", "no", True, "False, it did not [2]."),
+        ("Generally not. The rule is X [1].", "no", "Generally not. The rule is X [1]."),
+        ("Generally, yes [1].", "no", "No. [1]."),
+        ("The credit is allowed [1].", "yes", "Yes. The credit is allowed [1]."),
+        ("No, it is not [2].", "no", "No, it is not [2]."),
     ],
 )
-def test_the_answer_opens_with_the_decided_verdict_or_truth(answer, verdict, statement, expected):
+def test_the_answer_opens_with_the_decided_verdict(answer, verdict, expected):
     from lclfqa.graph.answer.verdict import opening_verdict
 
-    assert opening_verdict(answer, verdict, statement)[0] == expected
+    assert opening_verdict(answer, verdict)[0] == expected
 
 
 def test_statements_to_judge_and_questions_after_an_opening_phrase_get_a_verdict():
@@ -1390,7 +1388,7 @@ def test_statements_to_judge_and_questions_after_an_opening_phrase_get_a_verdict
     statement = "True or false: under the Act, a lessor must give 30 days' notice."
     assert prompts.is_statement(statement) and prompts.is_yes_no(statement)
     assert prompts.yes_no_question(statement) == "under the Act, a lessor must give 30 days' notice."
-    assert 'begin the answer with "False."' in prompts.verdict_rule(statement, "no")
+    assert 'begin the answer with "True" or "False"' in prompts.verdict_rule(statement, "no")  # the reader decides
     assert prompts.is_yes_no("Under the lease and its schedules, can the tenant sublet the premises?")
     assert prompts.is_yes_no("After the 2012 decision, is that fee a penalty?")
     assert not prompts.is_yes_no("Under the lease, what notice must the tenant give?")
@@ -1447,28 +1445,6 @@ def test_the_questions_own_figures_a_list_items_number_and_the_section_above_a_q
     held = with_section_labels(quote, {"section": path})
     assert check_answer("Under § 1.21-4(a), no credit is allowed for amounts paid to a spouse [1].", [held])[0].ok
     assert not check_answer("Under § 1.21-5(a), no credit is allowed for amounts paid to a spouse [1].", [held])[0].ok
-
-
-def test_an_undecided_answer_says_so_once():
-    from lclfqa.graph.answer.verdict import undecided
-
-    opening = "The quotes neither confirm this statement nor contradict it."
-    assert undecided("True. They only state that the deposit is returned [2].") == (
-        f"{opening} They only state that the deposit is returned [2]."
-    )
-    assert undecided(f"{opening} They only state it [2].") == f"{opening} They only state it [2]."
-    assert undecided("Generally not, unless the parties agree [1].") == f"{opening} Unless the parties agree [1]."
-    assert undecided("False.") == opening  # a bare verdict leaves only the opening
-    assert undecided("") == opening
-
-
-def test_the_reader_is_told_when_the_quotes_decide_no_statement():
-    from lclfqa import prompts
-
-    question = "Can a partnership elect out of the centralized audit regime?"
-    assert prompts.verdict_rule(question, "open") == prompts.verdict_rule(question)  # not offered to questions
-    statement = prompts.verdict_rule("True or false: the lease ends in 2030.", "open")
-    assert "neither show this statement true nor show it false" in statement
 
 
 def test_a_sentence_that_only_says_the_question_back_must_rest_on_the_quotes_alone():

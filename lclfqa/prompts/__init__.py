@@ -521,27 +521,13 @@ def parts_rule(question: str) -> str:
 
 def verdict_rule(question: str, verdict: str = "") -> str:
     """The reader's verdict-first rule (with a line break) for a yes/no question, else ``""``; with the
-    decided ``verdict`` (``yes``/``no``, :mod:`lclfqa.graph.answer.verdict`), the rule names it; for a
-    statement ``open`` (the quotes show it neither true nor false), the answer opens with no verdict and says
-    the sources do not decide it."""
+    decided ``verdict`` (``yes``/``no``, :mod:`lclfqa.graph.answer.verdict`), the rule names it. A statement to
+    judge is the reader's to decide: it is told to open with "True" or "False"."""
     if not is_yes_no(question):
         return ""
     t = load("templates")
-    if verdict == "open" and is_statement(question):
-        return t["open_statement_rule"] + "\n"
     if is_statement(question):
-        if verdict in ("yes", "no"):
-            word = verdict_word(verdict, True)
-            return render(t["given_statement_rule"], verdict=word.lower(), Verdict=word) + "\n"
         return t["statement_rule"] + "\n"
     if verdict in ("yes", "no"):
         return render(t["given_verdict_rule"], verdict=verdict, Verdict=verdict.capitalize()) + "\n"
     return t["verdict_rule"] + "\n"
-
-
-def verdict_word(verdict: str, statement: bool = False) -> str:
-    """The word an answer opens with for ``verdict`` (``yes``/``no``): "Yes"/"No", or for a statement
-    to judge "True"/"False"."""
-    if statement:
-        return "True" if verdict == "yes" else "False"
-    return verdict.capitalize()

@@ -20,9 +20,8 @@ is recorded with the last stage that wrote it — ``model`` where it is the mode
    question cites, or naming the authority its source cites for another sentence, the reader's instructions
    said back; a listed clause holding the miss is cut first where that saves the sentence; a repeated
    sentence is said once.
-4. ``verdict`` (:mod:`.verdict`) — a yes/no or true/false question's answer opens with the verdict the
-   verdict call decided over the quotes (under a grammar), never with its opposite; a statement the call found
-   the quotes show neither true nor false opens with no verdict.
+4. ``verdict`` (:mod:`.verdict`) — a yes/no question's answer opens with the verdict the verdict call
+   decided over the quotes (under a grammar), never with its opposite (a statement to judge is the reader's).
 5. ``sources`` (:mod:`.sources`) — each part of the question the answer does not give gets its nearest
    quote, verbatim and cited (the source's words, counted apart in ``added``); they add to an answer, never
    stand in for one (with nothing the model wrote left, only under a decided verdict).

@@ -41,8 +41,6 @@ class Reading:
     """``yes``/``no`` as the verdict call decided it over the evidence; ``""`` when it did not run."""
     rule: int | None = None
     """The quote (0-based) stating the rule the verdict call chose."""
-    statement: bool = False
-    """The question is a statement to judge true or false."""
     embeddings: Embeddings | None = None
 
     @property

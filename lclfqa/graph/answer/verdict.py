@@ -13,14 +13,10 @@ prefix, so llama.cpp evaluates the quotes once for both calls.
 Every quote is offered as the deciding rule, exceptions too: which quote decides is the call's judgement,
 not a rule on how a quote opens.
 
-A statement to judge ("True or false: …", :func:`lclfqa.prompts.is_statement`) is decided the same way,
-"yes" meaning true; the answer then opens "True" or "False". The ``verdict`` stage
-(:func:`open_with`) makes the answer open with the decided verdict, never with its opposite.
-
-On a statement the call may also answer "not decided" (:data:`OPEN`): the quotes neither show it true nor
-show any part of it false. The reader is then told so, and the answer opens with no verdict: a verdict the
-quotes do not carry is a guess. A yes/no question is not offered it: there the 1.5B default chose it over a
-quote that plainly decided the question (docs/reading.md).
+The ``verdict`` stage (:func:`open_with`) makes the answer open with the decided verdict, never with its
+opposite. A statement to judge ("True or false: …", :func:`lclfqa.prompts.is_statement`) gets no verdict call:
+the reader decides it, as the baselines' reader does (asked, the call said "true" to every false statement of the
+unseen sets; docs/reading.md).
 """
 
 from __future__ import annotations
@@ -41,9 +37,6 @@ from lclfqa.llm.schemas import object_schema
 log = logging.getLogger(__name__)
 
 VERDICTS = ("yes", "no")
-OPEN = "open"
-"""The verdict on a statement the quotes show neither true nor false: the answer opens with no verdict."""
-_CHOICES = {"yes": "yes", "no": "no", "not decided": OPEN}
 RULE_WORDS = 40
 
 
@@ -61,12 +54,10 @@ def rule_choices(texts: list[str]) -> list[str]:
     return list(dict.fromkeys(" ".join(t.translate(_GRAMMAR_UNSAFE).split()[:RULE_WORDS]) for t in rules))
 
 
-def verdict_schema(texts: list[str], statement: bool = False) -> dict[str, Any]:
-    """JSON schema of the verdict call: ``rule``, one of :func:`rule_choices`, then ``verdict`` — ``yes`` or
-    ``no``, and for a ``statement`` also ``not decided``."""
+def verdict_schema(texts: list[str]) -> dict[str, Any]:
+    """JSON schema of the verdict call: ``rule``, one of :func:`rule_choices`, then ``verdict``, ``yes`` or ``no``."""
     return object_schema(
-        rule={"type": "string", "enum": rule_choices(texts)},
-        verdict={"type": "string", "enum": list(_CHOICES) if statement else list(VERDICTS)},
+        rule={"type": "string", "enum": rule_choices(texts)}, verdict={"type": "string", "enum": list(VERDICTS)}
     )
 
 
@@ -76,24 +67,21 @@ def decide(
     """``(verdict, rule)`` for the yes/no question in ``question``, asked after the ``shared`` messages (the
     reader's prefix over the quotes whose texts are ``texts``); ``("", None)`` when the call fails or its
     reply has no verdict (the reader then writes its own). ``texts`` is never empty: ``read`` refuses first."""
-    statement = prompts.is_statement(question)
-    template = "decide_statement" if statement else "decide_verdict"
-    ask = prompts.render(prompts.load("templates")[template], asked=prompts.yes_no_question(question))
+    ask = prompts.render(prompts.load("templates")["decide_verdict"], asked=prompts.yes_no_question(question))
     try:
         raw = chat(
             llm,
             [*shared, HumanMessage(ask)],
             meter,
             max_tokens=2 * RULE_WORDS + 24,  # a copied rule of RULE_WORDS words, the JSON around it, the verdict
-            schema=verdict_schema(texts, statement),
+            schema=verdict_schema(texts),
             stream=False,
         )
     except Exception as exc:  # the answer is still written, opening with the reader's own verdict
         log.warning("the verdict call failed; the reader decides: %s", exc)
         return "", None
     rule = (parsing.json_object(raw) or {}).get("rule")
-    choice = parsing.choice(raw, "verdict", tuple(_CHOICES) if statement else VERDICTS)
-    return _CHOICES.get(choice, ""), rule if isinstance(rule, str) else None
+    return parsing.choice(raw, "verdict", VERDICTS) or "", rule if isinstance(rule, str) else None
 
 
 _OPENING = re.compile(
@@ -102,36 +90,22 @@ _OPENING = re.compile(
 _AGREES = {"yes": "yes", "true": "yes", "no": "no", "false": "no"}
 
 
-def opening_verdict(answer: str, verdict: str, statement: bool = False) -> tuple[str, bool]:
-    """``(answer, changed)``: ``answer`` opening with ``verdict`` (``yes``/``no``; "True"/"False" for a
-    ``statement``): an opening verdict that contradicts it is replaced, a missing one is added; one that
-    agrees ("Generally not." for no) stays. Only the opening word changes; the rest was checked."""
+def opening_verdict(answer: str, verdict: str) -> tuple[str, bool]:
+    """``(answer, changed)``: ``answer`` opening with ``verdict`` (``yes``/``no``): an opening verdict that
+    contradicts it is replaced, a missing one is added; one that agrees ("Generally not." for no) stays. Only
+    the opening word changes; the rest was checked."""
     m = _OPENING.match(answer)
     said = _AGREES.get(m.group(1).lower()) if m and m.group(1) else ("no" if m else None)
     if said == verdict:
         return answer, False
     rest = answer[m.end() :] if m else answer
     rest = rest[:1].upper() + rest[1:]
-    word = prompts.verdict_word(verdict, statement)
+    word = verdict.capitalize()
     return (f"{word}. {rest}" if rest else f"{word}."), True
 
 
-def undecided(answer: str) -> str:
-    """``answer`` opening with the sentence that says the quotes decide nothing (``undecided`` in
-    ``templates.toml``) instead of any verdict it opened with ("True.", "Generally not, …"): the model's own
-    sentence saying so may not survive the support stage, which measures its words against the quotes."""
-    opening = prompts.phrase("undecided")
-    m = _OPENING.match(answer)
-    rest = answer[m.end() :] if m else answer
-    rest = rest[:1].upper() + rest[1:]
-    return rest if rest.startswith(opening) else f"{opening} {rest}".strip()
-
-
 def open_with(draft: Draft, reading: Reading) -> None:
-    """The ``verdict`` stage: the answer opens with the decided verdict (:func:`opening_verdict`), or, on a
-    statement the quotes show neither true nor false (:data:`OPEN`), by saying so (:func:`undecided`)."""
+    """The ``verdict`` stage: the answer opens with the decided verdict (:func:`opening_verdict`)."""
     if reading.verdict in VERDICTS:
-        answer, changed = opening_verdict(draft.answer, reading.verdict, reading.statement)
+        answer, changed = opening_verdict(draft.answer, reading.verdict)
         draft.answer, draft.notes["verdict_enforced"] = answer, changed
-    elif reading.verdict == OPEN:
-        draft.answer, draft.notes["verdict_withheld"] = undecided(draft.answer), True

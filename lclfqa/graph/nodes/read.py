@@ -11,10 +11,11 @@ turn to ``history``.
   reading order (:func:`lclfqa.graph.answer.attribution.reading_order`); with no verified quote, the
   filtered children's sentences closest to the question (``how="fallback"``). The ``rag`` baselines read
   the retrieved children themselves, numbered as their sources, under the same instruction.
-- **Verdict first.** A yes/no question or a statement to judge true or false is decided by one call over
-  the quotes under a grammar (:mod:`lclfqa.graph.answer.verdict`); the reader is told the verdict, and
-  the stream gets it at once (``stream_mode="custom"``: ``{"verdict": "no", "word": "No"}``), so a display
-  can show the answer's first word before the answer call has read its prompt (``lclfqa chat``).
+- **Verdict first.** A yes/no question (not a statement to judge true or false: the reader decides that) is
+  decided by one call over the quotes under a grammar (:mod:`lclfqa.graph.answer.verdict`); the reader is
+  told the verdict, and the stream gets it at once (``stream_mode="custom"``: ``{"verdict": "no", "word":
+  "No"}``), so a display can show the answer's first word before the answer call has read its prompt
+  (``lclfqa chat``).
 - **One answer call, then the stages** of :mod:`lclfqa.graph.answer` (tidy, cite, support, verdict, sources,
   refuse), each with one guarantee; every removed sentence is recorded with its rule.
 - **Citations** name, per cited number, the document, pages and section path, and the quote.
@@ -154,14 +155,18 @@ def _verdict(
 ) -> tuple[str, str | None]:
     """``(verdict, rule)`` of the verdict call for a yes/no question in a pipeline with the filter or the
     extractor (not the baselines) and the ``verdict`` stage on (``("", None)`` otherwise); a decided verdict
-    goes to the stream at once (``stream_mode="custom"``), before the answer call, so a display may show it."""
+    goes to the stream at once (``stream_mode="custom"``), before the answer call, so a display may show it.
+    A statement to judge gets no verdict call: the reader decides it, as in the baselines (the call said "true"
+    to every false statement; benchmarks/log/2026-12-01-statements-read-by-the-reader.md)."""
     ctx = runtime.context
     if not (ctx.plan.extract or ctx.plan.filter) or "verdict" in ctx.plan.off or not prompts.is_yes_no(asked):
+        return "", None
+    if prompts.is_statement(asked):
         return "", None
     verdict, rule = decide(ctx.resources.llm, shared, asked, texts, meter)
     notes["verdict"] = verdict
     if verdict in VERDICTS:
-        runtime.stream_writer({"verdict": verdict, "word": prompts.verdict_word(verdict, prompts.is_statement(asked))})
+        runtime.stream_writer({"verdict": verdict, "word": verdict.capitalize()})
     if rule is not None:
         notes["rule"] = rule
     return verdict, rule
@@ -260,7 +265,6 @@ def read(state: QAState, runtime: Runtime[QAContext]) -> dict[str, Any]:
         retrieved=state.get("retrieved", []),
         verdict=verdict,
         rule=stating(rule, texts) if ctx.plan.extract else None,
-        statement=prompts.is_statement(asked),
         embeddings=embeddings,
     )
     stages.run(draft, reading, ctx.plan.off)
