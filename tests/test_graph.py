@@ -809,6 +809,13 @@ def test_a_statement_to_judge_is_decided_by_the_reader_not_by_a_verdict_call(sam
     assert "yes_no" in llm.routes() and result["verdict"] == "no" and result.answer.startswith("No. A joint return")
 
 
+def test_a_verdict_alone_on_the_first_line_ends_with_a_full_stop(sample_index: Path):
+    statement = "True or false: a married couple filing separately may claim the AOTC."
+    script = good_script(answer="False\nMarried taxpayers must file a joint return [1].")
+    graph, _ = graph_with(sample_index, script)
+    assert graph.invoke({"question": statement}).answer.startswith("False. Married taxpayers must file a joint return")
+
+
 def test_without_the_extractor_the_reader_continues_the_filters_prompt(sample_index: Path):
     # setting extractor off (ablation no-extract): no extractor call; the verdict call and the answer call
     # read the retrieved children in the filter's own prompt (one prefix, evaluated once by llama.cpp), and the

@@ -5,7 +5,8 @@ or an answer, never both (``refuse``).
 numbers still count as cited), a last sentence the token limit cut off finished in the words of the quote it was copying
 (:func:`finished`) or else dropped, and a glossary gloss the question carried
 ("MFS (married filing separately)", :func:`lclfqa.prompts.expand_acronyms`) shown as the words the user
-wrote, and a regulation's number not said to be the Code's ("section 1.21-3 of the Code"). A reply that
+wrote, a regulation's number not said to be the Code's ("section 1.21-3 of the Code"), and a verdict alone on
+the first line ended with a full stop ("True\nThe court …" → "True. The court …"). A reply that
 opens with a refusal is one when nothing it says after that cites a quote; otherwise
 its refusal sentences go, and the rest is read as an answer.
 
@@ -122,16 +123,21 @@ def finished(answer: str, written: str | None = None, texts: Sequence[str] = ())
     return (head, "") if len(said) > 1 else (answer, "")
 
 
+_VERDICT_LINE = re.compile(r"^(\W*(?:(?:generally|in general),?\s+)?(?:yes|no|true|false))[ \t]*\n\s*", re.I)
+"""A verdict alone on the answer's first line, with no punctuation ("True\nThe court held …")."""
+
+
 def written_answer(llm, msgs: list, meter: Meter, limit: int, texts: Sequence[str] = ()) -> Draft:  # noqa: ANN001
     """The reader's call, tidied: the draft whose ``written`` is the model's text (citation runs collapsed)
     and whose ``answer`` is that text without a source list at its end or a gloss, its last sentence
     finished from the quote in ``texts`` it was copying or dropped where the token limit cut it off
-    (:func:`finished`; the words added are in ``added``); ``refused`` when it refuses and cites nothing after
-    its refusal."""
+    (:func:`finished`; the words added are in ``added``), a verdict alone on its first line ended with a full
+    stop; ``refused`` when it refuses and cites nothing after its refusal."""
     before = meter.completion_tokens
     raw = chat(llm, msgs, meter, max_tokens=limit, stop_pattern=parsing.RUNAWAY)
     written = parsing.collapse_citation_runs(parsing.clean_answer(raw))
     answer = regulations_unclaimed(prompts.unexpand(parsing.strip_source_list(written)))
+    answer = _VERDICT_LINE.sub(r"\1. ", answer)  # "True\nThe court held …" reads "True. The court held …"
     completion = ""
     if meter.completion_tokens - before >= limit:  # the token limit cut it off
         answer, completion = finished(answer, raw, texts)
