@@ -222,8 +222,7 @@ def _after_verdict(opening: str, decided: dict[str, Any]) -> str:
     from lclfqa.graph.answer.verdict import opening_verdict
 
     word = str(decided["word"])
-    statement = word in ("True", "False")
-    opened, _ = opening_verdict(opening, str(decided.get("verdict", "")), statement)
+    opened, _ = opening_verdict(opening, str(decided.get("verdict", "")))
     if opened[: len(word)].lower() == word.lower():
         return opened[len(word) :]
     return ". " + opened
