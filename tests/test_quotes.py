@@ -706,6 +706,17 @@ def test_a_prints_block_of_headings_is_never_added_as_the_sources_words():
     assert part_quotes(asked, [block, rule], "It applies.") == [1]
 
 
+def test_a_parts_numeral_on_the_first_line_is_not_shown_as_the_sources_words():
+    from lclfqa.graph.answer.sources import with_part_quotes, words_of
+
+    part = {"text": "II\nThe covenant binds the tenant for three years.", "section": ["Opinion of the Court", "II"]}
+    assert words_of(part) == "The covenant binds the tenant for three years."
+    item = {"text": "2\nThe tenant shall pay rent.", "section": ["Lease", "1"]}  # not one of its own headings
+    assert words_of(item) == item["text"]
+    answer, added = with_part_quotes("It binds the landlord [2].", "Whom does the covenant bind?", [part])
+    assert added == 1 and answer.endswith("“The covenant binds the tenant for three years.” [1]")
+
+
 def test_no_quote_states_a_rule_sharing_no_word_with_any():
     from lclfqa.graph.answer.sources import stating
 

@@ -7,7 +7,8 @@ checked, each part of the question (:func:`lclfqa.prompts.question_parts`) gets 
 :data:`RULE_QUOTE_CHARS` — unless the answer cites that quote or already gives it (at least :data:`STATED_SHARE` of
 its content words). For a yes/no question the first part's quote is the one stating the rule the verdict call
 decided (:func:`stating`). An added quote is the source's own text, so it needs no check; a heading alone (no
-lower-case letter) or a block of headings (:func:`heading_block`) is never one. A dissent's or a concurrence's
+lower-case letter) or a block of headings (:func:`heading_block`) is never one, nor a Part's numeral on the first
+line (:func:`words_of`). A dissent's or a concurrence's
 words are added only to an answer whose question names a separate opinion or a Justice, and then say whose they
 are; at most :data:`MAX_PART_QUOTES` quotes and :data:`MAX_ADDED_CHARS` characters are added.
 """
@@ -46,6 +47,18 @@ def shortened(text: str, limit: int) -> str:
     if len(flat) <= limit:
         return flat
     return flat[:limit].rsplit(" ", 1)[0].rstrip(",;:—–-") + " …"
+
+
+_ENUMERATOR_LINE = re.compile(r"^\s*((?:[IVXLC]{1,6}|[A-Z]|\d{1,3})\.?)[ \t]*\n")
+
+
+def words_of(quote: dict[str, Any]) -> str:
+    """``quote``'s text as the source's words: without a first line that is only an enumerator and one of its
+    own section path's headings (an opinion's Part "I" or "B" glued to its first sentence)."""
+    text = str(quote.get("text", ""))
+    m = _ENUMERATOR_LINE.match(text)
+    headings = {" ".join(h.split()) for h in quote.get("section") or []}
+    return text[m.end() :] if m and m.group(1) in headings else text
 
 
 def stating(rule: str | None, texts: list[str]) -> int | None:
@@ -122,7 +135,7 @@ def part_quotes(
             i = max(allowed, key=lambda k: (scores[k][j], -k))
         else:
             break
-        text = shortened(texts[i], RULE_QUOTE_CHARS)
+        text = shortened(words_of(quotes[i]), RULE_QUOTE_CHARS)
         if i in picked or i in cited or given(text, answer):
             continue
         if picked and size + len(text) > MAX_ADDED_CHARS:
@@ -146,7 +159,7 @@ def with_part_quotes(
     marks = numbers or list(range(1, len(quotes) + 1))
     added = []
     for i in picked:
-        text, opinion = shortened(quotes[i]["text"], RULE_QUOTE_CHARS), separate_opinion(quotes[i]).rstrip(" .")
+        text, opinion = shortened(words_of(quotes[i]), RULE_QUOTE_CHARS), separate_opinion(quotes[i]).rstrip(" .")
         if opinion:
             added.append(prompts.phrase("opinion_quote", whose=opinion, quote=text, n=marks[i]))
         else:
