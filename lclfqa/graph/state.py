@@ -54,7 +54,8 @@ class QAState(TypedDict, total=False):
     missing_sections: list[str]
     """Of those, the ones no source or retrieved child mentions."""
     missing_terms: list[str]
-    """Terms the question defines by their initials (``work opportunity tax credit (WOTC)``) that no source names."""
+    """Terms the question defines by their initials (``work opportunity tax credit (WOTC)``) that no source names,
+    and the count every part of it asks for that no source states (``a number of hours``)."""
     # --- filter / extract (run in parallel)
     thought: str
     filtered: list[dict[str, Any]]

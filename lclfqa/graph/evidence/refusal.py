@@ -89,11 +89,12 @@ def asked_quantity(part: str) -> str:
     return "percent" if _WHAT_SHARE.search(part) else ""
 
 
-def states_quantity(unit: str, text: str) -> bool:
+def states_quantity(unit: str, text: str, normalized: bool = False) -> bool:
     """Whether ``text`` states a number of ``unit`` — a number, at most one word, the unit: "72 hours", "a
-    60-day period", "30 calendar days", "fifteen per cent" (read as :func:`lclfqa.textnorm.normalize` does)."""
+    60-day period", "30 calendar days", "fifteen per cent" (read as :func:`lclfqa.textnorm.normalize` does;
+    ``normalized``: ``text`` already is)."""
     word = "percent(?:age points?)?" if unit == "percent" else f"{unit}s?"
-    return bool(re.search(rf"\d(?:\s\))?\s(?:\w+\s)?{word}\b", normalize(text), re.I))
+    return bool(re.search(rf"\d(?:\s\))?\s(?:\w+\s)?{word}\b", text if normalized else normalize(text), re.I))
 
 
 def unstated_quantities(question: str, texts: Iterable[str]) -> list[str]:
@@ -102,8 +103,8 @@ def unstated_quantities(question: str, texts: Iterable[str]) -> list[str]:
     units = [asked_quantity(p) for p in prompts.question_parts(question)]
     if not units or not all(units):
         return []
-    haystack = "\n".join(texts)
-    if any(states_quantity(u, haystack) for u in units):
+    haystack = normalize("\n".join(texts))  # once, for every unit asked
+    if any(states_quantity(u, haystack, normalized=True) for u in units):
         return []
     return [f"a number of {u}s" if u != "percent" else "a percentage" for u in dict.fromkeys(units)]
 

@@ -159,9 +159,8 @@ def _verdict(
     A statement to judge gets no verdict call: the reader decides it, as in the baselines (the call said "true"
     to every false statement; benchmarks/log/2026-12-01-statements-read-by-the-reader.md)."""
     ctx = runtime.context
-    if not (ctx.plan.extract or ctx.plan.filter) or "verdict" in ctx.plan.off or not prompts.is_yes_no(asked):
-        return "", None
-    if prompts.is_statement(asked):
+    decides = prompts.is_yes_no(asked) and not prompts.is_statement(asked)
+    if not (ctx.plan.extract or ctx.plan.filter) or "verdict" in ctx.plan.off or not decides:
         return "", None
     verdict, rule = decide(ctx.resources.llm, shared, asked, texts, meter)
     notes["verdict"] = verdict
