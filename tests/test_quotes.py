@@ -652,6 +652,24 @@ def test_a_separate_opinions_words_are_added_only_when_asked_for_and_say_whose()
     assert added == 1 and out.endswith("JUSTICE DOE, dissenting, reads: “The majority overrules Smith today.” [2]")
 
 
+def test_a_sentence_saying_the_question_back_cites_the_quote_holding_its_words() -> None:
+    from lclfqa.graph.answer.sources import part_quotes
+
+    asked = "Can a partnership elect out of the centralized audit regime?"
+    quotes = [
+        "Whether the partnership may elect for its 2024 year under the regime;",
+        "A partnership that has another partnership as a partner may not elect out of the centralized audit regime;"
+        " the reviewed year's imputed underpayment is then assessed against it and collected from its members.",
+    ]
+    verdict = "No, a partnership may not elect out of the centralized audit regime."
+    # the question holds all its words, so every quote ties with it: the one holding them by itself is cited
+    assert recited(check_answer(verdict, quotes, asked)[0], quotes, asked) == f"{verdict[:-1]} [2]."
+    # and citing it says none of the quote's words: the source's words are still added to such an answer
+    pieces = [{"text": q} for q in quotes]
+    assert part_quotes(asked, pieces, f"{verdict[:-1]} [2].", rule=1) == [1]
+    assert part_quotes(asked, pieces, "No, a partner that is a partnership bars the election [2].", rule=1) == []
+
+
 def test_an_answer_gives_a_quote_holding_half_its_words_and_a_cited_quote_is_not_added():
     from lclfqa.graph.answer.sources import given, part_quotes
 

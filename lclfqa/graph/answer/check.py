@@ -336,8 +336,10 @@ def without_pointers(sentence: str) -> str:
 def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> str:
     """``check``'s sentence cited to the quotes that hold it, or ``""`` when they are the ones it cites (and it cites no
     number without a quote) or no :data:`MAX_CITED` quotes hold every figure and quoted phrase it states. The quote
-    holding most of its content words comes first (the one it cites on a tie); then, for each figure or phrase not yet
-    held, the first quote holding it (those it cites first). A figure the question gives needs no quote, as in
+    holding most of its content words comes first — on a tie, the one holding more of them by itself (a sentence
+    saying the question back ties on every quote, as the question holds all its words), then the one it cites; then,
+    for each figure or phrase not yet held, the first quote holding it (those it cites first). A figure the question
+    gives needs no quote, as in
     :func:`check_answer` ("Under § 1031, the replacement property must be identified within 45 days" is cited to the
     quote on identification when no quote prints the section the user named). The model cited the wrong number, split
     one statement over two quotes, or cited nothing: the evidence is there, and re-citing costs nothing and loses
@@ -351,8 +353,10 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
     order = [n - 1 for n in check.cites] + [k for k in range(len(quotes)) if k + 1 not in check.cites]
     said = vouching(check.text, question)
     asked, given = set(tokenize(said)), figures(said)
-    share = {k: support(bare, asked | set(tokenize(quotes[k]))) for k in order}
-    best = max(order, key=lambda k: share[k])  # the first in ``order`` on a tie
+    share = {
+        k: (support(bare, asked | set(tokenize(quotes[k]))), support(bare, set(tokenize(quotes[k])))) for k in order
+    }
+    best = max(order, key=lambda k: share[k])  # the first in ``order`` on a full tie
     chosen = [best]
     for item in stated(bare):
         if occurs(item, given) or any(held(item, bare, normalized[k]) for k in chosen):

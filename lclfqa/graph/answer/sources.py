@@ -4,9 +4,10 @@ The 1.5B default answers from the first quotes it is shown and often stops after
 asked once more for a part it left open, it contradicted its own verdict ("No, … Yes, …"). So once the answer is
 checked, each part of the question (:func:`lclfqa.prompts.question_parts`) gets the quote nearest it
 (:func:`lclfqa.graph.evidence.nearest.closeness_by_part`) in the source's words, shortened to
-:data:`RULE_QUOTE_CHARS` — unless the answer cites that quote or already gives it (at least :data:`STATED_SHARE` of
-its content words). For a yes/no question the first part's quote is the one stating the rule the verdict call
-decided (:func:`stating`). An added quote is the source's own text, so it needs no check; a heading alone (no
+:data:`RULE_QUOTE_CHARS` — unless the answer cites that quote (in a sentence saying more than the question) or
+already gives it (at least :data:`STATED_SHARE` of its content words). For a yes/no question the first part's
+quote is the one stating the rule the verdict call decided (:func:`stating`).
+An added quote is the source's own text, so it needs no check; a heading alone (no
 lower-case letter) or a block of headings (:func:`heading_block`) is never one, nor a Part's numeral on the first
 line (:func:`words_of`). A dissent's or a concurrence's
 words are added only to an answer whose question names a separate opinion or a Justice, and then say whose they
@@ -22,7 +23,7 @@ from langchain_core.embeddings import Embeddings
 
 from lclfqa import prompts
 from lclfqa.graph.answer.attribution import asks_holding, separate_opinion
-from lclfqa.graph.answer.check import support
+from lclfqa.graph.answer.check import content_words, support
 from lclfqa.graph.answer.draft import Draft, Reading
 from lclfqa.graph.answer.tidy import says_nothing
 from lclfqa.graph.answer.verdict import VERDICTS
@@ -38,6 +39,8 @@ MAX_ADDED_CHARS = 700
 """At most this many characters of quotes are added (the first always): the source's words, not a dump."""
 STATED_SHARE = 0.5
 """An answer holding this share of a quote's content words (stemmed) already gives it."""
+MODALS = frozenset(tokenize("may must shall cannot might need"))
+"""Words a sentence saying the question back adds ("No, it may not …"): none of them states a quote's content."""
 _NAMES_OPINION = re.compile(r"\b(?:dissent\w*|concurr\w*|justice|separate opinions?)\b", re.I)
 
 
@@ -107,9 +110,11 @@ def part_quotes(
 ) -> list[int]:
     """The quotes (0-based, in the order of the parts they answer) to add to ``answer``: for each part of
     ``question``, the quote nearest it (``rule`` for the first part, when given) that the answer neither
-    cites nor gives (:func:`given`); each quote once, at most :data:`MAX_PART_QUOTES` and
-    :data:`MAX_ADDED_CHARS`; a separate opinion's only when the question names one (not the holding).
-    ``numbers`` are the quotes' reference numbers where they are not 1…n (quotes of the retrieved children)."""
+    cites nor gives (:func:`given`) — cited by a sentence with a word beyond the question's and :data:`MODALS` (one
+    that only says the question back shows none of the quote's words); each quote once, at most
+    :data:`MAX_PART_QUOTES` and :data:`MAX_ADDED_CHARS`; a separate opinion's only when the question names one
+    (not the holding). ``numbers`` are the quotes' reference numbers where they are not 1…n (quotes of the
+    retrieved children)."""
     texts = [q["text"] for q in quotes]
     if not texts:
         return []
@@ -122,7 +127,8 @@ def part_quotes(
         if (separate_ok or not separate_opinion(q)) and not heading_only(q["text"]) and not heading_block(q)
     ]
     marks = numbers or list(range(1, len(quotes) + 1))
-    said = set(parsing.cited_numbers(answer))
+    asked = set(tokenize(question)) | MODALS
+    said = {n for s in sentences(answer) if content_words(s) - asked for n in parsing.cited_numbers(s)}
     cited = {i for i, n in enumerate(marks) if n in said}
     picked: list[int] = []
     size = 0
