@@ -336,6 +336,9 @@ def test_a_sentence_claiming_no_exception_no_quote_claims_is_unfounded() -> None
         ("As stated in the sources [3].", True),
         ("This is stated in reference text [4] and [8].", True),  # the basic reader's own word for its evidence
         ("This is stated in the passages [2] and [3].", True),  # a name a refusal is read under too
+        ("This is stated in reference 3 [3] [2].", True),  # the evidence named by a bare number
+        ("This is stated in references 2 and 3.", True),
+        ("This is set out in 6013 [1].", False),  # a bare number names no reference
         ("This is the rule [2].", False),  # says something
         ("See section 6013 [1].", False),  # names a provision
     ],

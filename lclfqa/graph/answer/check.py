@@ -408,11 +408,13 @@ def with_recitations(checks: Sequence[SentenceCheck], quotes: Sequence[str], que
 
 
 # a sentence that only says where something is stated: "This is stated in [2] and [4].", "See [3].", under any name
-# the prompts give the evidence ("This is stated in reference text [5].")
+# the prompts give the evidence ("This is stated in reference text [5].", "… in references 2 and 3.")
 _POINTER = re.compile(
     r"^(?:(?:this|that|it|these|which)\s+(?:is|are|was|were)\s+(?:also\s+)?(?:stated|set out|set forth|provided|"
     r"explained|found|mentioned|noted|described)\s+(?:in|by|at)|see(?:\s+also)?|as\s+(?:stated|noted)\s+in)"
-    rf"(?:\s*(?:(?:the\s+)?{prompts.EVIDENCE}|and|,|" + CITATION_RE.pattern + r"))*\s*[.!]?$",
+    rf"(?:\s*(?:(?:the\s+)?{prompts.EVIDENCE}(?:\s+\d+(?:\s*(?:,|and)\s*\d+)*)?|and|,|"
+    + CITATION_RE.pattern
+    + r"))*\s*[.!]?$",
     re.I,
 )
 
