@@ -339,11 +339,10 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
     holding most of its content words comes first — on a tie, the one holding more of them by itself (a sentence
     saying the question back ties on every quote, as the question holds all its words), then the one it cites; then,
     for each figure or phrase not yet held, the first quote holding it (those it cites first). A figure the question
-    gives needs no quote, as in
-    :func:`check_answer` ("Under § 1031, the replacement property must be identified within 45 days" is cited to the
-    quote on identification when no quote prints the section the user named). The model cited the wrong number, split
-    one statement over two quotes, or cited nothing: the evidence is there, and re-citing costs nothing and loses
-    nothing."""
+    gives needs no quote, as in :func:`check_answer` ("Under § 1031, the replacement property must be identified within
+    45 days" is cited to the quote on identification when no quote prints the section the user named). The model cited
+    the wrong number, split one statement over two quotes, or cited nothing: the evidence is there, and re-citing costs
+    nothing and loses nothing."""
     bare = _tight(MARKER_RUN.sub("", without_pointers(check.text))).strip()
     if not quotes or len(bare.split()) < 4 or len(set(tokenize(bare))) < 2:
         return ""

@@ -6,12 +6,11 @@ checked, each part of the question (:func:`lclfqa.prompts.question_parts`) gets 
 (:func:`lclfqa.graph.evidence.nearest.closeness_by_part`) in the source's words, shortened to
 :data:`RULE_QUOTE_CHARS` — unless the answer cites that quote (in a sentence saying more than the question) or
 already gives it (at least :data:`STATED_SHARE` of its content words). For a yes/no question the first part's
-quote is the one stating the rule the verdict call decided (:func:`stating`).
-An added quote is the source's own text, so it needs no check; a heading alone (no
-lower-case letter) or a block of headings (:func:`heading_block`) is never one, nor a Part's numeral on the first
-line (:func:`words_of`). A dissent's or a concurrence's
-words are added only to an answer whose question names a separate opinion or a Justice, and then say whose they
-are; at most :data:`MAX_PART_QUOTES` quotes and :data:`MAX_ADDED_CHARS` characters are added.
+quote is the one stating the rule the verdict call decided (:func:`stating`). An added quote is the source's own
+text, so it needs no check; a heading alone (no lower-case letter) or a block of headings (:func:`heading_block`) is
+never one, nor a Part's numeral on the first line (:func:`words_of`). A dissent's or a concurrence's words are added
+only to an answer whose question names a separate opinion or a Justice, and then say whose they are; at most
+:data:`MAX_PART_QUOTES` quotes and :data:`MAX_ADDED_CHARS` characters are added.
 """
 
 from __future__ import annotations
