@@ -1505,6 +1505,31 @@ def test_a_sentence_that_only_says_the_question_back_must_rest_on_the_quotes_alo
     assert check_answer("No, the lessor's holding fee was not a penalty under s 42 [2].", quotes, whether)[0].ok
 
 
+def test_a_tied_sentence_is_not_re_cited_to_another_provisions_quote():
+    from types import SimpleNamespace
+
+    from lclfqa.graph.answer.draft import Draft, Reading
+    from lclfqa.graph.answer.support import cite
+
+    asked = "Under § 6418, does the buyer escape the penalty if it shows reasonable cause?"
+    refs = [
+        {"document": "26 CFR 1.6418-5", "section": ["§ 1.6418-5 Special rules"], "text": "The buyer is liable."},
+        {
+            "document": "26 CFR 1.6050-1",
+            "section": ["§ 1.6050-1 Returns"],
+            "text": "A buyer that shows reasonable cause escapes the penalty for a late return.",
+        },
+    ]
+    texts = [r["text"] for r in refs]
+    verdict = "Yes, the buyer escapes the penalty if it shows reasonable cause."
+    # every quote holds all its words with the question's help; the one holding most by itself is another provision's
+    assert recited(check_answer(verdict, texts, asked)[0], texts, asked) == f"{verdict[:-1]} [2]."
+    ctx = SimpleNamespace(settings=SimpleNamespace(min_answer_support=0.5))
+    draft = Draft(answer=verdict, written=verdict)
+    cite(draft, Reading(ctx=ctx, question=asked, texts=texts, references=refs, retrieved=[]))  # type: ignore[arg-type]
+    assert draft.answer == f"{verdict[:-1]} [1]."  # the quote the `support` stage lets it rest on
+
+
 def test_a_sentence_resting_on_another_documents_provision_answers_another_question():
     from lclfqa.graph.answer.support import elsewhere, provisions_named
 

@@ -16,7 +16,7 @@ removing what still fails), so no unsupported figure or unfounded sentence reach
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -333,11 +333,12 @@ def without_pointers(sentence: str) -> str:
     return _POINTER_ENDING.sub("", _POINTER_INSIDE.sub(",", text))
 
 
-def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> str:
+def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "", avoid: Set[int] = frozenset()) -> str:
     """``check``'s sentence cited to the quotes that hold it, or ``""`` when they are the ones it cites (and it cites no
     number without a quote) or no :data:`MAX_CITED` quotes hold every figure and quoted phrase it states. The quote
-    holding most of its content words comes first — on a tie, the one holding more of them by itself (a sentence
-    saying the question back ties on every quote, as the question holds all its words), then the one it cites; then,
+    holding most of its content words comes first — on a tie, one not in ``avoid`` (0-based: quotes the sentence may
+    not rest on), then the one holding more of them by itself (a sentence saying the question back ties on every
+    quote, as the question holds all its words), then the one it cites; then,
     for each figure or phrase not yet held, the first quote holding it (those it cites first). A figure the question
     gives needs no quote, as in :func:`check_answer` ("Under § 1031, the replacement property must be identified within
     45 days" is cited to the quote on identification when no quote prints the section the user named). The model cited
@@ -353,7 +354,8 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "") -> 
     said = vouching(check.text, question)
     asked, given = set(tokenize(said)), figures(said)
     share = {
-        k: (support(bare, asked | set(tokenize(quotes[k]))), support(bare, set(tokenize(quotes[k])))) for k in order
+        k: (support(bare, asked | set(tokenize(quotes[k]))), k not in avoid, support(bare, set(tokenize(quotes[k]))))
+        for k in order
     }
     best = max(order, key=lambda k: share[k])  # the first in ``order`` on a full tie
     chosen = [best]
@@ -394,13 +396,15 @@ def needs_citing(check: SentenceCheck) -> bool:
     return bool(check.missing or check.unknown or check.misattributed or (not check.cites and content))
 
 
-def with_recitations(checks: Sequence[SentenceCheck], quotes: Sequence[str], question: str = "") -> tuple[str, int]:
+def with_recitations(
+    checks: Sequence[SentenceCheck], quotes: Sequence[str], question: str = "", avoid: Set[int] = frozenset()
+) -> tuple[str, int]:
     """``(answer, recited)``: the sentences joined again, each that :func:`needs_citing` cited to the quotes
-    that hold it (:func:`recited`) where they do; how many were."""
+    that hold it (:func:`recited`, ``avoid`` last on a tie) where they do; how many were."""
     out: list[str] = []
     count = 0
     for c in checks:
-        fixed = recited(c, quotes, question) if needs_citing(c) and not c.unfounded else ""
+        fixed = recited(c, quotes, question, avoid) if needs_citing(c) and not c.unfounded else ""
         count += bool(fixed)
         out.append(fixed or c.text)
     return " ".join(out), count

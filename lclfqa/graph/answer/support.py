@@ -63,7 +63,9 @@ def cite(draft: Draft, reading: Reading) -> None:
     """The ``cite`` stage (see the module docstring)."""
     checks = check_answer(draft.answer, reading.texts, reading.question, reading.floor)
     if any(needs_citing(c) for c in checks):
-        draft.answer, n = with_recitations(checks, reading.texts, reading.question)
+        refs = reading.references
+        avoid = {k for k, r in enumerate(refs) if elsewhere(reading.question, [r], refs)}  # as `support` judges
+        draft.answer, n = with_recitations(checks, reading.texts, reading.question, avoid)
         draft.notes["recited"] = draft.notes.get("recited", 0) + n
 
 
