@@ -649,7 +649,7 @@ def test_a_separate_opinions_words_are_added_only_when_asked_for_and_say_whose()
     ]
     # about the holding, or a question naming no opinion: never the dissent's words as "the source"
     assert part_quotes("What did the Court hold about Smith?", quotes, "It held … [1].") == []
-    assert part_quotes("Did the decision overrule Smith?", quotes, "Yes [1].") == []
+    assert part_quotes("Did the decision overrule Smith?", quotes, "Yes [1].") == [0]  # a bare verdict shows no words
     # a question about the dissent gets them, saying whose they are
     out, added = with_part_quotes("It dissented [1].", "What did the dissent say about Smith?", quotes)
     assert added == 1 and out.endswith("JUSTICE DOE, dissenting, reads: “The majority overrules Smith today.” [2]")

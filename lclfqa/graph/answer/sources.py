@@ -22,7 +22,7 @@ from langchain_core.embeddings import Embeddings
 
 from lclfqa import prompts
 from lclfqa.graph.answer.attribution import asks_holding, separate_opinion
-from lclfqa.graph.answer.check import content_words, support
+from lclfqa.graph.answer.check import echoes, support
 from lclfqa.graph.answer.draft import Draft, Reading
 from lclfqa.graph.answer.tidy import says_nothing
 from lclfqa.graph.answer.verdict import VERDICTS
@@ -38,8 +38,6 @@ MAX_ADDED_CHARS = 700
 """At most this many characters of quotes are added (the first always): the source's words, not a dump."""
 STATED_SHARE = 0.5
 """An answer holding this share of a quote's content words (stemmed) already gives it."""
-MODALS = frozenset(tokenize("may must shall cannot might need"))
-"""Words a sentence saying the question back adds ("No, it may not …"): none of them states a quote's content."""
 _NAMES_OPINION = re.compile(r"\b(?:dissent\w*|concurr\w*|justice|separate opinions?)\b", re.I)
 
 
@@ -109,8 +107,8 @@ def part_quotes(
 ) -> list[int]:
     """The quotes (0-based, in the order of the parts they answer) to add to ``answer``: for each part of
     ``question``, the quote nearest it (``rule`` for the first part, when given) that the answer neither
-    cites nor gives (:func:`given`) — cited by a sentence with a word beyond the question's and :data:`MODALS` (one
-    that only says the question back shows none of the quote's words); each quote once, at most
+    cites nor gives (:func:`given`) — cited by a sentence that is neither a bare verdict nor says the question back
+    (:func:`~lclfqa.graph.answer.check.echoes`: it shows none of the quote's words); each quote once, at most
     :data:`MAX_PART_QUOTES` and :data:`MAX_ADDED_CHARS`; a separate opinion's only when the question names one
     (not the holding). ``numbers`` are the quotes' reference numbers where they are not 1…n (quotes of the
     retrieved children)."""
@@ -126,8 +124,9 @@ def part_quotes(
         if (separate_ok or not separate_opinion(q)) and not heading_only(q["text"]) and not heading_block(q)
     ]
     marks = numbers or list(range(1, len(quotes) + 1))
-    asked = set(tokenize(question)) | MODALS
-    said = {n for s in sentences(answer) if content_words(s) - asked for n in parsing.cited_numbers(s)}
+    said = {
+        n for s in sentences(answer) if not (says_nothing(s) or echoes(s, question)) for n in parsing.cited_numbers(s)
+    }
     cited = {i for i, n in enumerate(marks) if n in said}
     picked: list[int] = []
     size = 0
