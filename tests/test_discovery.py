@@ -15,7 +15,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from lclfqa.config import Settings
 from lclfqa.index.embedded import EmbeddedBackend
 from lclfqa.index.ingest import discover, ingest
-from lclfqa.ingest.discovery import find_sources
+from lclfqa.ingest.discovery import find_sources, other_types
 from tests.fakes import MODES_UNTESTABLE, ROOTLESS
 
 SUFFIXES = {".txt"}
@@ -123,3 +123,50 @@ def test_cli_reports_links_per_file_and_follow_symlinks_opts_in(tree: Path, tmp_
     result = runner.invoke(app, ["ingest", str(tree), "--index", str(tmp_path / "i2"), "-q", "--follow-symlinks"])
     assert result.exit_code == 1  # the loop and the dangling link are still reported
     assert {"passwd.txt", "more/other.txt"} <= set(EmbeddedBackend.load(tmp_path / "i2").documents)
+
+
+def test_files_of_other_types_are_counted_and_a_folder_with_none_to_read_is_a_problem(tmp_path: Path):
+    mixed = tmp_path / "mixed"
+    (mixed / "sub").mkdir(parents=True)
+    (mixed / "brief.txt").write_text("1. Scope\n\nA brief.\n", encoding="utf-8")
+    (mixed / "old.doc").write_bytes(b"\xd0\xcf\x11\xe0")
+    (mixed / "sub" / "scan.png").write_bytes(b"\x89PNG")
+    (mixed / "sub" / "other.doc").write_bytes(b"\xd0\xcf")
+    (mixed / "LICENSE").write_text("MIT\n", encoding="utf-8")
+    found = find_sources([mixed], SUFFIXES)
+    assert [name for _, name in found.files] == ["brief.txt"] and found.problems == []
+    assert found.other == {".doc": 2, ".png": 1, "": 1}
+    assert other_types(found.other) == "2 .doc, 1 .png, 1 with no suffix"
+
+    scans = tmp_path / "scans"
+    scans.mkdir()
+    (scans / "p1.tiff").write_bytes(b"II*\x00")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    found = find_sources([mixed, scans, empty], SUFFIXES)
+    assert [name for _, name in found.files] == ["brief.txt"]
+    problems = dict(found.problems)
+    assert set(problems) == {str(scans), str(empty)}  # the folder with a file to read is no problem
+    assert "no file of a type lclfqa reads (.txt)" in problems[str(scans)] and "1 .tiff" in problems[str(scans)]
+    assert "found only" not in problems[str(empty)]
+
+
+def test_cli_says_what_it_did_not_read_and_fails_a_folder_with_nothing_to_read(tmp_path: Path, monkeypatch):  # noqa: ANN001
+    from typer.testing import CliRunner
+
+    from lclfqa.cli import app
+
+    monkeypatch.setattr("lclfqa.index.ingest.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=8))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "memo.txt").write_text("1. Scope\n\nA memo about credits.\n", encoding="utf-8")
+    (docs / "engagement.doc").write_bytes(b"\xd0\xcf\x11\xe0")
+    runner = CliRunner()
+    result = runner.invoke(app, ["ingest", str(docs), "--index", str(tmp_path / "i1"), "-q"])
+    out = " ".join(result.output.split())
+    assert result.exit_code == 0, result.output  # a folder may hold other files beside its documents
+    assert "not read: 1 .doc" in out and ".pdf" in out
+    (docs / "memo.txt").unlink()
+    result = runner.invoke(app, ["ingest", str(docs), "--index", str(tmp_path / "i2"), "-q"])
+    out = " ".join(result.output.split())
+    assert result.exit_code == 1 and "no file of a type lclfqa reads" in out and "found only 1 .doc" in out

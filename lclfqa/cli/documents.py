@@ -151,6 +151,15 @@ def ingest(
     console.print(f"[green]indexed[/] {report.summary_line()} -> {where}", highlight=False)
     for path, name, why in report.renamed:
         console.print(f"[yellow]named {escape(name)}[/] ({escape(why)}): {escape(path)}", highlight=False)
+    if report.other:
+        from lclfqa.ingest.discovery import other_types
+        from lclfqa.ingest.formats import SUPPORTED_SUFFIXES
+
+        console.print(
+            f"[yellow]not read:[/] {escape(other_types(report.other))} (types lclfqa does not read; it reads "
+            f"{', '.join(sorted(SUPPORTED_SUFFIXES))}: convert the others to PDF to index them)",
+            highlight=False,
+        )
     if not report.ok:
         _print_problems(report)
         raise typer.Exit(1)

@@ -128,7 +128,8 @@ class IngestReport:
     to repair), (path, reason). Any of them makes the run incomplete: ``ok`` is false and the CLI exits 1.
     ``renamed``: files indexed under another name than their path below the folder given — a longer one,
     because another file has that name, or the one they were indexed under before — (path, name, why); the
-    run is still complete.
+    run is still complete. ``other``: files of a type not read found in the folders given, by suffix (the run is
+    still complete: a folder of PDFs may hold images too; a folder holding nothing readable is in ``skipped``).
     """
 
     documents: int = 0
@@ -144,6 +145,7 @@ class IngestReport:
     kept: list[tuple[str, str]] = field(default_factory=list)
     damaged: list[tuple[str, str]] = field(default_factory=list)
     renamed: list[tuple[str, str, str]] = field(default_factory=list)
+    other: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     index_dir: str = ""
 
@@ -256,6 +258,7 @@ def ingest(
     found = find_sources(paths, SUPPORTED_SUFFIXES, follow_symlinks=follow_symlinks)
     report.skipped.extend(found.problems)
     report.renamed.extend(found.renamed)
+    report.other = dict(found.other)
     for path, reason in found.problems:
         log.warning("skipped %s: %s", path, reason)
 

@@ -4,7 +4,9 @@ A folder is a promise about what gets indexed. A link inside it that points outs
 /etc/passwd``) would index a file nobody put there, so by default such links are not followed, and each
 is reported by name; ``follow_symlinks`` (``--follow-symlinks``) opts in. Links that stay inside the
 folder are followed. Dangling links, link loops and folders that cannot be read are reported, never
-skipped without a word. Hidden files and folders (``.name``) are skipped on purpose, as before.
+skipped without a word. Hidden files and folders (``.name``) are skipped on purpose, as before. Files of a type
+not read are counted by suffix (``Discovery.other``), and a folder given that holds no file of a type read is a
+problem, so that "indexed 0 documents" never ends a run without a word on why.
 """
 
 from __future__ import annotations
@@ -18,11 +20,19 @@ from pathlib import Path
 @dataclass
 class Discovery:
     """``files``: (path, name it is cited by) to ingest; ``problems``: (path, reason) not ingested;
-    ``renamed``: (path, name, why) for a file named by more of its path because its name was taken."""
+    ``renamed``: (path, name, why) for a file named by more of its path because its name was taken; ``other``:
+    how many files of each suffix not read were found in the folders walked (``""``: no suffix)."""
 
     files: list[tuple[Path, str]] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)
     renamed: list[tuple[str, str, str]] = field(default_factory=list)
+    other: dict[str, int] = field(default_factory=dict)
+
+
+def other_types(counts: dict[str, int]) -> str:
+    """``counts`` (files by suffix) as text, most first: ``"2 .doc, 1 .png, 1 with no suffix"``."""
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], not kv[0], kv[0]))
+    return ", ".join(f"{n} {suffix}" if suffix else f"{n} with no suffix" for suffix, n in ranked)
 
 
 def distinct_name(path: Path, name: str, taken: Container[str]) -> str:
@@ -80,7 +90,15 @@ def find_sources(paths: Iterable[str | Path], suffixes: Iterable[str], *, follow
                 os.listdir(p)
             except PermissionError:
                 raise PermissionError(f"{p}: cannot list this folder (permission denied)") from None
+            before, others, reported = len(out.files), dict(out.other), len(out.problems)
             _walk(p, p, root, [root], wanted, follow_symlinks, out, add)
+            unlisted = any(path == str(p) for path, _ in out.problems[reported:])  # said already
+            if len(out.files) == before and not unlisted:
+                here = {k: n - others.get(k, 0) for k, n in out.other.items() if n > others.get(k, 0)}
+                seen = f"; found only {other_types(here)}" if here else ""
+                out.problems.append(
+                    (str(p), f"no file of a type lclfqa reads ({', '.join(sorted(wanted))}) in this folder{seen}")
+                )
         elif p.is_file():
             add(p, p.name)
         elif p.exists():
@@ -141,5 +159,8 @@ def _walk(
             continue
         if entry.is_dir(follow_symlinks=False):
             _walk(path, top, root, [*stack, path.resolve()], wanted, follow, out, add)
-        elif entry.is_file(follow_symlinks=False) and path.suffix.lower() in wanted:
-            add(path, name)
+        elif entry.is_file(follow_symlinks=False):
+            if path.suffix.lower() in wanted:
+                add(path, name)
+            else:
+                out.other[path.suffix.lower()] = out.other.get(path.suffix.lower(), 0) + 1
