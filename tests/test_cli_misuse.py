@@ -91,6 +91,7 @@ CASES: list[tuple[str, Callable[[dict[str, Path]], list[str]], int, str]] = [
     ("ingest a folder that does not exist", lambda w: ["ingest", str(w["base"] / "nope"), "-q"], 2, "no such file"),
     ("info on a file", lambda w: ["info", "--index", str(w["file"])], 2, "plain.txt"),
     ("info --check on no index", lambda w: ["info", "--check", "--index", str(w["base"] / "none")], 2, "no index"),
+    ("serve --port 99999", lambda w: ["serve", "--index", str(w["index"]), "--port", "99999"], 2, "--port must be"),
     (
         "chat --memory is a folder",
         lambda w: ["chat", "--index", str(w["index"]), "--memory", str(w["base"])],

@@ -205,6 +205,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 def open_server(host: str, port: int) -> QAServer:
     """Bind ``host:port`` (before anything loads, so a taken port is said at once); exits 2 if it cannot."""
+    if not 0 <= port <= 65535:
+        fail(f"--port must be between 0 and 65535 (0: any free port); got {port}")
     try:
         return QAServer((host, port))
     except OSError as exc:
@@ -227,7 +229,7 @@ def serve(
     index: IndexOption = DEFAULT_INDEX,
     config: ConfigOption = None,
     host: Annotated[str, typer.Option(help="Address to listen on (127.0.0.1: this machine only).")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port to listen on.")] = DEFAULT_PORT,
+    port: Annotated[int, typer.Option(help="TCP port to listen on (0: any free port).")] = DEFAULT_PORT,
     model: Annotated[
         str | None, typer.Option("--model", "--chat-model", help="'local' (default), 'local-tiny' or 'openai:<model>'.")
     ] = None,
