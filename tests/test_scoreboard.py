@@ -113,6 +113,19 @@ def test_the_report_shows_the_three_views_the_tokens_and_each_stages_gain():
     assert "tokens / question p50" in report and "| 3010 |" in report
 
 
+def test_the_report_says_whose_words_state_a_wrong_fact():
+    item = _item([["66 2/3"]], wrong=[("33 1/3",)])
+    listed = "The source reads: “(ii) 66 2/3, if …; or (iii) 33 1/3, if …” [1]"
+    rows = [
+        _row("lclf", "It applies at 66 2/3 percent [1]. " + listed, [listed], item, 50.0, 3000),
+        _row("rag", "It applies at 33 1/3 percent [1].", [], item, 15.0, 1500),
+    ]
+    summary = summarize(rows, select_variants("lclf,rag", ""))
+    report = render_report(summary, rows, {"dataset": "x.jsonl", "questions": 1})
+    assert "1.00 (1 answers: model's words 0, added 1)" in report  # the list the source prints, not the model
+    assert "1.00 (1 answers: model's words 1, added 0)" in report
+
+
 # ------------------------------------------------------------------------------------------ fair baselines
 
 

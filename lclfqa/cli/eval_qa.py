@@ -234,7 +234,8 @@ def qa(
             line += (
                 f"key facts {k['key_fact_recall']:.3f} (model's words {model['key_fact_recall']:.3f}, source "
                 f"words added {added['key_fact_recall']:.3f})  verdicts {k['verdict_accuracy']:.2f}  "
-                f"wrong {k['wrong_fact_rate']:.2f}  refused {k['unanswerable_refused']:.2f} / "
+                f"wrong {k['wrong_fact_rate']:.2f} (model's words {model['wrong_fact_rate']:.2f})  "
+                f"refused {k['unanswerable_refused']:.2f} / "
                 f"over-refused {k['over_refusals']}  "
             )
         if s["complete"] + s["partial"] + s["incorrect"]:

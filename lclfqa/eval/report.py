@@ -259,6 +259,18 @@ def _row(*cells: Any) -> str:
     return "| " + " | ".join(str(c) for c in cells) + " |"
 
 
+def _wrong(s: dict[str, Any]) -> str:
+    """The wrong-fact rate of the whole answer and how many answers state a wrong fact, and of those how many
+    in the model's own words and in the source's words code added (verbatim text that can list another case's
+    figure): the two can overlap."""
+    k = s["key_facts"]
+    cell = f"{_f(k['wrong_fact_rate'], 2)} ({k['wrong_fact_answers']} answers"
+    model, added = s.get("key_facts_model"), s.get("key_facts_added")
+    if model and added and k["wrong_fact_answers"]:
+        cell += f": model's words {model['wrong_fact_answers']}, added {added['wrong_fact_answers']}"
+    return cell + ")"
+
+
 def _unsupported(s: dict[str, Any]) -> str:
     """Answers with unsupported figures, of all answers."""
     return f"{s.get('unsupported_answers', 0)}/{s.get('answers', 0)}"
@@ -308,7 +320,7 @@ def _key_fact_table(summary: dict[str, Any], names: list[str]) -> list[str]:
                 _f(s.get("key_facts_added", {}).get("key_fact_recall")),
                 p,
                 f"{k['verdicts_right']}/{k['verdict_rows']}",
-                f"{_f(k['wrong_fact_rate'], 2)} ({k['wrong_fact_answers']} answers)",
+                _wrong(s),
                 f"{k['unanswerable_refusals']}/{k['unanswerable_rows']}",
                 f"{k['over_refusals']}/{k['answerable_rows']}",
                 _unsupported(s),
