@@ -170,6 +170,7 @@ FROZEN = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
         pytest.param(FROZEN / "fresh.jsonl", 15, id="fresh"),
         pytest.param(FROZEN / "fresh2.jsonl", 15, id="fresh2"),
         pytest.param(FROZEN / "fresh3.jsonl", 42, id="fresh3"),
+        pytest.param(FROZEN / "fresh4.jsonl", 20, id="fresh4"),
         pytest.param(FROZEN / "unanswerable-probes.jsonl", 10, id="probes"),
     ],
 )
