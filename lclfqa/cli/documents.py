@@ -153,11 +153,11 @@ def ingest(
         console.print(f"[yellow]named {escape(name)}[/] ({escape(why)}): {escape(path)}", highlight=False)
     if report.other:
         from lclfqa.ingest.discovery import other_types
-        from lclfqa.ingest.formats import SUPPORTED_SUFFIXES
+        from lclfqa.ingest.formats import supported_list
 
         console.print(
             f"[yellow]not read:[/] {escape(other_types(report.other))} (types lclfqa does not read; it reads "
-            f"{', '.join(sorted(SUPPORTED_SUFFIXES))}: convert the others to PDF to index them)",
+            f"{supported_list()}: convert the others to PDF to index them)",
             highlight=False,
         )
     if not report.ok:

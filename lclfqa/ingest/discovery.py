@@ -12,6 +12,7 @@ problem, so that "indexed 0 documents" never ends a run without a word on why.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ class Discovery:
     files: list[tuple[Path, str]] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)
     renamed: list[tuple[str, str, str]] = field(default_factory=list)
-    other: dict[str, int] = field(default_factory=dict)
+    other: Counter[str] = field(default_factory=Counter)
 
 
 def other_types(counts: dict[str, int]) -> str:
@@ -90,11 +91,11 @@ def find_sources(paths: Iterable[str | Path], suffixes: Iterable[str], *, follow
                 os.listdir(p)
             except PermissionError:
                 raise PermissionError(f"{p}: cannot list this folder (permission denied)") from None
-            before, others, reported = len(out.files), dict(out.other), len(out.problems)
+            before, others, reported = len(out.files), out.other.copy(), len(out.problems)
             _walk(p, p, root, [root], wanted, follow_symlinks, out, add)
-            unlisted = any(path == str(p) for path, _ in out.problems[reported:])  # said already
-            if len(out.files) == before and not unlisted:
-                here = {k: n - others.get(k, 0) for k, n in out.other.items() if n > others.get(k, 0)}
+            said = any(path == str(p) for path, _ in out.problems[reported:])  # it could not be listed
+            if len(out.files) == before and not said:
+                here = out.other - others  # the files of other types in this folder
                 seen = f"; found only {other_types(here)}" if here else ""
                 out.problems.append(
                     (str(p), f"no file of a type lclfqa reads ({', '.join(sorted(wanted))}) in this folder{seen}")
@@ -163,4 +164,4 @@ def _walk(
             if path.suffix.lower() in wanted:
                 add(path, name)
             else:
-                out.other[path.suffix.lower()] = out.other.get(path.suffix.lower(), 0) + 1
+                out.other[path.suffix.lower()] += 1

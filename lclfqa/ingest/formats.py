@@ -18,7 +18,8 @@ SUPPORTED_SUFFIXES: frozenset[str] = PDF_SUFFIXES | TEXT_SUFFIXES | UNSTRUCTURED
 """Suffixes ``parse_file`` reads (lower case). A file without a suffix is read as plain text."""
 
 
-def _supported_list() -> str:
+def supported_list() -> str:
+    """The suffixes lclfqa reads, for messages: ".docx, .eml, …, .txt"."""
     return ", ".join(sorted(SUPPORTED_SUFFIXES))
 
 
@@ -37,5 +38,5 @@ def parse_file(path: str | Path) -> ParsedDocument:
         return parse_with_unstructured(p)
     raise UnreadableDocument(
         p,
-        f"unsupported file type {suffix!r}; supported: {_supported_list()}. Convert it to PDF or plain text first.",
+        f"unsupported file type {suffix!r}; supported: {supported_list()}. Convert it to PDF or plain text first.",
     )
