@@ -214,3 +214,44 @@ def test_a_joined_table_row_is_found(tmp_path: Path):
     page = tmp_path / "page.md"
     page.write_text("| a | b |\n|---|---|\n| 1 | 2 || 3 | 4 |\n| `x\\|y` | 5 |\n", encoding="utf-8")
     assert [cells for _, cells in _table_rows(page)[0]] == [2, 2, 5, 2]
+
+
+DEV = ROOT.parent / "shared" / "data" / "tax-qa" / "dev.jsonl"
+RUN = 7
+"""Words in a row that make a quote of a dev question (six still match generic phrases: "the child and
+dependent care credit")."""
+
+
+def _runs(text: str, n: int = RUN) -> set[str]:
+    words = re.findall(r"[a-z0-9§$%]+", text.lower())
+    return {" ".join(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def _where_the_house_writes() -> list[Path]:
+    """Code, tests, examples, docs and the front pages: not the benchmark logs, which record the runs on dev."""
+    found = [README, ROOT / "ARCHITECTURE.md", BENCHMARKS, *sorted((ROOT / "benchmarks").glob("*.py"))]
+    for folder in ("lclfqa", "tests", "examples", "docs"):
+        found += [
+            p
+            for p in sorted((ROOT / folder).rglob("*"))
+            if p.is_file() and p.suffix in {".py", ".md", ".toml", ".ipynb", ".json", ".jsonl", ".txt"}
+        ]
+    return found
+
+
+@pytest.mark.skipif(not DEV.exists(), reason="needs ../shared/data")
+def test_no_code_test_or_doc_quotes_a_dev_question():
+    """The house rule: code, docstrings, tests and examples never quote dev questions (tuning on them shows)."""
+    import json
+
+    dev = {}
+    for line in DEV.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            dev |= dict.fromkeys(_runs(row["question"]), row["id"])
+    quoted = [
+        f"{path.relative_to(ROOT)}: {run!r}"
+        for path in _where_the_house_writes()
+        for run in sorted(_runs(path.read_text(encoding="utf-8", errors="ignore")) & dev.keys())
+    ]
+    assert not quoted, "dev questions quoted:\n" + "\n".join(quoted)

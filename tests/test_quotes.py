@@ -249,15 +249,15 @@ def test_the_questions_words_do_not_say_which_quote_a_sentence_rests_on() -> Non
 def test_a_pointer_phrase_goes_with_its_marker_when_a_sentence_is_re_cited() -> None:
     quotes = [
         "Invoices are due within 30 days.",
-        "Amounts paid to the child's parent for care are not taken into account.",
+        "Rent paid to a landlord that is a related party is not taken into account.",
     ]
-    asked = "Can a client count what she pays her mother for child care?"
-    opening = check_answer("According to [1], amounts paid to the child's parent are not taken into account.", quotes)
-    assert recited(opening[0], quotes, asked) == "Amounts paid to the child's parent are not taken into account [2]."
-    inside = check_answer("Amounts paid to the parent, as stated in [1], are not taken into account for care.", quotes)
-    assert recited(inside[0], quotes, asked) == "Amounts paid to the parent, are not taken into account for care [2]."
-    ending = check_answer("Amounts paid to the child's parent are not taken into account, as set out in [1].", quotes)
-    assert recited(ending[0], quotes, asked) == "Amounts paid to the child's parent are not taken into account [2]."
+    asked = "Can the tenant count the rent it pays to its parent company?"
+    opening = check_answer("According to [1], rent paid to a related landlord is not taken into account.", quotes)
+    assert recited(opening[0], quotes, asked) == "Rent paid to a related landlord is not taken into account [2]."
+    inside = check_answer("Rent paid to the landlord, as stated in [1], is not taken into account for rent.", quotes)
+    assert recited(inside[0], quotes, asked) == "Rent paid to the landlord, is not taken into account for rent [2]."
+    ending = check_answer("Rent paid to a related landlord is not taken into account, as set out in [1].", quotes)
+    assert recited(ending[0], quotes, asked) == "Rent paid to a related landlord is not taken into account [2]."
 
 
 def test_a_quotation_mark_whose_partner_was_removed_goes_too() -> None:
