@@ -271,11 +271,13 @@ def test_llm_cache_setting_makes_reruns_free(tmp_path):
     from langchain_community.cache import SQLiteCache
 
     from lclfqa.llm.models import get_chat_model
+    from lclfqa.safe_load import strict_llm_cache
     from tests.fakes import ScriptedChat
 
     local = get_chat_model("local-tiny", settings=Settings(llm_cache=str(tmp_path / "cache" / "llm.sqlite")))
     assert isinstance(local.cache, SQLiteCache)  # the model file is not loaded until the first call
-    llm = ScriptedChat(script={"answer": "cached"}, cache=SQLiteCache(str(tmp_path / "c.sqlite")))
+    # the cache class the setting installs, which reads entries back through an allow-list
+    llm = ScriptedChat(script={"answer": "cached"}, cache=strict_llm_cache(tmp_path / "c.sqlite"))
     prompt = "Answer the question from the sources above"
     assert llm.invoke(prompt).content == llm.invoke(prompt).content == "cached"
     assert len(llm.calls) == 1
