@@ -20,7 +20,7 @@ from lclfqa.eval.datasets import (
     load_long_answers,
     load_qa_jsonl,
 )
-from lclfqa.eval.retrieval_eval import graph_rewriter, run_retrieval_eval
+from lclfqa.eval.retrieval_eval import GoldNotIndexed, graph_rewriter, run_retrieval_eval
 from lclfqa.eval.retrieval_metrics import (
     RetrievalScores,
     RetrievedSpan,
@@ -370,6 +370,28 @@ def test_cli_prints_a_table_and_json(small_corpus, monkeypatch):
     assert scores[2] != scores[0]  # another seed draws another subset (its per-query scores differ here)
     every = json.loads(CliRunner().invoke(eval_app, [*sampled, "--sample", "1000", "--json"]).stdout)
     assert every["queries"] == len(tests)
+
+
+@needs_data
+def test_a_gold_document_the_ingest_skipped_is_an_error_not_a_table_of_zeros(small_corpus, tmp_path: Path, monkeypatch):
+    corpus, queries = small_corpus
+    # the corpus holds its gold file as a symbolic link leading out of it: the file exists (the benchmark
+    # loads), but the ingest does not follow such links, so none of its chunks are indexed
+    linked = tmp_path / "linked"
+    (linked / "privacy_qa").mkdir(parents=True)
+    (linked / SLICE[0]).symlink_to(corpus / SLICE[0])
+    with pytest.raises(GoldNotIndexed, match=r"1 of 1 gold documents .* privacy_qa/Keep.txt.*symbolic link"):
+        run_retrieval_eval(queries[:2], linked, configs=["bm25"], ks=[1], embeddings=DeterministicFakeEmbedding(size=8))
+    import lclfqa.eval.retrieval_eval as retrieval_eval
+
+    monkeypatch.setattr(retrieval_eval, "get_embeddings", lambda *a, **kw: DeterministicFakeEmbedding(size=8))
+    bench = tmp_path / "keep.json"
+    tests = [t for t in json.loads(BENCHMARK.read_text())["tests"] if t["snippets"][0]["file_path"] == SLICE[0]]
+    bench.write_text(json.dumps({"tests": tests[:2]}))
+    args = ["retrieval", "--corpus", str(linked), "--benchmark", str(bench), "--configs", "bm25", "--k", "1"]
+    result = CliRunner().invoke(eval_app, args)
+    assert result.exit_code == 1 and "gold documents are not in the index" in " ".join(result.output.split())
+    assert "Traceback" not in result.output
 
 
 @needs_data

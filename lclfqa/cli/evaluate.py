@@ -127,7 +127,7 @@ def retrieval(
     default takes tens of seconds per call)."""
     from lclfqa.config import Settings
     from lclfqa.eval.datasets import DatasetError, load_legalbench
-    from lclfqa.eval.retrieval_eval import run_retrieval_eval
+    from lclfqa.eval.retrieval_eval import GoldNotIndexed, run_retrieval_eval
 
     ks = _int_list(k, "--k")
     names = [c.strip() for c in configs.split(",") if c.strip()]
@@ -187,6 +187,8 @@ def retrieval(
         )
     except IndexStoreError as e:
         fail(str(e))
+    except GoldNotIndexed as e:  # the corpus was read but its gold documents were not indexed: nothing to score
+        fail(str(e), 1)
     if as_json:
         json.dump({"date": date.today().isoformat(), **table.to_json(per_query)}, sys.stdout, indent=2)
         sys.stdout.write("\n")

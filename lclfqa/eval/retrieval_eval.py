@@ -93,6 +93,27 @@ Progress = Callable[[str], None]
 # --------------------------------------------------------------------------------------- naive index
 
 
+class GoldNotIndexed(ValueError):
+    """The index built from the corpus lacks documents the benchmark's gold spans are in: every score of
+    its queries would be zero, which says nothing about retrieval."""
+
+
+def check_gold_indexed(
+    queries: Sequence[RetrievalQuery], indexed: Iterable[str], skipped: Sequence[tuple[str, str]]
+) -> None:
+    """Raise :class:`GoldNotIndexed` when a gold document of ``queries`` is not among ``indexed`` (the index's
+    document names, corpus-relative); ``skipped`` (the ingest's (path, reason) pairs) says why."""
+    gold = set().union(*(q.documents for q in queries)) if queries else set()
+    missing = sorted(gold - set(indexed))
+    if not missing:
+        return
+    why = "; ".join(f"{path}: {reason}" for path, reason in skipped[:3]) or "no file was skipped"
+    raise GoldNotIndexed(
+        f"{len(missing)} of {len(gold)} gold documents are not in the index (first: {missing[0]}), so their queries "
+        f"cannot be scored. The ingest of the corpus skipped: {why}"
+    )
+
+
 @dataclass
 class NaiveDenseIndex:
     """500-character recursive chunks of the raw text with their character offsets, searched by cosine."""
@@ -326,6 +347,11 @@ def run_retrieval_eval(
             build_seconds = time.perf_counter() - t0
             say(report.summary_line())
             index = open_index(settings, target)
+            try:
+                check_gold_indexed(queries, index.documents, report.skipped)
+            except GoldNotIndexed:
+                index.close()
+                raise
         try:
             for name in names:
                 say(f"running {name} on {len(queries)} queries")
