@@ -7,6 +7,7 @@ files; the only stand-in is the embedder of the dimension-mismatch case (a 16-d 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -44,7 +45,25 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     a_file.write_text("not an index", encoding="utf-8")
     bad_toml = base / "bad.toml"
     bad_toml.write_text('top_k = "eight"\n', encoding="utf-8")
-    return {"base": base, "docs": docs, "index": index, "openai": openai_index, "file": a_file, "bad_toml": bad_toml}
+    qa_set = base / "qa.jsonl"  # one question on the indexed note, one on a document never ingested
+    rows = [("Q-1", "a.txt"), ("Q-2", "other-agreement.pdf")]
+    qa_set.write_text(
+        "".join(
+            json.dumps({"id": i, "question": "What does the note say?", "gold_answer": "It notes.", "documents": [d]})
+            + "\n"
+            for i, d in rows
+        ),
+        encoding="utf-8",
+    )
+    return {
+        "base": base,
+        "docs": docs,
+        "index": index,
+        "openai": openai_index,
+        "file": a_file,
+        "bad_toml": bad_toml,
+        "qa_set": qa_set,
+    }
 
 
 def _moved_sources(w: dict[str, Path]) -> list[str]:
@@ -91,6 +110,21 @@ CASES: list[tuple[str, Callable[[dict[str, Path]], list[str]], int, str]] = [
     ("ingest a folder that does not exist", lambda w: ["ingest", str(w["base"] / "nope"), "-q"], 2, "no such file"),
     ("info on a file", lambda w: ["info", "--index", str(w["file"])], 2, "plain.txt"),
     ("info --check on no index", lambda w: ["info", "--check", "--index", str(w["base"] / "none")], 2, "no index"),
+    (
+        "eval qa on an index without the set's documents",
+        lambda w: [
+            "eval",
+            "qa",
+            "--dataset",
+            str(w["qa_set"]),
+            "--index",
+            str(w["index"]),
+            "--out",
+            str(w["base"] / "r"),
+        ],
+        2,
+        "1 question(s) name documents that are not in",
+    ),
     ("serve --port 99999", lambda w: ["serve", "--index", str(w["index"]), "--port", "99999"], 2, "--port must be"),
     (
         "chat --memory is a folder",
