@@ -103,6 +103,7 @@ CASES: list[tuple[str, Callable[[dict[str, Path]], list[str]], int, str]] = [
         "must not exceed parent_size",
     ),
     ("moved sources on re-chunk", _moved_sources, 1, "kept"),
+    ("search an empty query", lambda w: ["search", "  ", "--index", str(w["index"])], 2, "the query is empty"),
     ("search -k 0", lambda w: ["search", "credit", "--index", str(w["index"]), "-k", "0"], 2, "-k must be at least 1"),
     # more of the same kind
     ("ask -k 0", lambda w: ["ask", "q", "--index", str(w["index"]), "-k", "0"], 2, "top_k must be positive"),

@@ -35,6 +35,8 @@ def search(
     from lclfqa.index.search import search as run_search
     from lclfqa.llm.models import get_embeddings
 
+    if not query.strip():
+        fail('the query is empty: give it in quotes, e.g. lclfqa search "dependent care credit"')
     if k is not None and k < 1:
         fail(f"-k must be at least 1 (how many passages to return); got {k}")
     try:
