@@ -453,6 +453,12 @@ def test_cli_report_only_and_input_errors(sample_index: Path, tmp_path: Path):
     assert res.exit_code == 2 and "is not an index" in _flat(res.output)
     res = runner.invoke(app, [*base, "--ids", "T1,T7"])
     assert res.exit_code == 2 and "T7" in _flat(res.output)
+    # the same --out for another set: refused with one error, and no empty progress bar printed after it
+    other = tmp_path / "other.jsonl"
+    other.write_text(dataset.read_text(encoding="utf-8").replace('"T1"', '"U1"'), encoding="utf-8")
+    res = runner.invoke(app, ["eval", "qa", "--dataset", str(other), "--index", str(sample_index), "--out", str(out)])
+    assert res.exit_code == 2 and "use a new --out" in _flat(res.output), res.output
+    assert "answering and judging" not in res.output.split("error:")[-1]
 
 
 def test_judge_none_scores_the_grading_key_without_any_llm_judge(

@@ -214,15 +214,19 @@ def qa(
                 bar.console.print(f"[dim]{row['id']} {row['variant']} run {row['run']}: {what}[/]", highlight=False)
                 bar.advance(task)
 
+            refused = ""
             try:
                 rows = run_qa_eval(items, run_config, progress=progress)
             except (EvalConfigMismatch, ValueError, IndexStoreError) as e:  # IndexStoreError: a refused index
-                fail(str(e))
+                refused = str(e)
+                bar.update(task, visible=False)  # no empty bar left under the error
             except KeyboardInterrupt:
                 console.print(
                     f"[yellow]interrupted: the finished rows are in {out / 'results.jsonl'}; rerun to resume[/]"
                 )
                 raise typer.Exit(130) from None
+        if refused:
+            fail(refused)
     meta = {
         "date": date.today().isoformat(),
         "dataset": str(dataset),
