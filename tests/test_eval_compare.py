@@ -151,9 +151,14 @@ def test_the_cli_prints_the_comparison_and_refuses_what_it_cannot_compare(tmp_pa
 
     missing = runner.invoke(app, ["eval", "diff", str(before), str(tmp_path / "nowhere")])
     assert missing.exit_code == 2 and "no results.jsonl" in missing.output and "Traceback" not in missing.output
-    other = _write(tmp_path / "other", [row("Q2", "No [1].", variant="rag+")])
+    other = _write(tmp_path / "other", [row("Q2", "No [1].") | {"id": "Q9"}])  # another set's question
     unrelated = runner.invoke(app, ["eval", "diff", str(before), str(other)])
     assert unrelated.exit_code == 2 and "share no scored rows" in unrelated.output
+    # runs of one set by other pipelines: each run's variants named, not "are they of one QA set?"
+    baseline = _write(tmp_path / "baseline", [row("Q1", "No [1].", variant="rag+")])
+    pipelines = runner.invoke(app, ["eval", "diff", str(before), str(baseline), "--variants", "lclf"])
+    out = " ".join(pipelines.output.split())
+    assert pipelines.exit_code == 2 and "no variant lclf in both runs" in out and f"{baseline} ran rag+" in out
 
 
 @pytest.mark.parametrize(

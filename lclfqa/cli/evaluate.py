@@ -239,8 +239,14 @@ def diff(
     from lclfqa.eval.qa_runner import finite
 
     wanted = [v.strip() for v in (variants or "").split(",") if v.strip()]
-    comparisons = compare_runs(_results(before), _results(after), wanted)
+    rows_before, rows_after = _results(before), _results(after)
+    comparisons = compare_runs(rows_before, rows_after, wanted)
     if not comparisons:
+        ran = [list(dict.fromkeys(r["variant"] for r in rows)) for rows in (rows_before, rows_after)]
+        sides = [f"{path} ran {', '.join(names)}" for path, names in zip((before, after), ran, strict=True)]
+        asked = set(wanted) or set(ran[0])
+        if not asked & set(ran[0]) & set(ran[1]):  # nothing to pair: say which variants each run has
+            fail(f"no variant{' ' + ', '.join(wanted) if wanted else ''} in both runs: {'; '.join(sides)}")
         fail(
             f"the two runs share no scored rows{' of ' + ', '.join(wanted) if wanted else ''}: are they of one QA set?"
         )
