@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ from lclfqa.eval.judge import (
     parse_category,
     parse_labels,
 )
-from lclfqa.eval.qa_runner import EvalConfigMismatch, QARunConfig, read_rows, run_qa_eval
+from lclfqa.eval.qa_runner import DocumentsNotIndexed, EvalConfigMismatch, QARunConfig, read_rows, run_qa_eval
 from lclfqa.eval.report import summarize, write_report
 from lclfqa.eval.stats import bootstrap_ci, paired_permutation_test
 from lclfqa.eval.triples import Triple, parse_triples
@@ -427,6 +428,23 @@ def test_a_wrong_refusal_scores_incorrect_without_the_judge(sample_index: Path, 
 
 def _flat(text: str) -> str:
     return " ".join(text.split())
+
+
+def test_a_question_naming_a_document_the_index_lacks_refuses_the_batch_before_any_call(
+    sample_index: Path, tmp_path: Path
+):
+    dataset = _dataset(tmp_path / "set.jsonl")
+    items = load_qa_jsonl(dataset)
+    strays = [replace(items[0], id="X1", documents=("other/an-agreement-never-ingested.pdf",)), *items]
+    answering = _answering()
+    out = tmp_path / "run"
+    with pytest.raises(DocumentsNotIndexed, match=r"1 question\(s\) .*X1 \(other/an-agreement-never-ingested.pdf\)"):
+        run_qa_eval(strays, _config(sample_index, out, dataset), llm=answering, judge=_judge())
+    assert not out.exists() and answering.routes() == []  # nothing written, no model called
+    # matched by file name: a set's path relative to another folder is the same document
+    moved = replace(items[0], documents=("elsewhere/tax-memo-education-credits.pdf",))
+    assert am.documents_not_indexed([moved], ["memos/tax-memo-education-credits.pdf"]) == []
+    assert am.documents_not_indexed([moved], ["other.pdf"]) == [(moved.id, "elsewhere/tax-memo-education-credits.pdf")]
 
 
 def test_cli_report_only_and_input_errors(sample_index: Path, tmp_path: Path):

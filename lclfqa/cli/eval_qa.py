@@ -6,15 +6,10 @@ A Typer command function; :mod:`lclfqa.cli.evaluate` registers it. Heavy imports
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
-
-if TYPE_CHECKING:
-    from lclfqa.config import Settings
-    from lclfqa.eval.datasets import QAItem
 
 from lclfqa.cli.common import BackendOption, ConfigOption, MilvusUriOption, backend_overrides, console, fail
 
@@ -153,15 +148,6 @@ def qa(
         fail(f"{index} is not an index (no CURRENT file); build one with `lclfqa ingest DOCS --index {index}`")
     if any(v.index == "plain" for v in variants) and plain_index is None and not report_only:
         fail("the no-layout ablation needs --plain-index: `lclfqa ingest DOCS --index DIR --chunking plain`")
-    if not report_only:
-        absent = _documents_not_indexed(items, settings, index)
-        if absent:
-            shown = ", ".join(f"{qid} ({doc})" for qid, doc in absent[:3])
-            fail(
-                f"{len({q for q, _ in absent})} question(s) name documents that are not in {index}: {shown}"
-                f"{' …' if len(absent) > 3 else ''}. Their answers would come from other documents and their "
-                f"retrieval would score zero; ingest them first (`lclfqa ingest DOCS --index {index}`)."
-            )
     ragas_metrics: tuple[str, ...] = ()
     if ragas:
         from lclfqa.eval.ragas_metrics import RAGAS_METRICS, ragas_available
@@ -267,23 +253,3 @@ def qa(
     if failed:
         console.print(f"[yellow]{failed} row(s) failed; rerun the same command to retry them[/]")
         raise typer.Exit(1)
-
-
-def _documents_not_indexed(items: Sequence[QAItem], settings: Settings, index: Path) -> list[tuple[str, str]]:
-    """``(question id, document)`` for each document a question of ``items`` names that the index at ``index``
-    does not hold, compared by file name as the retrieval metrics compare them (the set's paths may be relative
-    to another folder than the one ingested)."""
-    from pathlib import PurePath
-
-    from lclfqa.index.errors import IndexStoreError
-    from lclfqa.index.factory import open_index
-
-    try:
-        backend = open_index(settings, index)
-    except IndexStoreError:
-        return []  # the run itself reports an index it cannot open
-    try:
-        names = {PurePath(d).name for d in backend.documents}
-    finally:
-        backend.close()
-    return [(item.id, d) for item in items for d in item.documents if PurePath(d).name not in names]

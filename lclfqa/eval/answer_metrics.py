@@ -59,6 +59,14 @@ def _doc_name(path: str) -> str:
     return PurePath(path).name
 
 
+def documents_not_indexed(items: Iterable[QAItem], indexed: Iterable[str]) -> list[tuple[str, str]]:
+    """``(question id, document)`` for each document a question names that is not among ``indexed`` (an index's
+    document names), matched by file name as DRM and evidence recall match them (a set's paths may be relative
+    to another folder than the one ingested)."""
+    names = {_doc_name(d) for d in indexed}
+    return [(item.id, d) for item in items for d in item.documents if _doc_name(d) not in names]
+
+
 def context_texts(result: Mapping[str, Any]) -> list[str]:
     """What the reader saw (besides the extractor's notes): sources with footnotes, then kept children."""
     return [body(s) for s in result.get("sources", [])] + [body(c) for c in result.get("filtered", [])]

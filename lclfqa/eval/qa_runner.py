@@ -58,6 +58,11 @@ class EvalConfigMismatch(ValueError):
     """``--out`` holds rows made with another dataset, index or model."""
 
 
+class DocumentsNotIndexed(ValueError):
+    """Questions name documents the index does not hold: their answers would come from other documents and
+    their retrieval would score zero, so the batch is refused before any question is asked."""
+
+
 @dataclass
 class QARunConfig:
     """What one ``lclfqa eval qa`` batch runs."""
@@ -329,51 +334,60 @@ def run_qa_eval(
     from lclfqa.graph.build import load_graph
     from lclfqa.index.factory import open_index
 
-    out = Path(config.out)
-    out.mkdir(parents=True, exist_ok=True)
-    _check_config(out, config)
-    settings = config.settings
-    if settings.llm_cache is None:
-        settings = settings.with_overrides(llm_cache=str(out / "llm-cache.sqlite"))
-    if llm is None:
-        from lclfqa.llm.models import get_chat_model
-
-        llm = get_chat_model(settings.chat_model, settings=settings)
-    if not config.judged:
-        judge = None
-    elif judge is None:
-        if config.judge_name == settings.chat_model:
-            judge = llm
-        else:
+    indexes = {"layout": open_index(config.settings, config.index)}
+    try:  # every check and model before the first question; an index opened is closed on any failure
+        absent = am.documents_not_indexed(items, indexes["layout"].documents)
+        if absent:
+            shown = ", ".join(f"{qid} ({doc})" for qid, doc in absent[:3])
+            raise DocumentsNotIndexed(
+                f"{len({q for q, _ in absent})} question(s) name documents that are not in {config.index}: {shown}"
+                f"{' …' if len(absent) > 3 else ''}. Their answers would come from other documents and their retrieval "
+                f"would score zero; ingest them first (`lclfqa ingest DOCS --index {config.index}`)."
+            )
+        out = Path(config.out)
+        out.mkdir(parents=True, exist_ok=True)
+        _check_config(out, config)
+        settings = config.settings
+        if settings.llm_cache is None:
+            settings = settings.with_overrides(llm_cache=str(out / "llm-cache.sqlite"))
+        if llm is None:
             from lclfqa.llm.models import get_chat_model
 
-            judge = get_chat_model(config.judge_name, settings=settings)
+            llm = get_chat_model(settings.chat_model, settings=settings)
+        if not config.judged:
+            judge = None
+        elif judge is None:
+            if config.judge_name == settings.chat_model:
+                judge = llm
+            else:
+                from lclfqa.llm.models import get_chat_model
 
-    indexes = {"layout": open_index(settings, config.index)}
-    if any(v.index == "plain" for v in config.variants):
-        if config.plain_index is None:
-            raise ValueError(
-                "the no-layout ablation needs --plain-index (the same documents ingested with --chunking plain)"
-            )
-        try:
+                judge = get_chat_model(config.judge_name, settings=settings)
+
+        if any(v.index == "plain" for v in config.variants):
+            if config.plain_index is None:
+                raise ValueError(
+                    "the no-layout ablation needs --plain-index (the same documents ingested with --chunking plain)"
+                )
             indexes["plain"] = open_index(settings, config.plain_index)
-        except Exception:
-            indexes["layout"].close()
-            raise
-    if embeddings is None:
-        from lclfqa.llm.models import get_embeddings
+        if embeddings is None:
+            from lclfqa.llm.models import get_embeddings
 
-        embeddings = get_embeddings(indexes["layout"].embedding_model, settings.openai_base_url)
-    graphs = {
-        v.name: load_graph(
-            config.plain_index if v.index == "plain" else config.index,
-            settings.with_overrides(**v.overrides),
-            llm=llm,
-            embeddings=embeddings,
-            index=indexes[v.index],
-        )
-        for v in config.variants
-    }
+            embeddings = get_embeddings(indexes["layout"].embedding_model, settings.openai_base_url)
+        graphs = {
+            v.name: load_graph(
+                config.plain_index if v.index == "plain" else config.index,
+                settings.with_overrides(**v.overrides),
+                llm=llm,
+                embeddings=embeddings,
+                index=indexes[v.index],
+            )
+            for v in config.variants
+        }
+    except BaseException:
+        for opened in indexes.values():
+            opened.close()
+        raise
 
     results_path = out / RESULTS
     done = {row_key(r): r for r in read_rows(results_path) if not r.get("error")}
