@@ -246,11 +246,15 @@ class Settings:
         """Defaults, then the TOML file, then ``LCLFQA_*`` environment variables, then ``overrides``."""
         settings = cls()
         if path is not None:
-            with open(path, "rb") as f:
-                try:
+            try:
+                with open(path, "rb") as f:
                     values = tomllib.load(f)
-                except tomllib.TOMLDecodeError as exc:
-                    raise ValueError(f"{path}: not valid TOML ({exc})") from None
+            except tomllib.TOMLDecodeError as exc:
+                raise ValueError(f"{path}: not valid TOML ({exc})") from None
+            except UnicodeDecodeError:
+                raise ValueError(f"{path}: not a TOML settings file (not UTF-8 text)") from None
+            except OSError as exc:
+                raise ValueError(f"{path}: cannot read the settings file ({exc.strerror or exc})") from None
             try:
                 settings = settings.with_overrides(**values)
             except ValueError as exc:
@@ -323,10 +327,19 @@ _TYPE_WORDS = {
 }
 
 
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
 def _coerce(raw: str, type_name: Any, name_of_env: str) -> Any:
+    """An ``LCLFQA_*`` variable's text as the setting's type; a value that is none of it is a ``ValueError``
+    naming the variable (a mistyped "ture" must not quietly turn a setting off)."""
     t = str(type_name)
     if t.startswith("bool"):
-        return raw.strip().lower() in {"1", "true", "yes", "on"}
+        word = raw.strip().lower()
+        if word not in _TRUE | _FALSE:
+            raise ValueError(f"{name_of_env} must be true or false (1/0, yes/no, on/off); got {raw!r}")
+        return word in _TRUE
     try:
         if t.startswith("int"):
             return int(raw)

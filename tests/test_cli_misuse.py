@@ -168,6 +168,24 @@ def test_toml_and_environment_values_of_the_wrong_type(world, tmp_path: Path):  
         assert result.exit_code == 2 and words in " ".join(result.output.split()), result.output
     result = runner.invoke(app, ["ask", "q", "--index", str(world["index"])], env={"LCLFQA_TOP_K": "eight"})
     assert result.exit_code == 2 and "LCLFQA_TOP_K must be a number" in result.output
+    # a mistyped true/false is refused, not read as false (which re-chunked every document, or dropped the scope)
+    result = runner.invoke(app, ["search", "credit", "--index", str(world["index"])], env={"LCLFQA_DOCUMENT_SCOPE": "ture"})
+    assert result.exit_code == 2 and "LCLFQA_DOCUMENT_SCOPE must be true or false" in result.output, result.output
+    for word, value in [("Off", False), ("1", True), (" yes ", True), ("0", False)]:
+        assert Settings.load(env={"LCLFQA_SUMMARIES": word}).summaries is value
+
+
+def test_a_settings_file_that_cannot_be_read_is_named(world, tmp_path: Path):  # noqa: ANN001
+    (tmp_path / "latin1.toml").write_bytes("top_k = 8 # caf\xe9\n".encode("latin-1"))
+    for path, words in [
+        (tmp_path / "missing.toml", "cannot read the settings file (No such file or directory)"),
+        (tmp_path, "cannot read the settings file (Is a directory)"),
+        (tmp_path / "latin1.toml", "not a TOML settings file (not UTF-8 text)"),
+    ]:
+        result = runner.invoke(app, ["search", "credit", "--index", str(world["index"]), "--config", str(path)])
+        said = " ".join(result.output.split())
+        assert result.exit_code == 2 and f"{path}: {words}" in said, result.output
+        assert "Errno" not in said and "codec" not in said
 
 
 def _run_without_root_overrides(args: list[str]) -> subprocess.CompletedProcess:
