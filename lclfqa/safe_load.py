@@ -73,6 +73,49 @@ class StrictSerializer(JsonPlusSerializer):
         return value
 
 
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+STORE_TABLES: dict[str, frozenset[str]] = {
+    "LLM cache": frozenset({"full_llm_cache", "full_md5_llm_cache"}),
+    "chat memory": frozenset({"checkpoints", "writes"}),
+}
+"""The tables by which a SQLite file is known for each of the stores lclfqa writes (LangChain's SQLiteCache,
+LangGraph's SqliteSaver)."""
+
+
+def check_store(path: str | Path, kind: str) -> None:
+    """Raise ``ValueError`` naming ``path`` unless it can hold ``kind`` (a key of :data:`STORE_TABLES`): a new
+    path, an empty file, or a SQLite file that is a ``kind`` already or holds no tables. Checked before
+    anything writes to it: a path inside an index folder, or another program's database, would be written
+    into (an index's own ``chunks.sqlite`` given as ``--memory`` broke the index for good)."""
+    path = Path(path)
+    for folder in (path.parent, path.parent.parent):
+        if (folder / "CURRENT").is_file() and any(folder.glob("gen-*")):
+            raise ValueError(f"{path} is inside the index {folder}: give the {kind} a file of its own")
+    if not path.exists():
+        return
+    if not path.is_file():
+        raise ValueError(f"{path} is not a file; give the {kind} the path of a SQLite file")
+    with open(path, "rb") as f:
+        head = f.read(len(_SQLITE_MAGIC))
+    if not head:
+        return
+    if head != _SQLITE_MAGIC:
+        raise ValueError(f"{path} is not a SQLite file; give the {kind} a new path, or one lclfqa wrote")
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise ValueError(f"{path} cannot be read as a SQLite file ({exc})") from None
+    if tables and not tables & STORE_TABLES[kind]:
+        shown = ", ".join(sorted(tables)[:4]) + (", …" if len(tables) > 4 else "")
+        raise ValueError(
+            f"{path} holds other data (tables {shown}), not a {kind}; give a new path, or one lclfqa wrote"
+        )
+
+
 def open_chat_memory(path: str | Path) -> Any:
     """A LangGraph ``SqliteSaver`` over ``path`` whose loads are strict (see module docstring)."""
     from langgraph.checkpoint.sqlite import SqliteSaver

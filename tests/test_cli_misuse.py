@@ -169,7 +169,9 @@ def test_toml_and_environment_values_of_the_wrong_type(world, tmp_path: Path):  
     result = runner.invoke(app, ["ask", "q", "--index", str(world["index"])], env={"LCLFQA_TOP_K": "eight"})
     assert result.exit_code == 2 and "LCLFQA_TOP_K must be a number" in result.output
     # a mistyped true/false is refused, not read as false (which re-chunked every document, or dropped the scope)
-    result = runner.invoke(app, ["search", "credit", "--index", str(world["index"])], env={"LCLFQA_DOCUMENT_SCOPE": "ture"})
+    result = runner.invoke(
+        app, ["search", "credit", "--index", str(world["index"])], env={"LCLFQA_DOCUMENT_SCOPE": "ture"}
+    )
     assert result.exit_code == 2 and "LCLFQA_DOCUMENT_SCOPE must be true or false" in result.output, result.output
     for word, value in [("Off", False), ("1", True), (" yes ", True), ("0", False)]:
         assert Settings.load(env={"LCLFQA_SUMMARIES": word}).summaries is value
@@ -254,3 +256,52 @@ def test_command_help_paragraphs_are_wrapped_by_the_terminal_not_the_source():
     done = runner.invoke(app, ["ask", "--help"], env={"COLUMNS": "100"}, terminal_width=100)
     assert done.exit_code == 0
     assert "over this index, the\n" not in done.stdout
+
+
+def _bytes_of(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_store_given_the_index_or_another_programs_file_is_refused_before_writing(world, tmp_path: Path):  # noqa: ANN001
+    """``--memory`` and ``--llm-cache`` pointed at the index's own database wrote into it and broke the index
+    for good; a text file, a folder or another program's SQLite file failed only after the work, in a stack
+    trace. Each is now refused first, exit 2, and nothing is written anywhere."""
+    import sqlite3
+
+    index = tmp_path / "idx"
+    shutil.copytree(world["index"], index)
+    own = next(index.glob("gen-*/chunks.sqlite"))
+    foreign = tmp_path / "accounts.db"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE ledger (amount REAL)")
+    before, foreign_before = _bytes_of(index), foreign.read_bytes()
+    cases = [
+        (["chat", "--index", str(index), "--memory", str(own)], "is inside the index"),
+        (["ask", "q", "--index", str(index), "--llm-cache", str(own)], "is inside the index"),
+        (["ask", "q", "--index", str(index), "--llm-cache", str(foreign)], "holds other data (tables ledger)"),
+        (["chat", "--index", str(index), "--memory", str(foreign)], "holds other data (tables ledger)"),
+        (["ask", "q", "--index", str(index), "--llm-cache", str(world["file"])], "is not a SQLite file"),
+        (["ask", "q", "--index", str(index), "--llm-cache", str(tmp_path)], "is not a file"),
+    ]
+    for args, words in cases:
+        result = runner.invoke(app, args, input="q\n")
+        said = " ".join(result.output.split())
+        assert result.exit_code == 2 and words in said and said.count("error:") == 1, (args, result.output)
+    assert _bytes_of(index) == before and foreign.read_bytes() == foreign_before
+    # a chat over an index that does not exist leaves no chat.sqlite behind
+    result = runner.invoke(app, ["chat", "--index", str(tmp_path / "nothere" / "deep" / "idx")], input="q\n")
+    assert result.exit_code == 2 and not (tmp_path / "nothere").exists(), result.output
+
+
+def test_stores_lclfqa_wrote_or_new_ones_are_accepted(tmp_path: Path) -> None:
+    from lclfqa.safe_load import check_store, open_chat_memory, strict_llm_cache
+
+    strict_llm_cache(tmp_path / "cache.sqlite")
+    open_chat_memory(tmp_path / "chat.sqlite").setup()
+    (tmp_path / "empty.sqlite").touch()
+    check_store(tmp_path / "cache.sqlite", "LLM cache")
+    check_store(tmp_path / "chat.sqlite", "chat memory")
+    check_store(tmp_path / "empty.sqlite", "chat memory")
+    check_store(tmp_path / "new" / "chat.sqlite", "chat memory")
+    with pytest.raises(ValueError, match="not a chat memory"):
+        check_store(tmp_path / "cache.sqlite", "chat memory")

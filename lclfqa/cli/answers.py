@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -36,16 +35,21 @@ ModelOption = Annotated[
 ]
 
 
-def _qa_graph(index: Path, settings: Settings, checkpointer: Any = None) -> Any:
-    from lclfqa.graph.build import load_graph
+def _open_index(index: Path, settings: Settings) -> Any:
     from lclfqa.index.errors import IndexStoreError
     from lclfqa.index.factory import open_index
 
     try:
-        idx = open_index(settings, index)
+        return open_index(settings, index)
     except IndexStoreError as e:
         fail(str(e))
-    return load_graph(index, settings, index=idx, checkpointer=checkpointer)
+
+
+def _qa_graph(index: Path, settings: Settings, checkpointer: Any = None, idx: Any = None) -> Any:
+    """The QA graph over ``index`` (``idx``: the index already opened; a bad index exits 2)."""
+    from lclfqa.graph.build import load_graph
+
+    return load_graph(index, settings, index=idx or _open_index(index, settings), checkpointer=checkpointer)
 
 
 def _qa_errors(exc: Exception) -> None:
@@ -169,24 +173,27 @@ def chat(
 ) -> None:
     """A multi-turn REPL over the index: streamed answers with sources; /help lists commands."""
     from lclfqa.repl import chat_loop
-    from lclfqa.safe_load import open_chat_memory
+    from lclfqa.safe_load import check_store, open_chat_memory
 
     logging.basicConfig(level=logging.ERROR)
+    settings = load_settings(
+        config,
+        chat_model=model,
+        pipeline=pipeline,
+        document_scope=document_scope,
+        **backend_overrides(backend, milvus_uri),
+    )
     db = memory or Path(index).parent / "chat.sqlite"
-    if os.path.exists(db) and not os.path.isfile(db):
-        fail(f"--memory {db} is not a file; pass the path of a SQLite file")
+    try:
+        check_store(db, "chat memory")  # before anything is written: not the index's own database
+    except ValueError as e:
+        fail(f"--memory: {e}")
+    idx = _open_index(index, settings)  # a missing index leaves no chat.sqlite behind
     db.parent.mkdir(parents=True, exist_ok=True)
     saver = open_chat_memory(db)  # strict: a planted file cannot run code (lclfqa/safe_load.py)
     conn = saver.conn
     try:
-        settings = load_settings(
-            config,
-            chat_model=model,
-            pipeline=pipeline,
-            document_scope=document_scope,
-            **backend_overrides(backend, milvus_uri),
-        )
-        graph = _qa_graph(index, settings, checkpointer=saver)
+        graph = _qa_graph(index, settings, checkpointer=saver, idx=idx)
         try:
             chat_loop(graph, thread, Console(), sys.stdout)
         except Exception as e:

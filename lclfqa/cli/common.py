@@ -97,6 +97,16 @@ def load_settings(config: Path | None, **overrides: Any) -> Settings:
     from lclfqa.config import Settings
 
     try:
-        return Settings.load(config).with_overrides(**overrides)
+        return checked_stores(Settings.load(config).with_overrides(**overrides))
     except (ValueError, OSError) as e:
         fail(str(e))
+
+
+def checked_stores(settings: Settings) -> Settings:
+    """``settings``, once its ``llm_cache`` is known to be a file the cache may write to
+    (:func:`lclfqa.safe_load.check_store`): a ``ValueError`` naming the file otherwise, before any work."""
+    if settings.llm_cache:
+        from lclfqa.safe_load import check_store
+
+        check_store(settings.llm_cache, "LLM cache")
+    return settings

@@ -12,7 +12,15 @@ from typing import Annotated
 
 import typer
 
-from lclfqa.cli.common import BackendOption, ConfigOption, MilvusUriOption, backend_overrides, console, fail
+from lclfqa.cli.common import (
+    BackendOption,
+    ConfigOption,
+    MilvusUriOption,
+    backend_overrides,
+    checked_stores,
+    console,
+    fail,
+)
 
 _ALL_STYLES = "instruction,reason,evidence,comparison,list,domain-specific"
 
@@ -58,7 +66,7 @@ def synth(
         fail(f"--out {out} is a directory; give a .jsonl file")
     try:
         overrides = backend_overrides(backend, milvus_uri)
-        settings = Settings.load(config, chat_model=model, llm_cache=llm_cache, **overrides)
+        settings = checked_stores(Settings.load(config, chat_model=model, llm_cache=llm_cache, **overrides))
         cfg = SynthConfig(
             budget=budget,
             clusters=clusters,
