@@ -66,6 +66,11 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
+def _written(w: dict[str, Path], name: str, text: str) -> Path:
+    (w["base"] / name).write_text(text, encoding="utf-8")
+    return w["base"] / name
+
+
 def _moved_sources(w: dict[str, Path]) -> list[str]:
     """Index a folder, move it away, re-ingest with other chunk sizes: the moved documents are kept (exit 1)."""
     docs = w["base"] / "to-move"
@@ -127,6 +132,54 @@ CASES: list[tuple[str, Callable[[dict[str, Path]], list[str]], int, str]] = [
         "1 question(s) name documents that are not in",
     ),
     ("serve --port 99999", lambda w: ["serve", "--index", str(w["index"]), "--port", "99999"], 2, "--port must be"),
+    (
+        "eval qa --baseline that the run does not answer",
+        lambda w: [
+            *("eval", "qa", "--dataset", str(w["qa_set"]), "--index", str(w["index"])),
+            *("--out", str(w["base"] / "r-baseline"), "--baseline", "nope"),
+        ],
+        2,
+        "--baseline 'nope' is not among the variants this run answers",
+    ),
+    (
+        "eval qa on a set of blank lines",
+        lambda w: [
+            *("eval", "qa", "--dataset", str(_written(w, "blank.jsonl", "\n \n")), "--index", str(w["index"])),
+            *("--out", str(w["base"] / "r-blank")),
+        ],
+        2,
+        "no questions in it",
+    ),
+    (
+        "eval qa on a row whose question is empty",
+        lambda w: [
+            "eval",
+            "qa",
+            "--dataset",
+            str(_written(w, "empty-q.jsonl", json.dumps({"id": "E", "question": " ", "gold_answer": "x"}) + "\n")),
+            "--index",
+            str(w["index"]),
+            "--out",
+            str(w["base"] / "r-empty-q"),
+        ],
+        2,
+        "line 1: the question is empty",
+    ),
+    (
+        "eval retrieval on a benchmark with no tests",
+        lambda w: [
+            "eval",
+            "retrieval",
+            "--corpus",
+            str(w["docs"]),
+            "--benchmark",
+            str(_written(w, "none.json", '{"tests": []}')),
+            "--configs",
+            "bm25",
+        ],
+        2,
+        "no queries in its 'tests' list",
+    ),
     (
         "chat --memory is a folder",
         lambda w: ["chat", "--index", str(w["index"]), "--memory", str(w["base"])],

@@ -127,6 +127,9 @@ def qa(
         variants = select_variants(pipeline, ablations)
     except ValueError as e:
         fail(str(e))
+    names = [v.name for v in variants]
+    if baseline is not None and baseline not in names:  # before hours of answering, not after
+        fail(f"--baseline {baseline!r} is not among the variants this run answers ({', '.join(names)})")
     if dataset.suffix.lower() == ".csv" and benchmark is None:
         fail("a long-answer CSV needs --benchmark (the LegalBench-RAG JSON it was drawn from)")
     try:
@@ -142,6 +145,8 @@ def qa(
         items = [by_id[i] for i in dict.fromkeys(wanted)]  # in the order given
     if limit is not None:
         items = items[:limit]
+    if not items:
+        fail(f"{dataset}: no questions in it")
     try:
         settings = Settings.load(
             config,

@@ -147,6 +147,8 @@ def retrieval(
         queries = load_legalbench(benchmark, corpus)
     except DatasetError as e:
         fail(str(e))
+    if not queries:  # before the corpus is indexed for an empty table
+        fail(f"{benchmark}: no queries in its 'tests' list")
     if sample is not None and sample < len(queries):
         import random
 

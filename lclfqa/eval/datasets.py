@@ -253,6 +253,8 @@ def load_qa_jsonl(path: str | Path) -> list[QAItem]:
             missing = [k for k in _QA_REQUIRED if not isinstance(row.get(k), str)]
             if missing:
                 raise DatasetError(f"{where}: missing or non-string field(s): {', '.join(missing)}")
+            if not row["question"].strip():
+                raise DatasetError(f"{where}: the question is empty")
             if row["id"] in seen:
                 raise DatasetError(f"{where}: duplicate id {row['id']!r}")
             seen.add(row["id"])
