@@ -12,6 +12,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 from typer.testing import CliRunner
 
 from lclfqa.cli.evaluate import eval_app
+from lclfqa.config import Settings
 from lclfqa.eval.datasets import (
     DatasetError,
     GoldSpan,
@@ -310,6 +311,8 @@ def test_scope_searches_the_document_a_query_names(small_corpus, tmp_path: Path)
         configs=["hybrid", "+scope"],
         ks=[1, 8, 64],
         index_dir=tmp_path / "idx",
+        # summaries on in the settings (LCLFQA_SUMMARIES=true) are for +summaries' index, not these
+        settings=Settings(summaries=True),
         embeddings=DeterministicFakeEmbedding(size=32),
     )
     hybrid, scoped = table.row("hybrid"), table.row("+scope")
