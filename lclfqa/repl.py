@@ -376,6 +376,13 @@ def chat_loop(graph: QAGraph, thread: str | None, console: Console, out: TextIO)
             print_sources(last, console)
         except KeyboardInterrupt:
             console.print("\n[yellow]cancelled[/] (the conversation goes on)")
+        except Exception as e:  # the model failing (its endpoint down, a time-out) ends this answer, not the chat
+            from lclfqa.llm.calls import model_failure
+
+            message = model_failure(e)
+            if message is None:
+                raise
+            console.print(f"\n[red]error:[/] {escape(message)} (the conversation goes on)", highlight=False)
     if readline is not None and history_file is not None:
         try:
             readline.write_history_file(history_file)

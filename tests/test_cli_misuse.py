@@ -66,6 +66,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
+ONE_TEST = {"query": "What does the note say?", "snippets": [{"file_path": "a.txt", "span": [0, 20]}]}
+
+
 def _written(w: dict[str, Path], name: str, text: str) -> Path:
     (w["base"] / name).write_text(text, encoding="utf-8")
     return w["base"] / name
@@ -179,6 +182,21 @@ CASES: list[tuple[str, Callable[[dict[str, Path]], list[str]], int, str]] = [
         ],
         2,
         "no queries in its 'tests' list",
+    ),
+    (
+        "eval qa --out is a file",
+        lambda w: ["eval", "qa", "--dataset", str(w["qa_set"]), "--index", str(w["index"]), "--out", str(w["file"])],
+        2,
+        "is a file; give a folder for the run's rows and report",
+    ),
+    (
+        "eval retrieval --index is a file",
+        lambda w: [
+            *("eval", "retrieval", "--corpus", str(w["docs"]), "--configs", "bm25", "--index", str(w["file"])),
+            *("--benchmark", str(_written(w, "one.json", json.dumps({"tests": [ONE_TEST]})))),
+        ],
+        2,
+        "is a file, not an index folder",
     ),
     (
         "chat --memory is a folder",

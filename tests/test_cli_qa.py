@@ -126,3 +126,28 @@ def test_ask_adds_the_sources_words_after_the_streamed_answer_without_a_correcti
     first_line = result.stdout.splitlines()[0]
     assert first_line.startswith("No, not on separate returns. The source reads: “") and first_line.endswith("[1]")
     assert "Checked against the quotes" not in result.stdout
+
+
+def test_a_model_endpoint_that_fails_is_one_line_and_chat_goes_on(
+    index_dir: Path, tmp_path: Path, fake_models: ScriptedChat
+):
+    """An unreachable or failing endpoint ended ``ask`` in a stack trace and ``chat`` on its first question."""
+    import httpx
+    import openai
+
+    down = openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions"))
+    fake_models.script["answer"] = down
+    result = runner.invoke(app, ["ask", QUESTION, "--index", str(index_dir)])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1 and "error: the chat model failed: Connection error. (APIConnectionError)" in said
+    assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)
+    args = ["chat", "--index", str(index_dir), "--thread", "down", "--memory", str(tmp_path / "chat.sqlite")]
+    result = runner.invoke(app, args, input=f"{QUESTION}\n/thread\n")
+    said = " ".join(result.output.split())
+    assert result.exit_code == 0, result.output
+    assert "the chat model failed: Connection error." in said and "(the conversation goes on)" in said
+    assert said.endswith("Bye. Resume with: lclfqa chat --thread down")  # the session went on to its end
+    # a bug is not dressed as the model failing
+    fake_models.script["answer"] = KeyError("a bug")
+    result = runner.invoke(app, args, input=f"{QUESTION}\n")
+    assert isinstance(result.exception, KeyError)

@@ -53,10 +53,12 @@ def _qa_graph(index: Path, settings: Settings, checkpointer: Any = None, idx: An
 
 
 def _qa_errors(exc: Exception) -> None:
-    from lclfqa.llm.llama import LLMTimeout
-    from lclfqa.llm.weights import WeightsError
+    from lclfqa.llm.calls import model_failure
 
-    if isinstance(exc, LLMTimeout | WeightsError | RuntimeError | TimeoutError | ValueError):
+    message = model_failure(exc)
+    if message is not None:
+        fail(message, 1)
+    if isinstance(exc, RuntimeError | ValueError):
         fail(str(exc), 1)
     raise exc
 

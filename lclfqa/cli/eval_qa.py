@@ -127,6 +127,8 @@ def qa(
         variants = select_variants(pipeline, ablations)
     except ValueError as e:
         fail(str(e))
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out} is a file; give a folder for the run's rows and report")
     names = [v.name for v in variants]
     if baseline is not None and baseline not in names:  # before hours of answering, not after
         fail(f"--baseline {baseline!r} is not among the variants this run answers ({', '.join(names)})")

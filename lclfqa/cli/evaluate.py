@@ -147,6 +147,8 @@ def retrieval(
         queries = load_legalbench(benchmark, corpus)
     except DatasetError as e:
         fail(str(e))
+    if index is not None and index.exists() and not index.is_dir():
+        fail(f"--index {index} is a file, not an index folder; give a folder path")
     if not queries:  # before the corpus is indexed for an empty table
         fail(f"{benchmark}: no queries in its 'tests' list")
     if sample is not None and sample < len(queries):

@@ -180,3 +180,23 @@ def text_of(message: BaseMessage) -> str:
         elif isinstance(block, dict) and block.get("type") == "text":
             parts.append(str(block.get("text", "")))
     return "".join(parts)
+
+
+def model_failure(exc: BaseException) -> str | None:
+    """The one-line message for ``exc`` when it is the chat model failing — its endpoint unreachable or
+    answering with an error, a time-out, missing or broken weights — and ``None`` for anything else (a bug,
+    which keeps its traceback). ``ask`` exits 1 with it; ``chat`` says it and goes on."""
+    from langchain_core.exceptions import ModelError
+
+    from lclfqa.llm.llama import LLMTimeout
+    from lclfqa.llm.weights import WeightsError
+
+    if isinstance(exc, LLMTimeout | WeightsError | TimeoutError):
+        return str(exc)
+    try:
+        from openai import OpenAIError
+    except ImportError:  # pragma: no cover - langchain-openai is a dependency
+        OpenAIError = ModelError  # noqa: N806
+    if isinstance(exc, ModelError | OpenAIError):
+        return f"the chat model failed: {exc} ({type(exc).__name__})"
+    return None
