@@ -303,3 +303,30 @@ def test_an_index_keeps_its_embedder_unless_another_is_asked_for(tmp_path: Path)
     with pytest.raises(EmbedderMismatch, match="re-ingest"):
         ingest([docs / "c.txt"], fast, Settings(embedding_model=LOCAL_EMBEDDER), embeddings=emb)
     assert set(EmbeddedBackend.load(fast).documents) == {"a.txt", "b.txt"}
+
+
+def test_an_ingest_that_reads_nothing_leaves_no_index_behind(tmp_path: Path):
+    """Every file skipped (here: a name that is not UTF-8, a stack trace before) made an index of nothing, which
+    then fixed its embedder (a '1-d' one) and refused the next ingest with another."""
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    bad_name = odd / "caf\udce9.txt"  # a Latin-1 name on a UTF-8 file system
+    bad_name.write_text("1. Scope\n\nA note about the credit.\n", encoding="utf-8")
+    index = tmp_path / "idx"
+    report = ingest([odd], index, Settings(), embeddings=DeterministicFakeEmbedding(size=8))
+    assert report.documents == 0 and not index.exists()
+    assert [reason for _, reason in report.skipped] == [
+        "its file name is not UTF-8 text: rename the file and ingest again"
+    ]
+    good = tmp_path / "good"
+    good.mkdir()
+    (good / "note.txt").write_text("1. Scope\n\nA note about the credit.\n", encoding="utf-8")
+    report = ingest(
+        [good], index, Settings(embedding_model="local:other"), embeddings=DeterministicFakeEmbedding(size=8)
+    )
+    assert report.documents == 1 and EmbeddedBackend.load(index).embedding_model == "local:other"
+    # an index that exists keeps its folder when a later run reads nothing
+    report = ingest(
+        [odd], index, Settings(embedding_model="local:other"), embeddings=DeterministicFakeEmbedding(size=8)
+    )
+    assert report.documents == 1 and (index / "CURRENT").exists()

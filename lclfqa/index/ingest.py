@@ -262,14 +262,37 @@ def ingest(
     for path, reason in found.problems:
         log.warning("skipped %s: %s", path, reason)
 
-    with writer_lock(index_dir, wait=wait, on_wait=on_wait):
-        existing = open_index(settings, Path(index_dir), create=True)  # read under the lock
-        try:
-            _ingest_locked(existing, found.files, settings, embeddings, summarizer, report, tick)
-        finally:
-            existing.close()
+    fresh = not os.path.exists(index_dir)
+    try:
+        with writer_lock(index_dir, wait=wait, on_wait=on_wait):
+            existing = open_index(settings, Path(index_dir), create=True)  # read under the lock
+            try:
+                _ingest_locked(existing, found.files, settings, embeddings, summarizer, report, tick)
+            finally:
+                existing.close()
+    finally:  # a new index that got nothing (every file skipped, or the run stopped) leaves no folder behind
+        if fresh and settings.index_backend == "embedded":
+            _remove_if_unused(Path(index_dir))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _remove_if_unused(index_dir: Path) -> None:
+    """Remove ``index_dir`` when it holds nothing but the writer's lock file and empty folders (never raises:
+    it runs after the ingest, whose own error is the one to show)."""
+    try:
+        if not index_dir.is_dir() or (index_dir / "CURRENT").exists():
+            return
+        entries = list(index_dir.iterdir())
+        if all(e.name == "LOCK" or (e.is_dir() and not any(e.iterdir())) for e in entries):
+            for e in entries:
+                if e.is_dir():
+                    e.rmdir()
+                else:
+                    e.unlink()
+            index_dir.rmdir()
+    except OSError:
+        pass
 
 
 def _ingest_locked(
@@ -306,6 +329,8 @@ def _ingest_locked(
         tick("parse", i, len(todo))
         old = records.get(name)
         try:
+            if not _utf8(name):  # a Latin-1 name on a UTF-8 system: no id, no record can hold it
+                raise UnreadableDocument(path, "its file name is not UTF-8 text: rename the file and ingest again")
             check_file(path, settings)
             sha = hashed.get(str(path)) or file_sha256(path)
             if old is not None and old.sha256 == sha and (name in current or name in made):
@@ -351,6 +376,8 @@ def _ingest_locked(
             report.kept.append((name, f"{reason} (source {path}); its previously indexed chunks are kept"))
     tick("parse", len(todo), len(todo))
 
+    if not has_index and not made:  # nothing read: no index is made (it would fix an embedder for nothing)
+        return
     new_chunks = [c for chunks in made.values() for c in chunks]
     searchable = [c for c in new_chunks if c.kind != PARENT]
     vectors = _embed(searchable, existing, settings, embeddings, report, tick)
@@ -438,6 +465,15 @@ def _stored_source(record: DocumentRecord) -> Path:
     """Where a stored document was read from: absolute since this version; older indexes stored the path
     as given, which is tried from the current folder."""
     return Path(record.source)
+
+
+def _utf8(name: str) -> bool:
+    """Whether ``name`` (as the file system gave it) is UTF-8 text, not bytes it could not decode."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _reason(exc: Exception) -> str:
