@@ -212,3 +212,19 @@ def test_the_cli_pools_named_runs_and_refuses_what_it_cannot_pool(tmp_path):
     other = _write(tmp_path / "other", [row("Q2", "No [1].", variant="rag+")])
     unrelated = runner.invoke(app, ["eval", "pool", str(one), str(other)])
     assert unrelated.exit_code == 2 and "share no variant" in unrelated.output
+
+
+def test_lines_that_are_not_rows_are_said_and_a_baseline_no_run_has_is_refused(tmp_path):
+    """A torn or garbled line was dropped without a word (the pooled counts quietly shrank), and a baseline in
+    none of the runs gave a table with exit 0."""
+    one = _write(tmp_path / "one", BEFORE)
+    two = _write(tmp_path / "two", [row("Q1", "Within 60 days, in writing [1]."), row("Q1", "No [1].", variant="rag")])
+    with open(two / "results.jsonl", "a", encoding="utf-8") as f:
+        f.write('{"id": "Q2", "variant": "lclf", "answ\n')
+    runner = CliRunner()
+    result = runner.invoke(app, ["eval", "pool", str(one), str(two)])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 0 and "1 line(s) are not result rows and are left out (line 3)" in said, said
+    result = runner.invoke(app, ["eval", "pool", str(one), str(two), "--baseline", "nope"])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2 and "--baseline 'nope' is not among the variants the runs share" in said, said

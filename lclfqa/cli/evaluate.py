@@ -226,9 +226,14 @@ def _results(path: Path) -> list[dict]:
     file = path / RESULTS if path.is_dir() else path
     if not file.is_file():
         fail(f"{path}: no {RESULTS} here; give an 'lclfqa eval qa --out' folder or its {RESULTS}")
-    rows = read_rows(file)
+    unreadable: list[int] = []
+    rows = read_rows(file, unreadable)
     if not rows:
-        fail(f"{file}: no result rows")
+        fail(f"{file}: no result rows" + (f" ({len(unreadable)} line(s) that are not one)" if unreadable else ""))
+    if unreadable:  # the figures leave these out: say so, not quietly
+        shown = ", ".join(map(str, unreadable[:5])) + (", …" if len(unreadable) > 5 else "")
+        left_out = f"{len(unreadable)} line(s) are not result rows and are left out (line {shown})"
+        console.print(f"[yellow]warning:[/] {file}: {left_out}", highlight=False)
     return rows
 
 
@@ -302,6 +307,10 @@ def pool(
         fail(f"{exc}; name them NAME=PATH")
     if not pooled:
         fail("the runs share no variant: were they run with the same --pipeline?")
+    if baseline not in {p.variant for p in pooled}:
+        fail(
+            f"--baseline {baseline!r} is not among the variants the runs share ({', '.join(p.variant for p in pooled)})"
+        )
     if as_json:
         data = finite([asdict(p) for p in pooled])
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")

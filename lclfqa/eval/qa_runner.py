@@ -132,19 +132,22 @@ def row_key(row: dict[str, Any]) -> tuple[str, str, int]:
     return (str(row.get("id")), str(row.get("variant")), int(row.get("run", 0)))
 
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """The rows of a results file, the last row per key winning; unreadable lines are skipped."""
+def read_rows(path: Path, unreadable: list[int] | None = None) -> list[dict[str, Any]]:
+    """The rows of a results file, the last row per key winning; unreadable lines (a line a crash cut off)
+    are skipped, their 1-based numbers appended to ``unreadable`` when it is given."""
     if not path.exists():
         return []
     rows: dict[tuple[str, str, int], dict[str, Any]] = {}
     with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
+        for number, line in enumerate(f, 1):
             try:
                 row = json.loads(line)
             except ValueError:
-                continue
+                row = None
             if isinstance(row, dict) and "id" in row and "variant" in row:
                 rows[row_key(row)] = row
+            elif line.strip() and unreadable is not None:
+                unreadable.append(number)
     return list(rows.values())
 
 
