@@ -70,6 +70,7 @@ ONE_TEST = {"query": "What does the note say?", "snippets": [{"file_path": "a.tx
 
 
 def _written(w: dict[str, Path], name: str, text: str) -> Path:
+    (w["base"] / name).parent.mkdir(parents=True, exist_ok=True)
     (w["base"] / name).write_text(text, encoding="utf-8")
     return w["base"] / name
 
@@ -197,6 +198,18 @@ CASES: list[tuple[str, Callable[[dict[str, Path]], list[str]], int, str]] = [
         ],
         2,
         "is a file, not an index folder",
+    ),
+    (
+        "ingest with the documents' own folder as the index",
+        lambda w: ["ingest", str(w["docs"]), "--index", str(w["docs"]), "-q"],
+        2,
+        "is the folder being ingested; give the index a folder of its own",
+    ),
+    (
+        "ingest into a folder of other files",
+        lambda w: ["ingest", str(w["docs"]), "--index", str(_written(w, "letters/2026.txt", "x").parent), "-q"],
+        2,
+        "holds other files (2026.txt), not an index; give a new or empty folder",
     ),
     (
         "chat --memory is a folder",

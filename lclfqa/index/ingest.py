@@ -254,6 +254,8 @@ def ingest(
         raise ValueError("summaries are on but no summarizer was given (see lclfqa.ingest.summaries)")
     if os.path.exists(index_dir) and not os.path.isdir(index_dir):
         raise ValueError(f"--index {index_dir} is a file, not an index directory; pass a folder path")
+    if settings.index_backend == "embedded":  # (milvus-lite keeps its database file in the folder)
+        _check_not_a_documents_folder(Path(index_dir), paths)
 
     found = find_sources(paths, SUPPORTED_SUFFIXES, follow_symlinks=follow_symlinks)
     report.skipped.extend(found.problems)
@@ -275,6 +277,23 @@ def ingest(
             _remove_if_unused(Path(index_dir))
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _check_not_a_documents_folder(index_dir: Path, paths: Iterable[str | Path]) -> None:
+    """Raise ``ValueError`` when ``index_dir`` is a folder being ingested, or holds files that are no
+    index's: the index's files would be written among the user's documents (and read as documents next time)."""
+    try:
+        if not index_dir.is_dir() or (index_dir / "CURRENT").exists():
+            return
+        given = any(os.path.isdir(p) and os.path.samefile(p, index_dir) for p in paths)
+        others = [e.name for e in index_dir.iterdir() if e.name != "LOCK" and not e.name.startswith("gen-")]
+    except OSError:  # a folder that cannot be read: the lock says so, in the words the CLI shows
+        return
+    if given:
+        raise ValueError(f"--index {index_dir} is the folder being ingested; give the index a folder of its own")
+    if others:
+        shown = ", ".join(sorted(others)[:3]) + (", …" if len(others) > 3 else "")
+        raise ValueError(f"--index {index_dir} holds other files ({shown}), not an index; give a new or empty folder")
 
 
 def _remove_if_unused(index_dir: Path) -> None:
