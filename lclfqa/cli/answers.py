@@ -42,7 +42,7 @@ def _open_index(index: Path, settings: Settings) -> Any:
     try:
         return open_index(settings, index)
     except IndexStoreError as e:
-        fail(str(e))
+        fail(str(e), e.exit_code)
 
 
 def _qa_graph(index: Path, settings: Settings, checkpointer: Any = None, idx: Any = None) -> Any:

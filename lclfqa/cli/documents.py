@@ -144,7 +144,7 @@ def ingest(
         except IndexBusy as e:
             fail(str(e), 3)
         except (OSError, ValueError, RuntimeError, IndexStoreError) as e:  # RuntimeError: an embedder that cannot load
-            fail(str(e))
+            fail(str(e), e.exit_code if isinstance(e, IndexStoreError) else 2)
         except KeyboardInterrupt:
             fail("interrupted: the previous index (if any) is unchanged", 130)
     where = index if settings.index_backend == "embedded" else f"{index} (milvus)"
@@ -211,7 +211,7 @@ def info(
         try:
             problems = check_files(settings, index)
         except IndexStoreError as e:
-            fail(str(e))
+            fail(str(e), e.exit_code)
         if problems:
             for p in problems:
                 console.print(f"[bold red]corrupted:[/] {p}", highlight=False)
@@ -221,7 +221,7 @@ def info(
         idx = open_index(settings, index, check_vectors=False)  # what it holds, even where it must be rebuilt
         stats = idx.stats()
     except IndexStoreError as e:
-        fail(str(e))
+        fail(str(e), e.exit_code)
     try:
         check_revision(idx)
     except IndexStoreError as e:  # every other command refuses it: say so here

@@ -80,7 +80,7 @@ def synth(
     try:
         idx = open_index(settings, index)
     except IndexStoreError as e:
-        fail(str(e))
+        fail(str(e), e.exit_code)
 
     from lclfqa.llm.models import get_chat_model, get_embeddings
 

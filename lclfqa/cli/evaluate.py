@@ -199,7 +199,7 @@ def retrieval(
             progress=progress,
         )
     except IndexStoreError as e:
-        fail(str(e))
+        fail(str(e), e.exit_code)
     except GoldNotIndexed as e:  # the corpus was read but its gold documents were not indexed: nothing to score
         fail(str(e), 1)
     if as_json:

@@ -47,7 +47,7 @@ def search(
     try:
         idx = open_index(settings, index)
     except IndexStoreError as e:
-        fail(str(e))
+        fail(str(e), e.exit_code)
     try:
         embedder = get_embeddings(idx.embedding_model, settings.openai_base_url)
     except Exception as e:  # an embedder this machine cannot load: say which and why

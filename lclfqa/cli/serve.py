@@ -255,7 +255,7 @@ def serve(
             try:
                 idx = open_index(settings, index)
             except IndexStoreError as exc:
-                fail(str(exc))
+                fail(str(exc), exc.exit_code)
             graph = load_graph(index, settings, index=idx)
             try:
                 warm_up(graph)

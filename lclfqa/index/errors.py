@@ -15,7 +15,11 @@ __all__ = [
 
 
 class IndexStoreError(RuntimeError):
-    """Base class for index problems; every message names the index and what to do."""
+    """Base class for index problems; every message names the index and what to do. ``exit_code`` is what a
+    command exits with: 1 where the index named cannot be read (damaged, truncated: the work failed, the
+    command was right, as ``info --check`` says it), else 2."""
+
+    exit_code = 2
 
 
 class IndexNotFound(IndexStoreError):
@@ -24,6 +28,8 @@ class IndexNotFound(IndexStoreError):
 
 class IndexFormatError(IndexStoreError):
     """The index exists but cannot be read: corrupt, truncated, or written by another format version."""
+
+    exit_code = 1
 
 
 class IndexCorrupted(IndexFormatError):
