@@ -200,6 +200,13 @@ class Settings:
         unknown = sorted({x.strip() for x in self.stages_off.split(",") if x.strip()} - set(READ_STAGES))
         if unknown:
             raise ValueError(f"stages_off: unknown stage(s) {', '.join(unknown)}; known: {', '.join(READ_STAGES)}")
+        model = self.chat_model
+        named = model.startswith(("openai:", "replay:")) and model.split(":", 1)[1].strip()
+        if model not in ("local", "local-tiny") and not named:  # said here, not at the first question
+            raise ValueError(
+                f"chat_model: unknown chat model {model!r}; use 'local', 'local-tiny', 'openai:<model>' or "
+                "'replay:<FILE.jsonl>'"
+            )
         if self.rewrites not in (None, 0, 1, 3):
             raise ValueError(f"rewrites must be 0, 1 or 3; got {self.rewrites!r}")
         if not 0 <= self.min_answer_support <= 1:

@@ -212,6 +212,18 @@ CASES: list[tuple[str, Callable[[dict[str, Path]], list[str]], int, str]] = [
         "holds other files (2026.txt), not an index; give a new or empty folder",
     ),
     (
+        "ask --model bogus",
+        lambda w: ["ask", "q", "--index", str(w["index"]), "--model", "bogus"],
+        2,
+        "unknown chat model",
+    ),
+    (
+        "chat --model bogus, before the first question",
+        lambda w: ["chat", "--index", str(w["index"]), "--model", "openai:"],
+        2,
+        "unknown chat model 'openai:'; use 'local', 'local-tiny', 'openai:<model>' or 'replay:<FILE.jsonl>'",
+    ),
+    (
         "chat --memory is a folder",
         lambda w: ["chat", "--index", str(w["index"]), "--memory", str(w["base"])],
         2,
