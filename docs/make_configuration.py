@@ -27,7 +27,8 @@ INTRO = """\
 question answering. Values come, in rising precedence, from the defaults below, a TOML file (`--config FILE`,
 or `LCLFQA_CONFIG` for the LangGraph server), `LCLFQA_<FIELD>` environment variables and command-line flags
 (each command's `--help` lists its flags). Impossible values (`child_size > parent_size`, sizes ≤ 0,
-`top_k = "eight"`, an unknown field) are refused with one line before anything runs. The graph receives the
+`top_k = "eight"`, an unknown field, `LCLFQA_SUMMARIES=ture`: a true/false variable takes true/false,
+1/0, yes/no or on/off) are refused with one line before anything runs. The graph receives the
 same object as LangGraph context; a LangGraph run's `context` may change `pipeline`, `rewrites`, `reader`,
 `top_k`, `document_scope` and `max_answer_tokens` for that run ([serving.md](serving.md)).
 

@@ -79,7 +79,7 @@ class Settings:
         "per-token int8 products: 1.7x faster ingest) or 'openai:<model>' (needs OPENAI_API_KEY); unset: an "
         "existing index's own embedder, else the float32 one",
     )
-    chat_model: str = setting("local", "'local', 'local-tiny' or 'openai:<model>'")
+    chat_model: str = setting("local", "'local', 'local-tiny', 'openai:<model>' or 'replay:<FILE.jsonl>'")
     openai_base_url: str | None = setting(None, "OpenAI-compatible endpoint (vLLM, Ollama, Azure)")
     embed_batch_size: int = setting(64, "texts per embedding batch")
     llm_timeout: float = setting(300.0, "seconds one LLM call may take")
