@@ -123,7 +123,7 @@ def test_the_protocol_for_other_clients(index_dir: Path, fake_models: ScriptedCh
     """``POST /ask`` without ``stream``: one JSON object, the result ``ask --json`` prints; ``409`` for another
     index; ``400`` for a request without a question; ``404`` elsewhere."""
 
-    def post(url: str, body: dict) -> tuple[int, dict]:
+    def post(url: str, body: dict | list) -> tuple[int, dict]:
         request = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(request, timeout=60) as response:
@@ -140,7 +140,9 @@ def test_the_protocol_for_other_clients(index_dir: Path, fake_models: ScriptedCh
         status, body = post(f"{server.url}/ask", {"question": QUESTION, "index": str(tmp_path), "settings": settings})
         assert status == 409 and "it holds the index" in body["error"]
         status, body = post(f"{server.url}/ask", {"index": str(index_dir), "settings": settings})
-        assert status == 400 and "question" in body["error"]
+        assert status == 400 and body["error"] == "bad request: question must be a non-empty string"
+        status, body = post(f"{server.url}/ask", ["a list"])
+        assert status == 400 and body["error"] == 'bad request: the body must be a JSON object, {"question": "…"}'
         status, body = post(f"{server.url}/other", {})
         assert status == 404
         assert server.questions == 1

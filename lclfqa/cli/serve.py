@@ -133,7 +133,9 @@ class _Handler(BaseHTTPRequestHandler):
             if not 0 < length <= MAX_REQUEST:
                 raise ValueError(f"a body of 1 to {MAX_REQUEST} bytes is needed")
             request = json.loads(self.rfile.read(length))
-            question = request["question"]
+            if not isinstance(request, dict):
+                raise ValueError('the body must be a JSON object, {"question": "…"}')
+            question = request.get("question")
             if not isinstance(question, str) or not question.strip():
                 raise ValueError("question must be a non-empty string")
             settings, why = self.server.settings_for(request)
