@@ -320,6 +320,16 @@ def print_steps(result: QAResult, console: Console) -> None:
         console.print(line, highlight=False, markup=False)
 
 
+def _earlier_turns(graph: QAGraph, thread: str) -> int | None:
+    """How many questions chat thread ``thread`` holds in the graph's memory (``None``: no memory to ask)."""
+    try:
+        state = graph.get_state({"configurable": {"thread_id": thread}})
+    except ValueError:  # a graph without a checkpointer
+        return None
+    history = (state.values or {}).get("history") or []
+    return sum(1 for turn in history if turn.get("role") == "user")
+
+
 def chat_loop(graph: QAGraph, thread: str | None, console: Console, out: TextIO) -> None:
     """The ``lclfqa chat`` REPL: multi-turn (checkpointed by thread), streamed, with slash commands."""
     try:
@@ -333,9 +343,14 @@ def chat_loop(graph: QAGraph, thread: str | None, console: Console, out: TextIO)
     except ImportError:  # pragma: no cover - Windows
         readline = None  # type: ignore[assignment]
         history_file = None
+    resumed = _earlier_turns(graph, thread) if thread else None
     thread = thread or uuid.uuid4().hex[:8]
     last: QAResult | None = None
     console.print(f"lclfqa chat — thread {thread}. Ask a question; /help for commands.", highlight=False)
+    if resumed == 0:  # a mistyped id must not pass for the conversation the user meant
+        console.print(f"No conversation {thread!r} was saved here: a new one starts under that id.", highlight=False)
+    elif resumed:
+        console.print(f"Resuming: {resumed} earlier question(s) in this conversation.", highlight=False)
     while True:
         try:
             line = input("\n? ").strip()

@@ -68,9 +68,12 @@ def test_chat_repl_remembers_turns_and_answers_commands(index_dir: Path, tmp_pat
     assert "Stand-alone question:" in out  # the second turn was condensed with the history
     assert "Unknown command /bogus" in out and "memo" in out and "lclfqa chat --thread memo" in out
     assert "condense" in fake_models.routes()
-    # resuming the thread continues the conversation
+    # resuming the thread continues the conversation, and says so; an id never used says that instead
     result = runner.invoke(app, args, input="One more?\n")
     assert result.exit_code == 0, result.output
+    assert "Resuming: 2 earlier question(s) in this conversation." in result.stdout
+    other = runner.invoke(app, [*args[:4], "mmeo", *args[5:]], input="/quit\n")
+    assert "No conversation 'mmeo' was saved here: a new one starts under that id." in other.stdout
     condense_prompts = [m[-1].content for key, m, _ in fake_models.calls if key == "condense"]
     assert "lifetime learning credit" in condense_prompts[-1]
 
@@ -126,6 +129,13 @@ def test_ask_adds_the_sources_words_after_the_streamed_answer_without_a_correcti
     first_line = result.stdout.splitlines()[0]
     assert first_line.startswith("No, not on separate returns. The source reads: “") and first_line.endswith("[1]")
     assert "Checked against the quotes" not in result.stdout
+
+
+def test_the_version_is_printed() -> None:
+    from importlib.metadata import version
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"lclfqa {version('lclfqa')}"
 
 
 def test_a_model_endpoint_that_fails_is_one_line_and_chat_goes_on(

@@ -8,6 +8,10 @@ codes, options, settings). Heavy imports happen inside the commands, so ``--help
 
 from __future__ import annotations
 
+from typing import Annotated
+
+import typer
+
 from lclfqa import environment
 from lclfqa.cli import answers, documents, search, serve
 from lclfqa.cli.common import new_app
@@ -16,8 +20,24 @@ from lclfqa.cli.evaluate import eval_app
 app = new_app("Long-context, long-form question answering over tax and legal documents (LCLF-QA).")
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"lclfqa {version('lclfqa')}")
+        except PackageNotFoundError:  # run from a checkout that was not installed
+            typer.echo("lclfqa (not installed: no version recorded)")
+        raise typer.Exit()
+
+
 @app.callback()
-def _configure() -> None:
+def _configure(
+    _version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print lclfqa's version and exit."),
+    ] = False,
+) -> None:
     """Every command starts here: telemetry of the libraries off (:func:`lclfqa.environment.configure`)."""
     environment.configure()
 
