@@ -334,6 +334,24 @@ _TYPE_WORDS = {
 }
 
 
+OTHER_VARIABLES = frozenset({"LCLFQA_CONFIG", "LCLFQA_INDEX", "LCLFQA_CACHE_DIR"})
+"""``LCLFQA_*`` variables that are not settings: the server's settings file and index, the weights' cache."""
+
+
+def unknown_variables(env: dict[str, str] | None = None) -> list[str]:
+    """``LCLFQA_*`` variables in ``env`` (default: the process's) that name no setting, each with the setting's
+    variable it is closest to ("LCLFQA_TOPK (LCLFQA_TOP_K?)"): a mistyped name is otherwise ignored."""
+    import difflib
+
+    known = {f"LCLFQA_{f.name.upper()}" for f in fields(Settings)} | OTHER_VARIABLES
+    out = []
+    for name in sorted(n for n in (os.environ if env is None else env) if n.startswith("LCLFQA_")):
+        if name not in known:
+            close = difflib.get_close_matches(name, sorted(known), n=1)
+            out.append(f"{name} ({close[0]}?)" if close else name)
+    return out
+
+
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 

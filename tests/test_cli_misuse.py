@@ -269,6 +269,10 @@ def test_toml_and_environment_values_of_the_wrong_type(world, tmp_path: Path):  
         app, ["search", "credit", "--index", str(world["index"])], env={"LCLFQA_DOCUMENT_SCOPE": "ture"}
     )
     assert result.exit_code == 2 and "LCLFQA_DOCUMENT_SCOPE must be true or false" in result.output, result.output
+    # a variable that names no setting is said, with the setting it is closest to, not silently ignored
+    result = runner.invoke(app, ["info", "--index", str(world["index"])], env={"LCLFQA_TOPK": "3"})
+    said = " ".join(result.output.split())
+    assert result.exit_code == 0 and "warning: LCLFQA_TOPK (LCLFQA_TOP_K?) is not an lclfqa setting" in said, said
     for word, value in [("Off", False), ("1", True), (" yes ", True), ("0", False)]:
         assert Settings.load(env={"LCLFQA_SUMMARIES": word}).summaries is value
 

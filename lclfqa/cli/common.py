@@ -94,8 +94,10 @@ def backend_overrides(backend: str | None, milvus_uri: str | None) -> dict[str, 
 def load_settings(config: Path | None, **overrides: Any) -> Settings:
     """Settings from ``config`` (TOML), ``LCLFQA_*`` and the command's ``overrides`` (``None`` values are
     ignored); a bad file or value exits 2 with its message."""
-    from lclfqa.config import Settings
+    from lclfqa.config import Settings, unknown_variables
 
+    for name in unknown_variables():
+        console.print(f"[yellow]warning:[/] {name} is not an lclfqa setting; it is ignored", highlight=False)
     try:
         return checked_stores(Settings.load(config).with_overrides(**overrides))
     except (ValueError, OSError) as e:
