@@ -216,6 +216,9 @@ class Settings:
         for name in _POSITIVE:
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive; got {getattr(self, name)!r}")
+        for name in ("sparse_weight", "dense_weight"):
+            if not 0 <= getattr(self, name) < float("inf"):
+                raise ValueError(f"{name} must be a number >= 0 (an RRF weight); got {getattr(self, name)!r}")
         if self.child_size > self.parent_size:
             raise ValueError(
                 f"child_size ({self.child_size}) must not exceed parent_size ({self.parent_size}): a child is a "
@@ -272,7 +275,14 @@ class Settings:
             raw = env.get(f"LCLFQA_{f.name.upper()}")
             if raw is not None:
                 from_env[f.name] = _coerce(raw, f.type, f"LCLFQA_{f.name.upper()}")
-        return settings.with_overrides(**from_env).with_overrides(**overrides)
+        try:
+            settings = settings.with_overrides(**from_env)
+        except ValueError as exc:  # name the variable the value came from: the user set it, not a field
+            named = [n for n in from_env if str(exc).startswith(n)]
+            if not named:
+                raise
+            raise ValueError(f"LCLFQA_{named[0].upper()}={env[f'LCLFQA_{named[0].upper()}']!r}: {exc}") from None
+        return settings.with_overrides(**overrides)
 
 
 MAX_NEAREST_QUOTES = 10
@@ -290,6 +300,7 @@ _POSITIVE = (
     "max_file_mb",
     "max_pages",
     "max_chars",
+    "rrf_k",
 )
 _LITERALS = {
     "FootnoteChunks": FootnoteChunks,

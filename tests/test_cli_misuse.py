@@ -269,6 +269,14 @@ def test_toml_and_environment_values_of_the_wrong_type(world, tmp_path: Path):  
         app, ["search", "credit", "--index", str(world["index"])], env={"LCLFQA_DOCUMENT_SCOPE": "ture"}
     )
     assert result.exit_code == 2 and "LCLFQA_DOCUMENT_SCOPE must be true or false" in result.output, result.output
+    for variable, value, words in [
+        ("LCLFQA_TOP_K", "0", "LCLFQA_TOP_K='0': top_k must be positive"),
+        ("LCLFQA_RRF_K", "-5", "LCLFQA_RRF_K='-5': rrf_k must be positive"),
+        ("LCLFQA_DENSE_WEIGHT", "-1", "LCLFQA_DENSE_WEIGHT='-1': dense_weight must be a number >= 0"),
+    ]:
+        result = runner.invoke(app, ["info", "--index", str(world["index"])], env={variable: value})
+        said = " ".join(result.output.split())
+        assert result.exit_code == 2 and words in said, said
     # a variable that names no setting is said, with the setting it is closest to, not silently ignored
     result = runner.invoke(app, ["info", "--index", str(world["index"])], env={"LCLFQA_TOPK": "3"})
     said = " ".join(result.output.split())

@@ -38,7 +38,8 @@ def test_a_file_over_max_file_mb_is_skipped_before_it_is_read(tmp_path: Path):
     report = ingest([tmp_path / "d"], tmp_path / "idx", Settings(max_file_mb=0.001), embeddings=_emb())
     assert set(EmbeddedBackend.load(tmp_path / "idx").documents) == {"small.txt"}
     reason = _reasons(report)["big.txt"]
-    assert "max_file_mb" in reason and "0.001 MB" in reason and "LCLFQA_MAX_FILE_MB" in reason
+    assert "max_file_mb" in reason and "LCLFQA_MAX_FILE_MB" in reason
+    assert "file is 5,008 bytes" in reason and "1,000 bytes" in reason and "0.0 MB" not in reason, reason
 
 
 def test_a_text_over_max_chars_is_refused_before_it_is_decoded(tmp_path: Path):

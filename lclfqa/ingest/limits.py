@@ -54,7 +54,7 @@ def check_file(path: Path, settings: Settings) -> None:
     """Raise :class:`UnreadableDocument` if ``path`` is over a limit that can be seen before parsing."""
     size = path.stat().st_size
     if size > settings.max_file_mb * 1_000_000:
-        raise _over(path, f"file is {size / 1e6:,.1f} MB", f"{settings.max_file_mb:g} MB", "max_file_mb")
+        raise _over(path, f"file is {_size(size)}", _size(settings.max_file_mb * 1_000_000), "max_file_mb")
     suffix = path.suffix.lower()
     if suffix in _TEXT_SUFFIXES and size > settings.max_chars:
         chars = count_text_chars(path, settings.max_chars)
@@ -89,3 +89,8 @@ def check_document(doc: ParsedDocument, settings: Settings) -> None:
     chars = sum(len(s.text) for s in doc.sections) + sum(len(f.text) for f in doc.footnotes)
     if chars > settings.max_chars:
         raise _over(path, f"document has {chars:,} characters", f"{settings.max_chars:,}", "max_chars")
+
+
+def _size(n: float) -> str:
+    """A size as people read it: "81.4 MB", "3,040 bytes" (not "0.0 MB")."""
+    return f"{n / 1e6:,.1f} MB" if n >= 100_000 else f"{n:,.0f} bytes"
