@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -374,8 +375,6 @@ def test_a_store_given_the_index_or_another_programs_file_is_refused_before_writ
     """``--memory`` and ``--llm-cache`` pointed at the index's own database wrote into it and broke the index
     for good; a text file, a folder or another program's SQLite file failed only after the work, in a stack
     trace. Each is now refused first, exit 2, and nothing is written anywhere."""
-    import sqlite3
-
     index = tmp_path / "idx"
     shutil.copytree(world["index"], index)
     own = next(index.glob("gen-*/chunks.sqlite"))
@@ -413,3 +412,32 @@ def test_stores_lclfqa_wrote_or_new_ones_are_accepted(tmp_path: Path) -> None:
     check_store(tmp_path / "new" / "chat.sqlite", "chat memory")
     with pytest.raises(ValueError, match="not a chat memory"):
         check_store(tmp_path / "cache.sqlite", "chat memory")
+
+
+@pytest.mark.parametrize(
+    "full",
+    [
+        sqlite3.OperationalError("database or disk is full"),
+        OSError(28, "No space left on device"),
+        OSError("19968 requested and 3040 written"),
+    ],
+    ids=["sqlite", "enospc", "numpy"],
+)
+def test_a_full_disk_is_one_line_and_the_index_is_unchanged(world, tmp_path: Path, monkeypatch, full):  # noqa: ANN001
+    """A disk that filled while an index was written: a SQLite stack trace, or numpy's "… requested and …
+    written" with exit 2, the code of a mistake in the command."""
+    index = tmp_path / "idx"
+    shutil.copytree(world["index"], index)
+    before = _bytes_of(index)
+    (tmp_path / "more").mkdir()
+    (tmp_path / "more" / "b.txt").write_text("1. More\n\nAnother note about the credit.\n", encoding="utf-8")
+
+    def no_space(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise full
+
+    monkeypatch.setattr("lclfqa.index.embedded.EmbeddedBackend.add_documents", no_space)
+    monkeypatch.setattr("lclfqa.index.ingest.get_embeddings", lambda *a, **k: DeterministicFakeEmbedding(size=32))
+    result = runner.invoke(app, ["ingest", str(tmp_path / "more"), "--index", str(index), "-q"])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1 and f"error: no space left to write the index at {index}" in said, said
+    assert isinstance(result.exception, SystemExit) and _bytes_of(index) == before

@@ -143,8 +143,12 @@ def ingest(
             )
         except IndexBusy as e:
             fail(str(e), 3)
-        except (OSError, ValueError, RuntimeError, IndexStoreError) as e:  # RuntimeError: an embedder that cannot load
-            fail(str(e), e.exit_code if isinstance(e, IndexStoreError) else 2)
+        except Exception as e:
+            if _out_of_space(e):  # the work failed, not the command: the previous version stays live
+                fail(f"no space left to write the index at {index} ({e}); it is unchanged: free space, ingest again", 1)
+            if isinstance(e, OSError | ValueError | RuntimeError | IndexStoreError):  # RuntimeError: an embedder
+                fail(str(e), e.exit_code if isinstance(e, IndexStoreError) else 2)
+            raise
         except KeyboardInterrupt:
             fail("interrupted: the previous index (if any) is unchanged", 130)
     where = index if settings.index_backend == "embedded" else f"{index} (milvus)"
@@ -247,3 +251,17 @@ def info(
         )
         if names[rec.name]:
             out.print(f"    named by: {'; '.join(names[rec.name])}", highlight=False, markup=False)
+
+
+def _out_of_space(exc: BaseException) -> bool:
+    """Whether ``exc`` is a write that found the disk full: ``ENOSPC``, SQLite's "database or disk is full", or
+    numpy's short write ("… requested and … written")."""
+    import errno
+    import sqlite3
+
+    text = str(exc)
+    return (
+        (isinstance(exc, OSError) and exc.errno == errno.ENOSPC)
+        or (isinstance(exc, sqlite3.OperationalError) and "disk is full" in text)
+        or (isinstance(exc, OSError) and " requested and " in text and text.rstrip().endswith("written"))
+    )
