@@ -99,9 +99,12 @@ def load_settings(config: Path | None, **overrides: Any) -> Settings:
     for name in unknown_variables():
         console.print(f"[yellow]warning:[/] {name} is not an lclfqa setting; it is ignored", highlight=False)
     try:
-        return checked_stores(Settings.load(config).with_overrides(**overrides))
+        settings = checked_stores(Settings.load(config).with_overrides(**overrides))
     except (ValueError, OSError) as e:
         fail(str(e))
+    if overrides.get("milvus_uri") and settings.index_backend != "milvus":
+        console.print("[yellow]warning:[/] --milvus-uri is ignored without --backend milvus", highlight=False)
+    return settings
 
 
 def checked_stores(settings: Settings) -> Settings:
