@@ -273,7 +273,7 @@ class Settings:
         from_env: dict[str, Any] = {}
         for f in fields(cls):
             raw = env.get(f"LCLFQA_{f.name.upper()}")
-            if raw is not None:
+            if raw is not None and raw.strip():  # an empty variable (`LCLFQA_X=`, compose's unset ${X}) is unset
                 from_env[f.name] = _coerce(raw, f.type, f"LCLFQA_{f.name.upper()}")
         try:
             settings = settings.with_overrides(**from_env)

@@ -15,6 +15,7 @@ No pickle is ever read (``pickle_fallback`` stays off).
 from __future__ import annotations
 
 import contextvars
+import re
 import sqlite3
 import warnings
 from pathlib import Path
@@ -88,15 +89,21 @@ def check_store(path: str | Path, kind: str) -> None:
     anything writes to it: a path inside an index folder, or another program's database, would be written
     into (an index's own ``chunks.sqlite`` given as ``--memory`` broke the index for good)."""
     path = Path(path)
-    for folder in (path.parent, path.parent.parent):
-        if (folder / "CURRENT").is_file() and any(folder.glob("gen-*")):
-            raise ValueError(f"{path} is inside the index {folder}: give the {kind} a file of its own")
+    if re.fullmatch(r"gen-\d+", path.resolve().parent.name):  # an index generation's folder: its own files
+        raise ValueError(
+            f"{path} is inside the index {path.resolve().parent.parent}: give the {kind} a file of its own"
+        )
     if not path.exists():
         return
     if not path.is_file():
         raise ValueError(f"{path} is not a file; give the {kind} the path of a SQLite file")
-    with open(path, "rb") as f:
-        head = f.read(len(_SQLITE_MAGIC))
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise ValueError(
+            f"{path} cannot be read ({exc.strerror or exc}); give the {kind} a file you can write"
+        ) from None
     if not head:
         return
     if head != _SQLITE_MAGIC:
@@ -108,6 +115,8 @@ def check_store(path: str | Path, kind: str) -> None:
         finally:
             conn.close()
     except sqlite3.Error as exc:
+        if "locked" in str(exc):  # a store another process is writing now: SQLite itself waits for it
+            return
         raise ValueError(f"{path} cannot be read as a SQLite file ({exc})") from None
     if tables and not tables & STORE_TABLES[kind]:
         shown = ", ".join(sorted(tables)[:4]) + (", …" if len(tables) > 4 else "")

@@ -284,6 +284,8 @@ def test_toml_and_environment_values_of_the_wrong_type(world, tmp_path: Path):  
     result = runner.invoke(app, ["info", "--index", str(world["index"])], env={"LCLFQA_TOPK": "3"})
     said = " ".join(result.output.split())
     assert result.exit_code == 0 and "warning: LCLFQA_TOPK (LCLFQA_TOP_K?) is not an lclfqa setting" in said, said
+    # an empty variable is unset (compose writes an unset ${X} as ""), whatever its type
+    assert Settings.load(env={"LCLFQA_SUMMARIES": "", "LCLFQA_TOP_K": " "}) == Settings()
     for word, value in [("Off", False), ("1", True), (" yes ", True), ("0", False)]:
         assert Settings.load(env={"LCLFQA_SUMMARIES": word}).summaries is value
 
@@ -408,6 +410,12 @@ def test_stores_lclfqa_wrote_or_new_ones_are_accepted(tmp_path: Path) -> None:
     strict_llm_cache(tmp_path / "cache.sqlite")
     open_chat_memory(tmp_path / "chat.sqlite").setup()
     (tmp_path / "empty.sqlite").touch()
+    index = tmp_path / "idx"  # `chat --index .`: the default memory, chat.sqlite, lies in the index's own folder
+    (index / "gen-000001").mkdir(parents=True)
+    (index / "CURRENT").write_text("gen-000001\n", encoding="utf-8")
+    check_store(index / "chat.sqlite", "chat memory")
+    with pytest.raises(ValueError, match="is inside the index"):
+        check_store(index / "gen-000001" / "chunks.sqlite", "chat memory")
     check_store(tmp_path / "cache.sqlite", "LLM cache")
     check_store(tmp_path / "chat.sqlite", "chat memory")
     check_store(tmp_path / "empty.sqlite", "chat memory")

@@ -225,6 +225,9 @@ def test_lines_that_are_not_rows_are_said_and_a_baseline_no_run_has_is_refused(t
     result = runner.invoke(app, ["eval", "pool", str(one), str(two)])
     said = " ".join(result.output.split())
     assert result.exit_code == 0 and "1 line(s) are not result rows and are left out (line 3)" in said, said
+    lclf_only = [_write(tmp_path / n, [row("Q1", "No [1].")]) for n in ("l1", "l2")]
+    result = runner.invoke(app, ["eval", "pool", *map(str, lclf_only)])  # no rag: the baseline is what they share
+    assert result.exit_code == 0 and "baseline `lclf`" in result.output, result.output
     result = runner.invoke(app, ["eval", "pool", str(one), str(two), "--baseline", "nope"])
     said = " ".join(result.output.split())
     assert result.exit_code == 2 and "--baseline 'nope' is not among the variants the runs share" in said, said

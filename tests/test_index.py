@@ -437,8 +437,12 @@ def test_an_index_from_an_older_tokenizer_rebuilds_bm25_in_memory_until_the_next
 def test_missing_index(tmp_path: Path) -> None:
     with pytest.raises(IndexNotFound, match="does not exist"):
         EmbeddedBackend.load(tmp_path / "nowhere")
+    with pytest.raises(IndexNotFound, match="nothing has been indexed into it"):  # a folder an ingest left empty
+        EmbeddedBackend.load(tmp_path)
+    (tmp_path / "gen-000001").mkdir()
     with pytest.raises(IndexNotFound, match="CURRENT is missing"):
         EmbeddedBackend.load(tmp_path)
+    (tmp_path / "gen-000001").rmdir()
     (tmp_path / "CURRENT").write_text("gen-000007\n")
     with pytest.raises(IndexNotFound, match="gen-000007"):
         EmbeddedBackend.load(tmp_path)

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from lclfqa.cli import app
 from lclfqa.config import Settings
 from lclfqa.index.embedded import EmbeddedBackend
+from lclfqa.index.errors import IndexNotFound
 from lclfqa.index.ingest import PARSER_VERSION, discover, embedding_order, ingest
 from lclfqa.index.search import RetrievalParams, search
 from tests.fakes import CountingEmbeddings
@@ -305,16 +306,19 @@ def test_an_index_keeps_its_embedder_unless_another_is_asked_for(tmp_path: Path)
     assert set(EmbeddedBackend.load(fast).documents) == {"a.txt", "b.txt"}
 
 
-def test_an_ingest_that_reads_nothing_leaves_no_index_behind(tmp_path: Path):
+def test_an_ingest_that_reads_nothing_writes_no_index(tmp_path: Path):
     """Every file skipped (here: a name that is not UTF-8, a stack trace before) made an index of nothing, which
-    then fixed its embedder (a '1-d' one) and refused the next ingest with another."""
+    then fixed its embedder (a '1-d' one) and refused the next ingest with another. Now nothing is written but
+    the writer's lock file (never removed: another ingest may be waiting on it)."""
     odd = tmp_path / "odd"
     odd.mkdir()
     bad_name = odd / "caf\udce9.txt"  # a Latin-1 name on a UTF-8 file system
     bad_name.write_text("1. Scope\n\nA note about the credit.\n", encoding="utf-8")
     index = tmp_path / "idx"
     report = ingest([odd], index, Settings(), embeddings=DeterministicFakeEmbedding(size=8))
-    assert report.documents == 0 and not index.exists()
+    assert report.documents == 0 and [p.name for p in index.iterdir()] == ["LOCK"]
+    with pytest.raises(IndexNotFound, match="nothing has been indexed into it"):
+        EmbeddedBackend.load(index)
     assert [reason for _, reason in report.skipped] == [
         "its file name is not UTF-8 text: rename the file and ingest again"
     ]
@@ -330,3 +334,23 @@ def test_an_ingest_that_reads_nothing_leaves_no_index_behind(tmp_path: Path):
         [odd], index, Settings(embedding_model="local:other"), embeddings=DeterministicFakeEmbedding(size=8)
     )
     assert report.documents == 1 and (index / "CURRENT").exists()
+
+
+def test_an_index_folder_with_hidden_files_or_a_cut_publish_is_not_taken_for_documents(tmp_path: Path):
+    """The check that keeps an index out of the user's folders passes what an index folder may hold: hidden
+    files a desktop adds (.DS_Store) and what a publish cut short leaves (CURRENT.tmp beside a generation)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "note.txt").write_text("1. Scope\n\nA note about the credit.\n", encoding="utf-8")
+    for name, leftovers in [("finder", [".DS_Store"]), ("cut", ["LOCK", "CURRENT.tmp", "gen-000001/"])]:
+        index = tmp_path / name
+        index.mkdir()
+        for left in leftovers:
+            (index / left).mkdir() if left.endswith("/") else (index / left).write_text("x", encoding="utf-8")
+        report = ingest([docs], index, Settings(), embeddings=DeterministicFakeEmbedding(size=8))
+        assert report.documents == 1, name
+    milvus = tmp_path / "milvus"
+    milvus.mkdir()
+    (milvus / "milvus.db").write_text("x", encoding="utf-8")
+    with pytest.raises(ValueError, match="holds a Milvus Lite index: pass --backend milvus"):
+        ingest([docs], milvus, Settings(), embeddings=DeterministicFakeEmbedding(size=8))

@@ -49,7 +49,8 @@ def _qa_graph(index: Path, settings: Settings, checkpointer: Any = None, idx: An
     """The QA graph over ``index`` (``idx``: the index already opened; a bad index exits 2)."""
     from lclfqa.graph.build import load_graph
 
-    return load_graph(index, settings, index=idx or _open_index(index, settings), checkpointer=checkpointer)
+    index_ = idx if idx is not None else _open_index(index, settings)  # (an index of 0 chunks is falsy)
+    return load_graph(index, settings, index=index_, checkpointer=checkpointer)
 
 
 def _qa_errors(exc: Exception) -> None:
@@ -189,7 +190,7 @@ def chat(
     try:
         check_store(db, "chat memory")  # before anything is written: not the index's own database
     except ValueError as e:
-        fail(f"--memory: {e}")
+        fail(f"--memory: {e}" if memory else str(e))
     idx = _open_index(index, settings)  # a missing index leaves no chat.sqlite behind
     db.parent.mkdir(parents=True, exist_ok=True)
     saver = open_chat_memory(db)  # strict: a planted file cannot run code (lclfqa/safe_load.py)

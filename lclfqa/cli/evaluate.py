@@ -283,7 +283,9 @@ def pool(
             help="'eval qa --out' folders (or their results.jsonl) of different QA sets; NAME=PATH names one."
         ),
     ],
-    baseline: Annotated[str, typer.Option("--baseline", help="The variant each is tested against.")] = "rag",
+    baseline: Annotated[
+        str | None, typer.Option("--baseline", help="The variant each is tested against (default: rag, if run).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the pooled figures as JSON.")] = False,
 ) -> None:
     """Pool runs of different QA sets: the judge-free figures of every variant they share over all their
@@ -301,6 +303,10 @@ def pool(
         named.append((name or (path_.name if path_.is_dir() else path_.parent.name), _results(path_)))
     if len(named) < 2:
         fail("give two runs or more, of different QA sets (one run's figures are in its report.md)")
+    ran = list(dict.fromkeys(str(r["variant"]) for _, rows in named for r in rows))
+    shared = set.intersection(*({str(r["variant"]) for r in rows} for _, rows in named))
+    if baseline is None:  # rag where every run has it, else the first variant they share (as eval qa's report)
+        baseline = "rag" if "rag" in shared else next((v for v in ran if v in shared), "rag")
     try:
         pooled = pool_runs(named, baseline)
     except ValueError as exc:

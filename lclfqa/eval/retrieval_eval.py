@@ -348,6 +348,8 @@ def run_retrieval_eval(
             report = ingest([corpus_dir], target, settings.with_overrides(summaries=False), embeddings=embeddings)
             build_seconds = time.perf_counter() - t0
             say(report.summary_line())
+            if not report.documents:  # every file skipped: no index was written; say why the gold is missing
+                check_gold_indexed(queries, {}, report.skipped)
             index = open_index(settings, target)
         try:
             if index is not None:  # built just above, with its ingest report

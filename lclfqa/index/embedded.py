@@ -128,6 +128,8 @@ class EmbeddedBackend:
         for _attempt in range(3):
             name = read_current(index_dir)
             if name is None:
+                if not any(Path(index_dir).glob("gen-*")):  # an ingest into it that indexed nothing, or none yet
+                    raise IndexNotFound(f"no index at {index_dir}: nothing has been indexed into it (run ingest)")
                 raise IndexNotFound(f"no index at {index_dir}: {CURRENT} is missing (run ingest to build it)")
             if not GEN_RE.match(name):
                 raise IndexFormatError(

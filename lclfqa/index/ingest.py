@@ -247,6 +247,7 @@ def ingest(
     from lclfqa.ingest.formats import SUPPORTED_SUFFIXES
 
     settings = settings or Settings()
+    paths = list(paths)  # read twice: by the folder check and by discovery
     started = time.perf_counter()
     report = IngestReport(index_dir=str(index_dir))
     tick = progress or (lambda stage, done, total: None)
@@ -264,17 +265,12 @@ def ingest(
     for path, reason in found.problems:
         log.warning("skipped %s: %s", path, reason)
 
-    fresh = not os.path.exists(index_dir)
-    try:
-        with writer_lock(index_dir, wait=wait, on_wait=on_wait):
-            existing = open_index(settings, Path(index_dir), create=True)  # read under the lock
-            try:
-                _ingest_locked(existing, found.files, settings, embeddings, summarizer, report, tick)
-            finally:
-                existing.close()
-    finally:  # a new index that got nothing (every file skipped, or the run stopped) leaves no folder behind
-        if fresh and settings.index_backend == "embedded":
-            _remove_if_unused(Path(index_dir))
+    with writer_lock(index_dir, wait=wait, on_wait=on_wait):
+        existing = open_index(settings, Path(index_dir), create=True)  # read under the lock
+        try:
+            _ingest_locked(existing, found.files, settings, embeddings, summarizer, report, tick)
+        finally:
+            existing.close()
     report.seconds = time.perf_counter() - started
     return report
 
@@ -286,32 +282,17 @@ def _check_not_a_documents_folder(index_dir: Path, paths: Iterable[str | Path]) 
         if not index_dir.is_dir() or (index_dir / "CURRENT").exists():
             return
         given = any(os.path.isdir(p) and os.path.samefile(p, index_dir) for p in paths)
-        others = [e.name for e in index_dir.iterdir() if e.name != "LOCK" and not e.name.startswith("gen-")]
+        # an index's own (a publish cut short leaves CURRENT.tmp), and hidden files (.DS_Store, .gitkeep)
+        others = [e.name for e in index_dir.iterdir() if not e.name.startswith(("LOCK", "CURRENT", "gen-", "."))]
     except OSError:  # a folder that cannot be read: the lock says so, in the words the CLI shows
         return
     if given:
         raise ValueError(f"--index {index_dir} is the folder being ingested; give the index a folder of its own")
+    if "milvus.db" in others:
+        raise ValueError(f"--index {index_dir} holds a Milvus Lite index: pass --backend milvus")
     if others:
         shown = ", ".join(sorted(others)[:3]) + (", …" if len(others) > 3 else "")
         raise ValueError(f"--index {index_dir} holds other files ({shown}), not an index; give a new or empty folder")
-
-
-def _remove_if_unused(index_dir: Path) -> None:
-    """Remove ``index_dir`` when it holds nothing but the writer's lock file and empty folders (never raises:
-    it runs after the ingest, whose own error is the one to show)."""
-    try:
-        if not index_dir.is_dir() or (index_dir / "CURRENT").exists():
-            return
-        entries = list(index_dir.iterdir())
-        if all(e.name == "LOCK" or (e.is_dir() and not any(e.iterdir())) for e in entries):
-            for e in entries:
-                if e.is_dir():
-                    e.rmdir()
-                else:
-                    e.unlink()
-            index_dir.rmdir()
-    except OSError:
-        pass
 
 
 def _ingest_locked(

@@ -54,7 +54,10 @@ def check_file(path: Path, settings: Settings) -> None:
     """Raise :class:`UnreadableDocument` if ``path`` is over a limit that can be seen before parsing."""
     size = path.stat().st_size
     if size > settings.max_file_mb * 1_000_000:
-        raise _over(path, f"file is {_size(size)}", _size(settings.max_file_mb * 1_000_000), "max_file_mb")
+        limit = settings.max_file_mb
+        raise _over(
+            path, f"file is {_size(size)}", f"{limit:g} MB" if limit >= 0.1 else _size(limit * 1e6), "max_file_mb"
+        )
     suffix = path.suffix.lower()
     if suffix in _TEXT_SUFFIXES and size > settings.max_chars:
         chars = count_text_chars(path, settings.max_chars)
@@ -92,5 +95,5 @@ def check_document(doc: ParsedDocument, settings: Settings) -> None:
 
 
 def _size(n: float) -> str:
-    """A size as people read it: "81.4 MB", "3,040 bytes" (not "0.0 MB")."""
-    return f"{n / 1e6:,.1f} MB" if n >= 100_000 else f"{n:,.0f} bytes"
+    """A size as people read it: "81.42 MB", "3,040 bytes" (not "0.0 MB")."""
+    return f"{n / 1e6:,.2f} MB" if n >= 100_000 else f"{n:,.0f} bytes"
