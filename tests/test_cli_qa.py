@@ -53,6 +53,11 @@ def test_ask_rejects_bad_settings_and_missing_index(tmp_path: Path, index_dir: P
     assert result.exit_code == 2 and "run ingest" in result.output
     result = runner.invoke(app, ["ask", "q", "--index", str(index_dir), "--rewrites", "2"])
     assert result.exit_code == 2 and "rewrites must be 0, 1 or 3" in result.output
+    # with a server named, a missing index is said at once, without a word about the server
+    result = runner.invoke(
+        app, ["ask", "q", "--index", str(tmp_path / "none")], env={"LCLFQA_SERVER_URL": "http://127.0.0.1:9"}
+    )
+    assert result.exit_code == 2 and "run ingest" in result.output and "server" not in result.output, result.output
     result = runner.invoke(app, ["ask", "  ", "--index", str(index_dir)])
     assert result.exit_code == 2 and "the question is empty" in result.output and "graph.invoke" not in result.output
 

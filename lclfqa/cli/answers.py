@@ -103,7 +103,9 @@ def ask(
         llm_cache=llm_cache,
         **backend_overrides(backend, milvus_uri),
     )
-    if settings.server_url and _ask_served(settings, index, question, as_json, show_steps):
+    # a server holds an index that exists: one missing here is said at once, not after a call to the server
+    indexed = settings.index_backend != "embedded" or (Path(index) / "CURRENT").is_file()
+    if settings.server_url and indexed and _ask_served(settings, index, question, as_json, show_steps):
         return
     from lclfqa.repl import print_sources, print_steps, run_streaming
 
