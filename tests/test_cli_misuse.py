@@ -278,6 +278,11 @@ def test_toml_and_environment_values_of_the_wrong_type(world, tmp_path: Path):  
         result = runner.invoke(app, ["info", "--index", str(world["index"])], env={variable: value})
         said = " ".join(result.output.split())
         assert result.exit_code == 2 and words in said, said
+    result = runner.invoke(
+        app, ["search", "q", "--index", str(world["index"])], env={"LCLFQA_EMBEDDING_MODEL": "bogus"}
+    )
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2 and "unknown embedding model 'bogus'" in said and "re-ingest" not in said, said
     result = runner.invoke(app, ["info", "--index", str(world["index"]), "--milvus-uri", "x.db"])
     assert result.exit_code == 0 and "--milvus-uri is ignored without --backend milvus" in result.output
     # a variable that names no setting is said, with the setting it is closest to, not silently ignored
