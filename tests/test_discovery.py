@@ -170,3 +170,14 @@ def test_cli_says_what_it_did_not_read_and_fails_a_folder_with_nothing_to_read(t
     result = runner.invoke(app, ["ingest", str(docs), "--index", str(tmp_path / "i2"), "-q"])
     out = " ".join(result.output.split())
     assert result.exit_code == 1 and "no file of a type lclfqa reads" in out and "found only 1 .doc" in out
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_under_a_documents_name_is_reported_not_passed_over(tmp_path: Path):
+    (tmp_path / "note.txt").write_text("1. A\n\nText.\n", encoding="utf-8")
+    os.mkfifo(tmp_path / "pipe.txt")
+    os.mkfifo(tmp_path / "fifo")  # no document's name: counted with the files of other types
+    found = find_sources([tmp_path], {".txt"})
+    assert [name for _, name in found.files] == ["note.txt"]
+    assert found.problems == [(str(tmp_path / "pipe.txt"), "not a regular file (a pipe, socket or device): not read")]
+    assert dict(found.other) == {"": 1}

@@ -165,3 +165,7 @@ def _walk(
                 add(path, name)
             else:
                 out.other[path.suffix.lower()] += 1
+        elif path.suffix.lower() in wanted:  # a named pipe, socket or device under a document's name
+            out.problems.append((str(path), "not a regular file (a pipe, socket or device): not read"))
+        else:
+            out.other[path.suffix.lower()] += 1
