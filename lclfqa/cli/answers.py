@@ -46,7 +46,8 @@ def _open_index(index: Path, settings: Settings) -> Any:
 
 
 def _qa_graph(index: Path, settings: Settings, checkpointer: Any = None, idx: Any = None) -> Any:
-    """The QA graph over ``index`` (``idx``: the index already opened; a bad index exits 2)."""
+    """The QA graph over ``index`` (``idx``: the index already opened); an index that cannot be opened exits
+    with its error's ``exit_code`` (2: none there; 1: corrupted)."""
     from lclfqa.graph.build import load_graph
 
     index_ = idx if idx is not None else _open_index(index, settings)  # (an index of 0 chunks is falsy)
