@@ -11,15 +11,8 @@ from typing import Annotated
 
 import typer
 
-from lclfqa.cli.common import (
-    BackendOption,
-    ConfigOption,
-    MilvusUriOption,
-    backend_overrides,
-    checked_stores,
-    console,
-    fail,
-)
+from lclfqa.cli import common
+from lclfqa.cli.common import BackendOption, ConfigOption, MilvusUriOption, backend_overrides, console, fail
 
 _JUDGE_HELP = (
     "Judge chat model (default: the answering one); 'none': only the judge-free scores (key facts, verdicts, "
@@ -157,7 +150,7 @@ def qa(
             llm_cache=str(llm_cache) if llm_cache else None,
             **backend_overrides(backend, milvus_uri),
         )
-        checked_stores(settings)
+        common.checked_stores(settings)
     except (OSError, ValueError) as e:
         fail(f"settings: {e}")
     if settings.index_backend == "embedded" and not (index / "CURRENT").exists() and not report_only:

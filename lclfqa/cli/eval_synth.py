@@ -12,15 +12,8 @@ from typing import Annotated
 
 import typer
 
-from lclfqa.cli.common import (
-    BackendOption,
-    ConfigOption,
-    MilvusUriOption,
-    backend_overrides,
-    checked_stores,
-    console,
-    fail,
-)
+from lclfqa.cli import common
+from lclfqa.cli.common import BackendOption, ConfigOption, MilvusUriOption, backend_overrides, console, fail
 
 _ALL_STYLES = "instruction,reason,evidence,comparison,list,domain-specific"
 
@@ -66,7 +59,7 @@ def synth(
         fail(f"--out {out} is a directory; give a .jsonl file")
     try:
         overrides = backend_overrides(backend, milvus_uri)
-        settings = checked_stores(Settings.load(config, chat_model=model, llm_cache=llm_cache, **overrides))
+        settings = common.checked_stores(Settings.load(config, chat_model=model, llm_cache=llm_cache, **overrides))
         cfg = SynthConfig(
             budget=budget,
             clusters=clusters,

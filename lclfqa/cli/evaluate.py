@@ -16,16 +16,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from lclfqa.cli.common import (
-    BackendOption,
-    ConfigOption,
-    MilvusUriOption,
-    backend_overrides,
-    checked_stores,
-    console,
-    fail,
-    new_app,
-)
+from lclfqa.cli import common
+from lclfqa.cli.common import BackendOption, ConfigOption, MilvusUriOption, backend_overrides, console, fail, new_app
 from lclfqa.cli.eval_qa import qa
 from lclfqa.cli.eval_synth import synth
 from lclfqa.eval.configs import CONFIGS, DEFAULT_CONFIGS, DEFAULT_KS, NEEDS_REWRITER
@@ -161,7 +153,7 @@ def retrieval(
     try:
         overrides = {"chat_model": model, "rewrites": rewrites, "llm_cache": str(llm_cache) if llm_cache else None}
         overrides |= backend_overrides(backend, milvus_uri)
-        settings = checked_stores(Settings.load(config, embedding_model=embedding_model, **overrides))
+        settings = common.checked_stores(Settings.load(config, embedding_model=embedding_model, **overrides))
     except (OSError, ValueError) as e:
         fail(f"settings: {e}")
     wants_rewriter = bool(NEEDS_REWRITER & set(names))
