@@ -121,15 +121,17 @@ def check_store(path: str | Path, kind: str) -> None:
     if tables and not tables & STORE_TABLES[kind]:
         shown = ", ".join(sorted(tables)[:4]) + (", …" if len(tables) > 4 else "")
         raise ValueError(
-            f"{path} holds other data (tables {shown}), not a {kind}; give a new path, or one lclfqa wrote"
+            f"{path} holds other data (tables {shown}) and is no {kind}; give a new path, or one lclfqa wrote"
         )
 
 
 def open_chat_memory(path: str | Path) -> Any:
-    """A LangGraph ``SqliteSaver`` over ``path`` whose loads are strict (see module docstring)."""
+    """A LangGraph ``SqliteSaver`` over ``path`` whose loads are strict (see module docstring); ``ValueError``
+    for a file it must not write to (:func:`check_store`)."""
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     path = Path(path)
+    check_store(path, "chat memory")
     conn = sqlite3.connect(str(path), check_same_thread=False)
     return SqliteSaver(conn, serde=StrictSerializer(f"chat memory {path}"))
 
@@ -142,7 +144,9 @@ def _cache_classes() -> list[type]:
 
 
 def strict_llm_cache(path: str | Path) -> Any:
-    """LangChain's ``SQLiteCache`` at ``path``, reading entries back only as chat generations and messages."""
+    """LangChain's ``SQLiteCache`` at ``path``, reading entries back only as chat generations and messages;
+    ``ValueError`` for a file it must not write to (:func:`check_store`)."""
+    check_store(path, "LLM cache")
     from langchain_community.cache import SQLiteCache
     from langchain_core._api.beta_decorator import LangChainBetaWarning
     from langchain_core.load import loads

@@ -425,8 +425,13 @@ def test_stores_lclfqa_wrote_or_new_ones_are_accepted(tmp_path: Path) -> None:
     check_store(tmp_path / "chat.sqlite", "chat memory")
     check_store(tmp_path / "empty.sqlite", "chat memory")
     check_store(tmp_path / "new" / "chat.sqlite", "chat memory")
-    with pytest.raises(ValueError, match="not a chat memory"):
+    with pytest.raises(ValueError, match="is no chat memory"):
         check_store(tmp_path / "cache.sqlite", "chat memory")
+    # the stores check when they open, for library callers too (a notebook's Settings(llm_cache=...))
+    with pytest.raises(ValueError, match="is no chat memory"):
+        open_chat_memory(tmp_path / "cache.sqlite")
+    with pytest.raises(ValueError, match="is no LLM cache"):
+        strict_llm_cache(tmp_path / "chat.sqlite")
 
 
 @pytest.mark.parametrize(

@@ -179,7 +179,7 @@ def chat(
 ) -> None:
     """A multi-turn REPL over the index: streamed answers with sources; /help lists commands."""
     from lclfqa.repl import chat_loop
-    from lclfqa.safe_load import check_store, open_chat_memory
+    from lclfqa.safe_load import open_chat_memory
 
     logging.basicConfig(level=logging.ERROR)
     settings = load_settings(
@@ -190,13 +190,12 @@ def chat(
         **backend_overrides(backend, milvus_uri),
     )
     db = memory or Path(index).parent / "chat.sqlite"
-    try:
-        check_store(db, "chat memory")  # before anything is written: not the index's own database
-    except ValueError as e:
-        fail(f"--memory: {e}" if memory else str(e))
     idx = _open_index(index, settings)  # a missing index leaves no chat.sqlite behind
     db.parent.mkdir(parents=True, exist_ok=True)
-    saver = open_chat_memory(db)  # strict: a planted file cannot run code (lclfqa/safe_load.py)
+    try:  # strict: a planted file cannot run code, and no file but a chat memory is written to (safe_load.py)
+        saver = open_chat_memory(db)
+    except ValueError as e:
+        fail(f"--memory: {e}" if memory else str(e))
     conn = saver.conn
     try:
         graph = _qa_graph(index, settings, checkpointer=saver, idx=idx)

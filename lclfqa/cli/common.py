@@ -114,7 +114,8 @@ def load_settings(config: Path | None, **overrides: Any) -> Settings:
 
 def checked_stores(settings: Settings) -> Settings:
     """``settings``, once its ``llm_cache`` is known to be a file the cache may write to
-    (:func:`lclfqa.safe_load.check_store`): a ``ValueError`` naming the file otherwise, before any work."""
+    (:func:`lclfqa.safe_load.check_store`): a ``ValueError`` naming the file otherwise. The cache checks it
+    again when it opens; checked here too because the chat model loads only after retrieval."""
     if settings.llm_cache:
         from lclfqa.safe_load import check_store
 
