@@ -345,6 +345,17 @@ _TYPE_WORDS = {
 }
 
 
+def embedder_known(name: str) -> bool:
+    """Whether ``name`` is an embedding model lclfqa can build: the bundled MiniLM (float32 or int8) or
+    ``openai:<model>`` (library callers may name their own embedders, passed in as objects)."""
+    return name in ("local", DEFAULT_EMBEDDER, LOCAL_EMBEDDER_INT8) or (
+        name.startswith("openai:") and bool(name.split(":", 1)[1].strip())
+    )
+
+
+EMBEDDER_NAMES = f"{DEFAULT_EMBEDDER!r}, {LOCAL_EMBEDDER_INT8!r} or 'openai:<model>'"
+
+
 OTHER_VARIABLES = frozenset({"LCLFQA_CONFIG", "LCLFQA_INDEX", "LCLFQA_CACHE_DIR"})
 """``LCLFQA_*`` variables that are not settings: the server's settings file and index, the weights' cache."""
 

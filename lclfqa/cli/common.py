@@ -94,7 +94,7 @@ def backend_overrides(backend: str | None, milvus_uri: str | None) -> dict[str, 
 def load_settings(config: Path | None, **overrides: Any) -> Settings:
     """Settings from ``config`` (TOML), ``LCLFQA_*`` and the command's ``overrides`` (``None`` values are
     ignored); a bad file or value exits 2 with its message."""
-    from lclfqa.config import DEFAULT_EMBEDDER, LOCAL_EMBEDDER_INT8, Settings, unknown_variables
+    from lclfqa.config import EMBEDDER_NAMES, Settings, embedder_known, unknown_variables
 
     for name in unknown_variables():
         console.print(f"[yellow]warning:[/] {name} is not an lclfqa setting; it is ignored", highlight=False)
@@ -102,11 +102,8 @@ def load_settings(config: Path | None, **overrides: Any) -> Settings:
         settings = checked_stores(Settings.load(config).with_overrides(**overrides))
     except (ValueError, OSError) as e:
         fail(str(e))
-    model = settings.embedding_model
-    if model and model not in ("local", DEFAULT_EMBEDDER, LOCAL_EMBEDDER_INT8) and not model.startswith("openai:"):
-        fail(  # here, not as "re-ingest the documents with 'bogus'" when it meets an index
-            f"unknown embedding model {model!r}: use {DEFAULT_EMBEDDER!r}, {LOCAL_EMBEDDER_INT8!r} or 'openai:<model>'"
-        )
+    if settings.embedding_model and not embedder_known(settings.embedding_model):  # not "re-ingest with 'bogus'"
+        fail(f"unknown embedding model {settings.embedding_model!r}: use {EMBEDDER_NAMES}")
     if overrides.get("milvus_uri") and settings.index_backend != "milvus":
         console.print("[yellow]warning:[/] --milvus-uri is ignored without --backend milvus", highlight=False)
     return settings

@@ -17,7 +17,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
-from lclfqa.config import DEFAULT_EMBEDDER, LOCAL_EMBEDDER_INT8
+from lclfqa.config import DEFAULT_EMBEDDER, EMBEDDER_NAMES, LOCAL_EMBEDDER_INT8
 
 if TYPE_CHECKING:
     from lclfqa.config import Settings
@@ -89,9 +89,7 @@ def get_embeddings(name: str = DEFAULT_EMBEDDER, base_url: str | None = None) ->
         from langchain_openai import OpenAIEmbeddings
 
         return OpenAIEmbeddings(model=name.split(":", 1)[1], base_url=base_url or os.environ.get("OPENAI_BASE_URL"))
-    raise ValueError(
-        f"unknown embedding model {name!r}: use {LOCAL_EMBEDDER!r}, {LOCAL_EMBEDDER_INT8!r} or 'openai:<model>'"
-    )
+    raise ValueError(f"unknown embedding model {name!r}: use {EMBEDDER_NAMES}")
 
 
 def get_chat_model(name: str = "local", base_url: str | None = None, settings: Settings | None = None) -> BaseChatModel:
