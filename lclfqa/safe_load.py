@@ -15,7 +15,6 @@ No pickle is ever read (``pickle_fallback`` stays off).
 from __future__ import annotations
 
 import contextvars
-import re
 import sqlite3
 import warnings
 from pathlib import Path
@@ -23,6 +22,8 @@ from typing import Any
 
 from langgraph.checkpoint.serde.event_hooks import register_serde_event_listener
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+from lclfqa.index.generations import is_generation
 
 _BLOCKED: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("lclfqa_blocked", default=None)
 _SAFE_ENCODINGS = frozenset({"null", "bytes", "bytearray", "msgpack", "json"})
@@ -89,7 +90,7 @@ def check_store(path: str | Path, kind: str) -> None:
     anything writes to it: a path inside an index folder, or another program's database, would be written
     into (an index's own ``chunks.sqlite`` given as ``--memory`` broke the index for good)."""
     path = Path(path)
-    if re.fullmatch(r"gen-\d+", path.resolve().parent.name):  # an index generation's folder: its own files
+    if is_generation(path.resolve().parent.name):  # an index generation's folder: its own files
         raise ValueError(
             f"{path} is inside the index {path.resolve().parent.parent}: give the {kind} a file of its own"
         )

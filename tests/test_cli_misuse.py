@@ -213,6 +213,15 @@ CASES: list[tuple[str, Callable[[dict[str, Path]], list[str]], int, str]] = [
         "holds other files (2026.txt), not an index; give a new or empty folder",
     ),
     (
+        "ingest into a folder whose files' names start as an index's do",
+        lambda w: [
+            *("ingest", str(w["docs"]), "-q", "--index"),
+            str(_written(w, "drafts/gen-notes.txt", "x").parent),
+        ],
+        2,
+        "holds other files (gen-notes.txt), not an index",
+    ),
+    (
         "ask --model bogus",
         lambda w: ["ask", "q", "--index", str(w["index"]), "--model", "bogus"],
         2,
@@ -461,3 +470,27 @@ def test_a_full_disk_is_one_line_and_the_index_is_unchanged(world, tmp_path: Pat
     said = " ".join(result.output.split())
     assert result.exit_code == 1 and f"error: no space left to write the index at {index}" in said, said
     assert isinstance(result.exception, SystemExit) and _bytes_of(index) == before
+
+
+def test_a_full_disk_is_a_typed_index_error_for_library_callers(world, tmp_path: Path, monkeypatch):  # noqa: ANN001
+    """``ingest`` itself says the disk is full (``IndexSpaceError``, exit code 1, the index unchanged), so a
+    notebook or a server calling it need not read SQLite's or numpy's messages; other failures pass unchanged."""
+    from lclfqa.index.errors import IndexSpaceError
+
+    index = tmp_path / "idx"
+    shutil.copytree(world["index"], index)
+    before = _bytes_of(index)
+    (tmp_path / "more").mkdir()
+    (tmp_path / "more" / "b.txt").write_text("1. More\n\nAnother note about the credit.\n", encoding="utf-8")
+    failures = iter([OSError(28, "No space left on device"), PermissionError(13, "Permission denied")])
+
+    def failing(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise next(failures)
+
+    monkeypatch.setattr("lclfqa.index.embedded.EmbeddedBackend.add_documents", failing)
+    fake = DeterministicFakeEmbedding(size=32)
+    with pytest.raises(IndexSpaceError, match="no space left to write the index at") as caught:
+        ingest([tmp_path / "more"], index, Settings(), embeddings=fake)
+    assert caught.value.exit_code == 1 and _bytes_of(index) == before
+    with pytest.raises(PermissionError):
+        ingest([tmp_path / "more"], index, Settings(), embeddings=fake)

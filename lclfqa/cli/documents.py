@@ -144,8 +144,6 @@ def ingest(
         except IndexBusy as e:
             fail(str(e), 3)
         except Exception as e:
-            if _out_of_space(e):  # the work failed, not the command: the previous version stays live
-                fail(f"no space left to write the index at {index} ({e}); it is unchanged: free space, ingest again", 1)
             if isinstance(e, OSError | ValueError | RuntimeError | IndexStoreError):  # RuntimeError: an embedder
                 fail(str(e), e.exit_code if isinstance(e, IndexStoreError) else 2)
             raise
@@ -251,17 +249,3 @@ def info(
         )
         if names[rec.name]:
             out.print(f"    named by: {'; '.join(names[rec.name])}", highlight=False, markup=False)
-
-
-def _out_of_space(exc: BaseException) -> bool:
-    """Whether ``exc`` is a write that found the disk full: ``ENOSPC``, SQLite's "database or disk is full", or
-    numpy's short write ("… requested and … written")."""
-    import errno
-    import sqlite3
-
-    text = str(exc)
-    return (
-        (isinstance(exc, OSError) and exc.errno == errno.ENOSPC)
-        or (isinstance(exc, sqlite3.OperationalError) and "disk is full" in text)
-        or (isinstance(exc, OSError) and " requested and " in text and text.rstrip().endswith("written"))
-    )

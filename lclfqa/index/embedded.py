@@ -22,7 +22,7 @@ import numpy as np
 
 from lclfqa.index.errors import EmbedderMismatch, IndexCorrupted, IndexFormatError, IndexNotFound, IndexStoreError
 from lclfqa.index.fusion import Fusion
-from lclfqa.index.generations import CURRENT, GEN_RE, read_current
+from lclfqa.index.generations import CURRENT, GEN_RE, is_generation, read_current
 from lclfqa.index.hybrid import fuse_searches
 from lclfqa.index.integrity import VERIFY_ON_LOAD_MAX_BYTES, file_problems, recorded_bytes, sqlite_problems
 from lclfqa.index.lock import writer_lock
@@ -128,7 +128,8 @@ class EmbeddedBackend:
         for _attempt in range(3):
             name = read_current(index_dir)
             if name is None:
-                if not any(Path(index_dir).glob("gen-*")):  # an ingest into it that indexed nothing, or none yet
+                # an ingest into it that indexed nothing, or none yet
+                if not any(is_generation(p.name) for p in Path(index_dir).glob("gen-*")):
                     raise IndexNotFound(f"no index at {index_dir}: nothing has been indexed into it (run ingest)")
                 raise IndexNotFound(f"no index at {index_dir}: {CURRENT} is missing (run ingest to build it)")
             if not GEN_RE.match(name):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import sqlite3
 from pathlib import Path
 
 __all__ = [
@@ -10,7 +12,9 @@ __all__ = [
     "IndexCorrupted",
     "IndexFormatError",
     "IndexNotFound",
+    "IndexSpaceError",
     "IndexStoreError",
+    "out_of_space",
 ]
 
 
@@ -40,6 +44,29 @@ class IndexCorrupted(IndexFormatError):
         super().__init__(
             f"index corrupted: {index_dir}: {'; '.join(problems)}; re-ingest (delete {index_dir} and run "
             "lclfqa ingest again)"
+        )
+
+
+def out_of_space(exc: BaseException) -> bool:
+    """Whether ``exc`` is a write that found the disk full: ``ENOSPC``, SQLite's "database or disk is full", or
+    numpy's short write ("… requested and … written")."""
+    text = str(exc)
+    return (
+        (isinstance(exc, OSError) and exc.errno == errno.ENOSPC)
+        or (isinstance(exc, sqlite3.OperationalError) and "disk is full" in text)
+        or (isinstance(exc, OSError) and " requested and " in text and text.rstrip().endswith("written"))
+    )
+
+
+class IndexSpaceError(IndexStoreError):
+    """The disk filled while a new version of the index was written; the previous version stays live (the
+    work failed, not the command: exit 1)."""
+
+    exit_code = 1
+
+    def __init__(self, index_dir: str | Path, cause: BaseException) -> None:
+        super().__init__(
+            f"no space left to write the index at {index_dir} ({cause}); it is unchanged: free space, ingest again"
         )
 
 

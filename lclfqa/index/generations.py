@@ -21,11 +21,16 @@ from pathlib import Path
 
 from lclfqa.index.errors import IndexFormatError
 
-__all__ = ["CURRENT", "GEN_RE", "fsync_tree", "publish", "read_current"]
+__all__ = ["CURRENT", "GEN_RE", "fsync_tree", "is_generation", "publish", "read_current"]
 
 CURRENT = "CURRENT"
 GEN_RE = re.compile(r"^gen-(\d{6})$")
 _GEN_ANY_RE = re.compile(r"^gen-(\d{6})(\.tmp)?$")
+
+
+def is_generation(name: str) -> bool:
+    """Whether ``name`` is a generation's folder name, finished (``gen-000003``) or being written (``….tmp``)."""
+    return bool(_GEN_ANY_RE.match(name))
 
 
 def _fsync_file(path: Path) -> None:
@@ -116,6 +121,6 @@ def publish(index_dir: Path, gen_name: str, build: Callable[[Path], None]) -> Pa
     # Only now is the old generation unneeded. Readers that already loaded it keep their open
     # files (POSIX); where deletion fails (Windows, open files) the next write retries.
     for p in index_dir.iterdir():
-        if _GEN_ANY_RE.match(p.name) and p.name != gen_name:
+        if is_generation(p.name) and p.name != gen_name:
             _remove_tree(p)
     return gen_dir

@@ -24,8 +24,10 @@ from langchain_core.embeddings import Embeddings
 
 from lclfqa import environment
 from lclfqa.config import Settings
+from lclfqa.index.errors import IndexSpaceError, out_of_space
 from lclfqa.index.factory import embedder_revision, open_index
-from lclfqa.index.lock import writer_lock
+from lclfqa.index.generations import CURRENT, is_generation
+from lclfqa.index.lock import LOCK_NAME, writer_lock
 from lclfqa.index.protocol import IndexBackend
 from lclfqa.index.records import DocumentBatch, DocumentRecord, embedding_text, text_sha256
 from lclfqa.ingest.chunking import chunk_document, document_prefix
@@ -283,7 +285,9 @@ def _check_not_a_documents_folder(index_dir: Path, paths: Iterable[str | Path]) 
             return
         given = any(os.path.isdir(p) and os.path.samefile(p, index_dir) for p in paths)
         # an index's own (a publish cut short leaves CURRENT.tmp), and hidden files (.DS_Store, .gitkeep)
-        others = [e.name for e in index_dir.iterdir() if not e.name.startswith(("LOCK", "CURRENT", "gen-", "."))]
+        own = {LOCK_NAME, CURRENT, f"{CURRENT}.tmp"}
+        names = [e.name for e in index_dir.iterdir()]
+        others = [n for n in names if not (n in own or is_generation(n) or n.startswith("."))]
     except OSError:  # a folder that cannot be read: the lock says so, in the words the CLI shows
         return
     if given:
@@ -387,7 +391,12 @@ def _ingest_locked(
         "embedder_revision": embedder_revision(settings.embedder()),
     }
     batch = DocumentBatch([records[name] for name in made], new_chunks, vectors, settings.embedder(), recorded)
-    existing.add_documents(batch, progress=tick)
+    try:
+        existing.add_documents(batch, progress=tick)
+    except Exception as exc:  # the write publishes a new generation only once whole: the old one stays live
+        if out_of_space(exc):
+            raise IndexSpaceError(existing.location, exc) from exc
+        raise
     for rec in existing.documents.values():
         report.documents += 1
         report.pages += rec.pages
