@@ -1386,6 +1386,37 @@ def test_a_sentence_is_recited_to_the_quotes_that_hold_its_figures_one_each():
     assert with_recitations(check_answer(uncited, quotes), quotes)[0] == uncited[:-1] + " [2]."
 
 
+def test_a_marker_the_model_used_as_a_word_is_not_cut_out_of_its_sentence():
+    """The Insurance Contracts Act 1984's s 58(4) printed "by virtue of subsection (3)" and "subsection (5) or (6)";
+    a model made the paragraph numbers markers, one of a quote that does not exist. Re-citing took them out and left
+    "by virtue of, no premium …" and "in accordance with  or, as the case requires"."""
+    from lclfqa.graph.answer.check import with_recitations
+
+    quotes = [
+        "(2) Not later than 14 days before the day on which renewable insurance cover provided under a contract of "
+        "general insurance expires, the insurer shall give to the insured a notice in writing.",
+        "39 Instalment contracts of general insurance. Where a provision included in an instalment contract of "
+        "general insurance has the effect of limiting the liability of the insurer …",
+        "(4) Where a contract of insurance is in force by virtue of subsection (3): (a) except in a case to which "
+        "paragraph (b) applies, no premium is payable in respect of the contract; but (b) if a claim is made under "
+        "the contract, there is payable by the insured to the insurer, as a premium in respect of the contract, an "
+        "amount worked out in accordance with subsection (5) or (6), as the case requires.",
+    ]
+    written = (
+        "If the contract is in force by virtue of [2], no premium is payable in respect of the contract; but if a "
+        "claim is made under the contract, there is payable by the insured an amount worked out in accordance "
+        "with [3] or [4], as the case requires."
+    )
+    fixed, count = with_recitations(check_answer(written, quotes), quotes)
+    assert count == 0 and fixed == written
+    # the same sentence with its markers where markers go is re-cited to the quote that holds it
+    at_the_end = written.replace("of [2],", "of subsection (3),").replace(
+        "with [3] or [4],", "with subsection (5) or (6),"
+    )
+    fixed, count = with_recitations(check_answer(at_the_end[:-1] + " [2].", quotes), quotes)
+    assert count == 1 and fixed == at_the_end[:-1] + " [3]."
+
+
 def test_a_sentence_naming_the_provision_the_question_names_is_cited_to_the_quote_holding_its_rule():
     from lclfqa.graph.answer.check import with_recitations
 

@@ -314,6 +314,12 @@ MAX_CITED = 3
 """A sentence is re-cited to at most this many quotes."""
 _PINPOINT = re.compile(r"(?:\bat|\bparas?\.?|\bparagraphs?|¶)\s*\[(\d+)\](?:\s*(?:[-–]|and|to)\s*\[(\d+)\])?", re.I)
 """A paragraph pinpoint: "at [45]", "At [45]-[47]", "paras [12] and [13]", "in paragraph [3]", "¶ [3]"."""
+_MARKER_AS_WORD = re.compile(
+    rf"\b(?:of|in|with|under|by|to|from|per)\s+{MARKER_RUN.pattern}(?=\s*(?:[,;:]|(?:or|and)\s+\[|[a-z]))", re.I
+)
+"""A marker run standing where the sentence needs a word: after a preposition and before more of the sentence ("in force
+by virtue of [3], no premium …", "in accordance with [5] or [6], as the case requires"). Taking it out cuts the
+sentence."""
 
 
 _POINTING = (
@@ -335,7 +341,8 @@ def without_pointers(sentence: str) -> str:
 
 def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "", avoid: Set[int] = frozenset()) -> str:
     """``check``'s sentence cited to the quotes that hold it, or ``""`` when they are the ones it cites (and it cites no
-    number without a quote) or no :data:`MAX_CITED` quotes hold every figure and quoted phrase it states. The quote
+    number without a quote), when a marker stands for one of its words (:data:`_MARKER_AS_WORD`: re-citing would cut the
+    sentence), or when no :data:`MAX_CITED` quotes hold every figure and quoted phrase it states. The quote
     holding most of its content words comes first — on a tie, one not in ``avoid`` (0-based: quotes the sentence may
     not rest on), then the one holding more of them by itself (a sentence saying the question back ties on every
     quote, as the question holds all its words), then the one it cites; then,
@@ -349,6 +356,8 @@ def recited(check: SentenceCheck, quotes: Sequence[str], question: str = "", avo
         return ""
     if {f"[{n}]" for m in _PINPOINT.finditer(check.text) for n in m.groups() if n} & set(check.unknown):
         return ""  # a paragraph pinpoint with no quote ("at [45]"): part of the sentence, not a marker to drop
+    if _MARKER_AS_WORD.search(without_pointers(check.text)):
+        return ""  # its markers are words of the sentence: re-citing would cut it ("by virtue of, no premium …")
     normalized = [figures(q) for q in quotes]
     order = [n - 1 for n in check.cites] + [k for k in range(len(quotes)) if k + 1 not in check.cites]
     said = vouching(check.text, question)
