@@ -314,19 +314,12 @@ MAX_CITED = 3
 """A sentence is re-cited to at most this many quotes."""
 _PINPOINT = re.compile(r"(?:\bat|\bparas?\.?|\bparagraphs?|¶)\s*\[(\d+)\](?:\s*(?:[-–]|and|to)\s*\[(\d+)\])?", re.I)
 """A paragraph pinpoint: "at [45]", "At [45]-[47]", "paras [12] and [13]", "in paragraph [3]", "¶ [3]"."""
-_PROVISION_NAME = (
-    r"(?:\b(?:sub)?sections?|\bparagraphs?|\bparas?\.?|\bclauses?|\barticles?|\bregulations?|\brules?|\bparts?"
-    r"|\bdivisions?|\bschedules?|\bitems?|\b(?:foot)?notes?|\bpages?|§+|(?<![\w'’])ss?)"
-)
 _MARKER_AS_WORD = re.compile(
-    rf"(?:\b(?:of|in|with|under|by|to|from|per)\s+|{_PROVISION_NAME}\s*){MARKER_RUN.pattern}"
-    r"(?=\s*(?:[,;:]|(?:or|and)\s+\[|[a-z]))",
-    re.I,
+    rf"\b(?:of|in|with|under|by|to|from|per)\s+{MARKER_RUN.pattern}(?=\s*(?:[,;:]|(?:or|and)\s+\[|[a-z]))", re.I
 )
-"""A marker run standing where the sentence needs a word — after a preposition, or after a provision's name as its
-number — and before more of the sentence: "in force by virtue of [3], no premium …", "in accordance with [5] or [6],
-as the case requires", "as stated in section [3] of the Act". Taking it out cuts the sentence (at the sentence's end,
-re-citing puts a marker back where it was)."""
+"""A marker run standing where the sentence needs a word: after a preposition and before more of the sentence ("in force
+by virtue of [3], no premium …", "in accordance with [5] or [6], as the case requires"). Taking it out cuts the
+sentence."""
 
 
 _POINTING = (
