@@ -132,7 +132,7 @@ def test_ask_adds_the_sources_words_after_the_streamed_answer_without_a_correcti
     result = runner.invoke(app, ["ask", QUESTION, "--index", str(index_dir)])
     assert result.exit_code == 0, result.output
     first_line = result.stdout.splitlines()[0]
-    assert first_line.startswith("No, not on separate returns. The source reads: “") and first_line.endswith("[1]")
+    assert first_line.startswith("No, not on separate returns. The source reads: “") and first_line.endswith("” [2]")
     assert "Checked against the quotes" not in result.stdout
 
 

@@ -630,7 +630,7 @@ def test_each_part_gets_its_nearest_quote_unless_the_answer_cites_or_gives_it():
     assert added == 2 and out.index("no income") < out.index("terminates")
     # shortened at a word boundary
     long_rule = "No credit is allowed under section 21 " + "unless the spouses file jointly and " * 20 + "end."
-    out, added = with_part_quotes("No.", "Can they claim it?", [{"text": long_rule}])
+    out, added = with_part_quotes("No.", "Can the spouses claim the credit?", [{"text": long_rule}])
     quoted = out.split("“", 1)[1].split("”", 1)[0]
     assert added == 1 and quoted.endswith(" …") and len(quoted) <= RULE_QUOTE_CHARS + 2
     assert long_rule.startswith(quoted[:-2])
@@ -642,7 +642,7 @@ def test_a_separate_opinions_words_are_added_only_when_asked_for_and_say_whose()
 
     quotes = [
         {
-            "text": "The statute reaches only knowing conduct.",
+            "text": "The decision overrules nothing: the statute reaches only knowing conduct.",
             "section": ["JUSTICE ROE delivered the opinion of the Court."],
         },
         {"text": "The majority overrules Smith today.", "section": ["JUSTICE DOE, dissenting."]},
@@ -1346,6 +1346,46 @@ def test_a_question_setting_the_scene_is_also_read_without_it():
     ]
     question = "Under the installment method for computing gain on property sales, when is gain reported?"
     assert rank_by_question(question, texts, None) == [1, 0]
+
+
+def test_a_caption_or_a_long_title_sharing_only_names_with_the_question_is_not_the_sources_words():
+    """The First Circuit's Calvary Chapel opinion and Malta's Prevention of Money Laundering Act (Cap. 373), as the
+    extractor quoted them: the caption, the bench and the long title repeat what the question names, not what it
+    asks."""
+    from lclfqa.graph.answer.sources import part_quotes
+
+    court = ["United States Court of Appeals", "For the First Circuit"]
+    quotes = [
+        {
+            "text": "United States Court of Appeals\nFor the First Circuit\n\nNo. 20-1507\nCALVARY CHAPEL OF BANGOR,\n"
+            "Plaintiff, Appellant,\nv.\nJANET T.",
+            "section": court,
+        },
+        {"text": "Before\nHoward, Chief Judge,\nSelya and Barron, Circuit Judges.", "section": court},
+        {
+            "text": "We have no transcript of that\nconference, but Governor Mills apparently agreed to file an\n"
+            "expedited response to the Chapel's request for some sort of interim\ninjunctive relief.",
+            "section": ["SELYA, Circuit Judge.", "I. BACKGROUND"],
+        },
+    ]
+    asked = "In Calvary Chapel of Bangor v. Mills, what did the First Circuit decide, and on what ground?"
+    assert part_quotes(asked, quotes, "The court found the Chapel's contentions wanting [3].") == []
+    act = [
+        {
+            "text": "CHAPTER 373\nPREVENTION OF MONEY LAUNDERING ACT\nTo make provision for the prevention and "
+            "prohibition of the laundering\nof money in Malta.",
+            "section": ["CHAPTER 373", "PREVENTION OF MONEY LAUNDERING ACT"],
+        },
+        {
+            "text": "(1) Any person committing any act of money laundering shall be guilty of an offence and shall, on "
+            "conviction, be liable to a fine (multa) not exceeding two million and five hundred thousand euro.",
+            "section": ["CHAPTER 373", "PART I", "3."],
+        },
+    ]
+    fine = "What fine is a person liable to on conviction under the Maltese Prevention of Money Laundering Act?"
+    assert part_quotes(fine, act, "It is an offence.") == [1]
+    cash = "Under the Maltese Prevention of Money Laundering Act, what amount of cash must a traveller declare?"
+    assert part_quotes(cash, act, "The Act says nothing of it.") == []
 
 
 def test_a_question_asking_many_things_gets_at_most_three_quotes_and_700_characters():

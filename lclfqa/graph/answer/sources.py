@@ -92,6 +92,22 @@ def heading_block(quote: dict[str, Any]) -> bool:
     return len(lines) > 1 and all(line in path or _AUTHORITY_NOTE.match(line) for line in lines)
 
 
+_FUNCTION_WORDS = frozenset(
+    tokenize("may must shall under upon within whether also any all each than from after before about")
+)
+"""Words a question asks with that say nothing of what it asks (BM25's stop words keep them)."""
+
+
+def asked_words(part: str) -> set[str]:
+    """The content words (stemmed) of ``part`` that say what it asks: those it writes in lower case (its first word
+    too), not a bracketed year ("[2024]"), a word of two letters or one of :data:`_FUNCTION_WORDS`. Words with a
+    capital name something — a case's parties, a court, an Act's title, an acronym — and a quote sharing only them
+    with the part (a caption, a long title, a bench) repeats what the question names, not what it asks."""
+    words = part.split()
+    plain = [w for i, w in enumerate(words) if (i == 0 or w == w.lower()) and not w.startswith("[")]
+    return {t for t in tokenize(" ".join(plain)) if len(t) > 2 and t not in _FUNCTION_WORDS}
+
+
 def given(text: str, answer: str) -> bool:
     """Whether ``answer`` already gives ``text``: :data:`STATED_SHARE` of its content words (stemmed)."""
     return support(text, set(tokenize(answer))) >= STATED_SHARE
@@ -106,7 +122,8 @@ def part_quotes(
     numbers: list[int] | None = None,
 ) -> list[int]:
     """The quotes (0-based, in the order of the parts they answer) to add to ``answer``: for each part of
-    ``question``, the quote nearest it (``rule`` for the first part, when given) that the answer neither
+    ``question``, the quote nearest it among those sharing a word (in its text or its section path's headings) with
+    what it asks (:func:`asked_words`; ``rule`` for the first part, when given) that the answer neither
     cites nor gives (:func:`given`) — cited by a sentence that is neither a bare verdict nor says the question back
     (:func:`~lclfqa.graph.answer.check.echoes`: it shows none of the quote's words); each quote once, at most
     :data:`MAX_PART_QUOTES` and :data:`MAX_ADDED_CHARS`; a separate opinion's only when the question names one
@@ -130,15 +147,19 @@ def part_quotes(
     cited = {i for i, n in enumerate(marks) if n in said}
     picked: list[int] = []
     size = 0
-    for j in range(len(parts)):
+    words = [set(tokenize(" ".join([q["text"], *(q.get("section") or [])]))) for q in quotes]  # its headings too
+    for j, part in enumerate(parts):
         if len(picked) == MAX_PART_QUOTES:
             break
+        asked = asked_words(part)
+        # a quote sharing only the part's names says nothing of it; a part asking only names is asked by them
+        speaking = [k for k in allowed if words[k] & asked] if asked else allowed
         if j == 0 and rule is not None and rule in allowed:
             i = rule
-        elif allowed:
-            i = max(allowed, key=lambda k: (scores[k][j], -k))
+        elif speaking:
+            i = max(speaking, key=lambda k: (scores[k][j], -k))
         else:
-            break
+            continue
         text = shortened(words_of(quotes[i]), RULE_QUOTE_CHARS)
         if i in picked or i in cited or given(text, answer):
             continue
