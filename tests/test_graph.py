@@ -70,6 +70,30 @@ def _count_refs(messages) -> int:
     return sum(1 for m in messages for line in str(m.content).splitlines() if line.startswith("<reference "))
 
 
+RULE_SENTENCE = "who file separate returns"
+"""Words of the sample memo's sentence stating the rule QUESTION asks for (where the sources stage has a quote that
+speaks to what is asked: the first retrieved reference, the engagement letter's termination clause, does not)."""
+
+
+def _numbered(messages, phrase: str) -> str:
+    """The number ``i.j`` of the reference sentence holding ``phrase`` in the prompt."""
+    text = "\n".join(str(m.content) for m in messages)
+    return next(m.group(1) for m in re.finditer(r"^\[(\d+\.\d+)\] (.*)$", text, re.M) if phrase in m.group(2))
+
+
+def pointing_at(phrase: str = RULE_SENTENCE) -> dict:
+    """Script entries under which the filter keeps the reference holding ``phrase`` and the extractor quotes it."""
+    return {
+        "verdicts": lambda msgs: json.dumps(
+            {
+                "thought": "That reference states the rule.",
+                "relevant": [i == int(_numbered(msgs, phrase).split(".")[0]) for i in range(1, _count_refs(msgs) + 1)],
+            }
+        ),
+        "quotes": lambda msgs: json.dumps({"sentences": [_numbered(msgs, phrase)]}),
+    }
+
+
 def graph_with(sample_index: Path, script: dict, **settings):
     settings.setdefault("nearest_quotes", 0)  # the model's picks only, unless a test asks for the nearest
     # the scripted answers are not written from the quotes the fake embedder retrieves: their words are not
@@ -207,7 +231,7 @@ def test_missing_tags_and_no_inline_citations(sample_index: Path):
     assert result.citations and all(c["inferred"] for c in result.citations)
     assert "cites no source by number" in result.sources_text()
     # with an extractor, an answer that does not cite quote [1] (the rule) gains it in the source's words
-    graph, _ = graph_with(sample_index, script)
+    graph, _ = graph_with(sample_index, script | pointing_at())
     result = graph.invoke({"question": QUESTION})
     rule = " ".join(result["quotes"][0]["text"].split())
     assert result.answer == f"A joint return is required. The source reads: “{rule}” [1]"
@@ -250,7 +274,7 @@ def test_a_translation_that_answers_instead_of_asking_is_shown_to_no_step(sample
 
 def test_the_models_own_source_list_is_not_shown_but_its_numbers_count(sample_index: Path):
     written = "No. A joint return is required.\n\nSources:\n[1] (26 CFR 1.2401(a)(3).pdf, p. 1)"
-    graph, _ = graph_with(sample_index, good_script(answer=written))
+    graph, _ = graph_with(sample_index, good_script(answer=written, **pointing_at()))
     result = graph.invoke({"question": QUESTION})
     # the list is not shown; the answer cites nothing itself, so the sources stage adds the quote's words
     assert (
@@ -528,7 +552,7 @@ def test_parents_are_deduplicated_and_capped_by_the_context_budget(sample_index:
 def test_an_answer_stating_what_no_quote_contains_is_cut_without_another_call(sample_index: Path):
     wrong = "No. [1] The credit is 45% of qualified expenses up to $9,999 [1]."
     decided = json.dumps({"rule": "Married taxpayers must file a joint return.", "verdict": "no"})
-    graph, llm = graph_with(sample_index, good_script(answer=wrong, yes_no=decided))
+    graph, llm = graph_with(sample_index, good_script(answer=wrong, yes_no=decided, **pointing_at()))
     result = graph.invoke({"question": QUESTION})
     first = " ".join(result["quotes"][0]["text"].split())
     # "No. [1]" alone says nothing, but the verdict call decided it from a quote: that quote follows it
