@@ -25,7 +25,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 
 from lclfqa.graph.evidence.nearest import rank_by_question
-from lclfqa.index.opinion_scope import named_opinions, own_words
+from lclfqa.index.opinion_scope import named_opinions
 from lclfqa.llm import parsing
 
 _HOLDING = re.compile(r"\b(?:hold|holds|held|holding|majority|the court(?:'s)?|opinion of the court)\b", re.I)
@@ -43,14 +43,13 @@ QUOTED = re.compile(r"[\"“][^\"“”]*[\"”]")
 
 
 def separate_opinion(quote: dict[str, Any]) -> str:
-    """The heading of the dissent or concurrence a quote comes from (its section path), or ``""``; a heading
-    naming the judges who concur in the judgment is the judgment's (:func:`~lclfqa.index.opinion_scope.own_words`)."""
-    return next((h for h in quote.get("section") or [] if _SEPARATE.search(own_words(h))), "")
+    """The heading of the dissent or concurrence a quote comes from (its section path), or ``""``."""
+    return next((h for h in quote.get("section") or [] if _SEPARATE.search(h)), "")
 
 
 def opinion_of(quote: dict[str, Any]) -> str:
     """The heading of the opinion a quote comes from (the Court's, a concurrence, a dissent), or ``""``."""
-    return next((h for h in quote.get("section") or [] if _OPINION.search(own_words(h))), "")
+    return next((h for h in quote.get("section") or [] if _OPINION.search(h)), "")
 
 
 def asks_holding(question: str) -> bool:
