@@ -791,6 +791,27 @@ def test_the_reader_sees_the_quotes_nearest_the_question_first_and_only_the_cour
     assert the_courts("What did the majority say about levy law?", [dissent]) == [dissent]
 
 
+def test_a_judgments_heading_naming_the_judges_who_concur_in_it_is_the_courts():
+    """The Supreme Court of Appeal of South Africa heads its judgment "Dambuza AP and Nicholls JA (Saldulker,
+    Mabindla-Boqwana, and Goosen JJA concurring):"; read as a concurrence, a question on what the court held lost
+    every quote of the judgment."""
+    from lclfqa.graph.answer.attribution import opinion_of, separate_opinion, the_courts
+
+    heading = "Dambuza AP and Nicholls JA (Saldulker, Mabindla-Boqwana, and Goosen JJA concurring):"
+    judgment = {"text": "We are not persuaded that the hospital staff were negligent.", "section": [heading]}
+    caption = {"text": "Not Reportable\nCase No:\n272/2022\nIn the matter between:", "section": []}
+    asked = "Did the Supreme Court of Appeal hold that the hospital staff were negligent?"
+    assert the_courts(asked, [judgment, caption]) == [judgment, caption]
+    assert separate_opinion(judgment) == "" and opinion_of(judgment) == heading  # (the instruction: left as it was)
+    # a parenthesis holding the author's own role stays; a US-style separate opinion is one still
+    assert separate_opinion({"section": ["TAN, Circuit Judge (Dissenting)."]}) == "TAN, Circuit Judge (Dissenting)."
+    from lclfqa.index.opinion_scope import own_words
+
+    assert own_words("LORD REED (with whom Lord Hodge and Lady Black agree)") == "LORD REED"
+    dissent = {"text": "The majority errs.", "section": ["JUSTICE PATEL, with whom JUSTICE LEE joins, dissenting."]}
+    assert the_courts(asked, [dissent, judgment]) == [judgment]
+
+
 def test_a_yes_no_answer_opens_with_the_verdict_decided_over_the_quotes(sample_index: Path):
     script = good_script(
         yes_no=json.dumps({"rule": "Married taxpayers must file a joint return.", "verdict": "no"}),

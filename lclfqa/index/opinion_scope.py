@@ -82,6 +82,27 @@ class NamedOpinion:
         return self.role == _role_of(title)
 
 
+_PARENTHESIS = re.compile(r"\s*\(([^()]*)\)")
+_ROLE_WORDS = re.compile(
+    r"(?i:\b(?:concurr\w*|dissent\w*|agree\w*|join\w*|with|whom|and|in|the|judgment|part)\b)"
+    r"|\b(?:[A-Z]{1,3}|JJA|JJ)\b|[,.;:\s]"
+)
+"""What a parenthesis in an opinion's heading holds beside judges' names: role words and judicial titles."""
+
+
+def own_words(title: str) -> str:
+    """``title`` without a parenthesis naming other judges beside a role word — "Dambuza AP and Nicholls JA
+    (Saldulker, Mabindla-Boqwana, and Goosen JJA concurring):" is the judgment of the court, which the others
+    concur in, not a concurrence; "(with whom A and B JJ agree)" likewise. A parenthesis holding the role alone
+    ("TAN, Circuit Judge (Dissenting).") is the author's, and stays."""
+
+    def others(m: re.Match[str]) -> str:
+        names = _ROLE_WORDS.sub("", m.group(1))
+        return "" if names and re.search(r"(?i)concurr|dissent|agree|join", m.group(1)) else m.group(0)
+
+    return _PARENTHESIS.sub(others, title)
+
+
 def _role_of(text: str) -> str:
     low = text.lower()
     if "dissent" in low:

@@ -25,7 +25,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 
 from lclfqa.graph.evidence.nearest import rank_by_question
-from lclfqa.index.opinion_scope import named_opinions
+from lclfqa.index.opinion_scope import named_opinions, own_words
 from lclfqa.llm import parsing
 
 _HOLDING = re.compile(r"\b(?:hold|holds|held|holding|majority|the court(?:'s)?|opinion of the court)\b", re.I)
@@ -43,8 +43,11 @@ QUOTED = re.compile(r"[\"“][^\"“”]*[\"”]")
 
 
 def separate_opinion(quote: dict[str, Any]) -> str:
-    """The heading of the dissent or concurrence a quote comes from (its section path), or ``""``."""
-    return next((h for h in quote.get("section") or [] if _SEPARATE.search(h)), "")
+    """The heading of the dissent or concurrence a quote comes from (its section path), or ``""``; a heading
+    naming the judges who concur in the judgment is the judgment's (:func:`~lclfqa.index.opinion_scope.own_words`).
+    (:func:`opinion_of` still reads such a heading as an opinion: changed, it forked a baseline answer;
+    benchmarks/log/2026-12-03-judges-concurring-in-the-judgment.md.)"""
+    return next((h for h in quote.get("section") or [] if _SEPARATE.search(own_words(h))), "")
 
 
 def opinion_of(quote: dict[str, Any]) -> str:
