@@ -1411,6 +1411,28 @@ def test_a_figure_the_sentence_computes_from_its_quote_is_held_but_a_shifted_yea
     assert not check_answer("Under paragraph (1) it applies after December 31, 2031 [1].", dated)[0].ok
 
 
+def test_a_count_of_time_in_digits_is_held_only_with_its_unit():
+    """An unanswerable question on the DMCA's limitation period: "3 years" passed the check on the "3" of the EU
+    Succession Regulation's "Regulation (EEC, Euratom) No 1182/71 of the Council of 3 June 1971"."""
+    eu = [
+        "Regulation (EEC, Euratom) No 1182/71 of the Council of 3 June 1971 determining the rules applicable to "
+        "periods, dates and time limits."
+    ]
+    assert check_answer("The limitation period is 3 years from the date of the violation [1].", eu)[0].missing == [
+        "3 years"
+    ]
+    assert stated("File within 30 days, in a 14-day window, at 5% [2].") == ["30 days", "14 day", "5%"]
+    # the same count, however the quote writes it: a hyphen, the singular, in words, "thirty (30)"
+    quotes = ["The election is made within a 3-year period beginning on the date of sale.", "within thirty (30) days"]
+    assert check_answer("It is due within 3 years of the sale [1].", quotes)[0].ok
+    assert check_answer("Notice is due in 30 days [2].", quotes)[0].ok
+    assert not check_answer("It is due within 36 months of the sale [1].", quotes)[0].ok
+    # a qualifier between number and unit, in the sentence or the quote
+    notice = ["The plan must pass the notice on within six business days."]
+    assert check_answer("The plan must pass the notice on within 6 business days [1].", notice)[0].ok
+    assert check_answer("The plan must pass the notice on within 6 days [1].", notice)[0].ok
+
+
 def test_a_sentence_is_recited_to_the_quotes_that_hold_its_figures_one_each():
     from lclfqa.graph.answer.check import with_recitations
 

@@ -62,11 +62,25 @@ def overstated(sentence: str, quotes_text: str) -> list[str]:
     return [w for w in found if f" {normalize(w)} " not in f" {quotes_text} "]
 
 
+_UNIT = re.compile(
+    r"[\s-](?:(?:business|calendar|consecutive|full)[\s-])?(days?|weeks?|months?|years?|hours?|minutes?)\b", re.I
+)
+"""A unit of time right after a figure: the figure is a count of it ("3 years", "a 30-day period")."""
+_COUNTED = re.compile(r"^(\d[\d,]*(?:\.\d+)?) (day|week|month|year|hour|minute)s?$")
+
+
+def _with_unit(m: re.Match[str], text: str) -> str:
+    """The figure ``m`` found in ``text``, as "N unit(s)" where a unit of time follows it (:data:`_UNIT`)."""
+    figure = m.group(0).rstrip(".,")
+    unit = _UNIT.match(text, m.end()) if figure == m.group(0) and figure[-1].isdigit() else None
+    return f"{figure} {unit.group(1).lower()}" if unit else figure
+
+
 def stated(sentence: str) -> list[str]:
-    """The figures (in digits, or a count in words: :data:`_COUNT`), section numbers and quoted phrases (≥ 3 words)
-    ``sentence`` states, as written."""
+    """The figures (in digits, with their unit of time where one follows: "3 years"; or a count in words:
+    :data:`_COUNT`), section numbers and quoted phrases (≥ 3 words) ``sentence`` states, as written."""
     text = _ENUMERATOR.sub(" ", CITATION_RE.sub(" ", sentence))
-    found = [m.group(0).rstrip(".,") for m in _FIGURE.finditer(text)]
+    found = [_with_unit(m, text) for m in _FIGURE.finditer(text)]
     found += [m.group(0) for m in _COUNT.finditer(text)]
     found += [q.strip() for q in _QUOTED.findall(text) if len(q.split()) >= 3]
     return list(dict.fromkeys(f for f in found if f))
@@ -112,6 +126,11 @@ def occurs(item: str, haystack: str) -> bool:
         return True
     if f" {needle} " in f" {haystack} ":
         return True
+    counted = _COUNTED.match(needle)
+    if counted:  # a count of time: its number with its unit, singular or plural ("a 3-year period", "6 business days")
+        number, unit = counted.groups()
+        qualified = rf"(?<!\S){re.escape(number)} (?:(?:business|calendar|consecutive|full) )?{unit}s?(?!\S)"
+        return re.search(qualified, haystack) is not None
     cited = _PROVISION.fullmatch(item.strip())
     if not cited:
         return False
