@@ -91,10 +91,10 @@ _ROLE_WORDS = re.compile(
 
 
 def own_words(title: str) -> str:
-    """``title`` without a parenthesis naming other judges beside a role word — "Dambuza AP and Nicholls JA
+    """``title`` without a parenthesis naming other judges beside a role word: "Dambuza AP and Nicholls JA
     (Saldulker, Mabindla-Boqwana, and Goosen JJA concurring):" is the judgment of the court, which the others
-    concur in, not a concurrence; "(with whom A and B JJ agree)" likewise. A parenthesis holding the role alone
-    ("TAN, Circuit Judge (Dissenting).") is the author's, and stays."""
+    concur in, not a concurrence; "LORD REED (with whom Lord Hodge and Lady Black agree)" likewise. A parenthesis
+    holding the role alone ("TAN, Circuit Judge (Dissenting).") is the author's, and stays."""
 
     def others(m: re.Match[str]) -> str:
         names = _ROLE_WORDS.sub("", m.group(1))
