@@ -1428,6 +1428,12 @@ def test_a_count_of_time_in_digits_is_held_only_with_its_unit():
     assert check_answer("Notice is due in 30 days [2].", quotes)[0].ok
     assert not check_answer("It is due within 36 months of the sale [1].", quotes)[0].ok
     # a qualifier between number and unit, in the sentence or the quote
+    # a range: the DMCA summary's put-back period
+    dmca = [
+        "the service provider must put the material back up within 10-14 business days after receiving the counter"
+        " notification."
+    ]
+    assert check_answer("The provider must put it back within 10-14 business days [1].", dmca)[0].missing == []
     notice = ["The plan must pass the notice on within six business days."]
     assert check_answer("The plan must pass the notice on within 6 business days [1].", notice)[0].ok
     assert check_answer("The plan must pass the notice on within 6 days [1].", notice)[0].ok

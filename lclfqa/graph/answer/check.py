@@ -66,7 +66,8 @@ _UNIT = re.compile(
     r"[\s-](?:(?:business|calendar|consecutive|full)[\s-])?(days?|weeks?|months?|years?|hours?|minutes?)\b", re.I
 )
 """A unit of time right after a figure: the figure is a count of it ("3 years", "a 30-day period")."""
-_COUNTED = re.compile(r"^(\d[\d,]*(?:\.\d+)?) (day|week|month|year|hour|minute)s?$")
+_COUNTED = re.compile(r"^(\d[\d,]*(?:\.\d+)?(?: - \d[\d,]*(?:\.\d+)?)?) (day|week|month|year|hour|minute)s?$")
+"""A count of time as :func:`figures` writes it: a number or a range ("10 - 14") and its unit."""
 
 
 def _with_unit(m: re.Match[str], text: str) -> str:
