@@ -15,6 +15,7 @@ No pickle is ever read (``pickle_fallback`` stays off).
 from __future__ import annotations
 
 import contextvars
+import re
 import sqlite3
 import warnings
 from pathlib import Path
@@ -23,8 +24,9 @@ from typing import Any
 from langgraph.checkpoint.serde.event_hooks import register_serde_event_listener
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from lclfqa.index.generations import is_generation
-
+_GENERATION = re.compile(r"^gen-\d{6}(?:\.tmp)?$")
+"""An index generation's folder name, as :func:`lclfqa.index.generations.is_generation` reads it (this module sits
+below the index in the layers, so it cannot import it; tests/test_cli_misuse.py holds the two to the same names)."""
 _BLOCKED: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("lclfqa_blocked", default=None)
 _SAFE_ENCODINGS = frozenset({"null", "bytes", "bytearray", "msgpack", "json"})
 
@@ -90,7 +92,7 @@ def check_store(path: str | Path, kind: str) -> None:
     anything writes to it: a path inside an index folder, or another program's database, would be written
     into (an index's own ``chunks.sqlite`` given as ``--memory`` broke the index for good)."""
     path = Path(path)
-    if is_generation(path.resolve().parent.name):  # an index generation's folder: its own files
+    if _GENERATION.match(path.resolve().parent.name):  # an index generation's folder: its own files
         raise ValueError(
             f"{path} is inside the index {path.resolve().parent.parent}: give the {kind} a file of its own"
         )

@@ -433,6 +433,12 @@ def test_stores_lclfqa_wrote_or_new_ones_are_accepted(tmp_path: Path) -> None:
     check_store(tmp_path / "cache.sqlite", "LLM cache")
     check_store(tmp_path / "chat.sqlite", "chat memory")
     check_store(tmp_path / "empty.sqlite", "chat memory")
+    # the store check and the index read a generation's folder name alike
+    from lclfqa.index.generations import is_generation
+    from lclfqa.safe_load import _GENERATION
+
+    for name in ["gen-000001", "gen-000002.tmp", "gen-1", "gen-notes", "gen-0000001", "CURRENT"]:
+        assert bool(_GENERATION.match(name)) is is_generation(name), name
     check_store(tmp_path / "new" / "chat.sqlite", "chat memory")
     with pytest.raises(ValueError, match="is no chat memory"):
         check_store(tmp_path / "cache.sqlite", "chat memory")
