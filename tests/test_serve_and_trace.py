@@ -59,8 +59,9 @@ def test_a_leaked_placeholder_never_reaches_the_answer(sample_index: Path):
     )
     result = graph.invoke({"question": QUESTION})
     # (the source's words may follow the model's sentence: what is checked here is that no placeholder shows)
-    assert result.answer.startswith("No. Married taxpayers must file a joint return [1].") and "[n]" not in result.answer
-    assert [c["n"] for c in result.citations] == [1] and not result.citations[0]["inferred"]
+    assert result.answer.startswith("No. Married taxpayers must file a joint return [1].")
+    assert "[n]" not in result.answer
+    assert result.citations[0]["n"] == 1 and not result.citations[0]["inferred"]
     assert "[n]" not in result["history"][-1]["content"]
 
 
