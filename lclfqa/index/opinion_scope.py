@@ -83,9 +83,10 @@ class NamedOpinion:
 
 
 _PARENTHESIS = re.compile(r"\s*\(([^()]*)\)")
+_JOINING = r"(?i:\b(?:concurr|dissent|agree|join)\w*)"
+"""A word by which judges take a side in a judgment: "concurring", "dissenting", "agree", "joins"."""
 _ROLE_WORDS = re.compile(
-    r"(?i:\b(?:concurr\w*|dissent\w*|agree\w*|join\w*|with|whom|and|in|the|judgment|part)\b)"
-    r"|\b(?:[A-Z]{1,3}|JJA|JJ)\b|[,.;:\s]"
+    rf"{_JOINING}|(?i:\b(?:with|whom|and|in|the|judgment|part)\b)|\b(?:[A-Z]{{1,3}}|JJA|JJ)\b|[,.;:\s]"
 )
 """What a parenthesis in an opinion's heading holds beside judges' names: role words and judicial titles."""
 
@@ -98,7 +99,7 @@ def own_words(title: str) -> str:
 
     def others(m: re.Match[str]) -> str:
         names = _ROLE_WORDS.sub("", m.group(1))
-        return "" if names and re.search(r"(?i)concurr|dissent|agree|join", m.group(1)) else m.group(0)
+        return "" if names and re.search(_JOINING, m.group(1)) else m.group(0)
 
     return _PARENTHESIS.sub(others, title)
 

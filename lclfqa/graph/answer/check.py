@@ -28,12 +28,14 @@ from lclfqa.textnorm import CARDINAL_WORD, normalize
 
 # what a sentence states that must be found: numbers with what is glued to them (1.25A-1(g), 7703(b), 80,000,
 # $1.5, 20%); a lone small number word is not a figure ("one of the conditions")
+_QUALIFIER = r"(?:business|calendar|consecutive|full)"
+"""A word between a count and its unit of time ("six business days")."""
 _FIGURE = re.compile(
     r"\$?\d[\d,]*(?:\.\d+)?[A-Za-z]{0,3}(?:[.\-–]\d(?:\d|,(?=\d{3}))*[A-Za-z]{0,3})*(?:\([A-Za-z0-9]{1,4}\))*"
     r"(?:\s?%|\s(?:percent|per cent)\b|\s(?:thousand|million|billion|trillion)\b)?"
 )
 _COUNT = re.compile(
-    rf"\b{CARDINAL_WORD}(?:[- ](?:business|calendar|consecutive|full))?[- ]"
+    rf"\b{CARDINAL_WORD}(?:[- ]{_QUALIFIER})?[- ]"
     r"(?:days?|weeks?|months?|years?|hours?|minutes?|percent|per cent)\b",
     re.I,
 )
@@ -62,9 +64,7 @@ def overstated(sentence: str, quotes_text: str) -> list[str]:
     return [w for w in found if f" {normalize(w)} " not in f" {quotes_text} "]
 
 
-_UNIT = re.compile(
-    r"[\s-](?:(?:business|calendar|consecutive|full)[\s-])?(days?|weeks?|months?|years?|hours?|minutes?)\b", re.I
-)
+_UNIT = re.compile(rf"[\s-](?:{_QUALIFIER}[\s-])?(days?|weeks?|months?|years?|hours?|minutes?)\b", re.I)
 """A unit of time right after a figure: the figure is a count of it ("3 years", "a 30-day period")."""
 _COUNTED = re.compile(r"^(\d[\d,]*(?:\.\d+)?(?: - \d[\d,]*(?:\.\d+)?)?) (day|week|month|year|hour|minute)s?$")
 """A count of time as :func:`figures` writes it: a number or a range ("10 - 14") and its unit."""
@@ -130,7 +130,7 @@ def occurs(item: str, haystack: str) -> bool:
     counted = _COUNTED.match(needle)
     if counted:  # a count of time: its number with its unit, singular or plural ("a 3-year period", "6 business days")
         number, unit = counted.groups()
-        qualified = rf"(?<!\S){re.escape(number)} (?:(?:business|calendar|consecutive|full) )?{unit}s?(?!\S)"
+        qualified = rf"(?<!\S){re.escape(number)} (?:{_QUALIFIER} )?{unit}s?(?!\S)"
         return re.search(qualified, haystack) is not None
     cited = _PROVISION.fullmatch(item.strip())
     if not cited:
